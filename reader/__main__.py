@@ -1,0 +1,3 @@
+from reader.cli import main
+
+raise SystemExit(main())

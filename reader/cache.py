@@ -1,0 +1,128 @@
+"""The content-addressed cache: blobs by git sha, pin manifests, derived results; atomic writes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import filelock
+import platformdirs
+
+from reader import __version__
+
+
+def blob_sha(data: bytes) -> str:
+    """The git blob sha of `data`: sha1 of `blob <len>\\0` + data."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` so that `path` never holds a partial file: temp file in the same folder, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def default_root() -> Path:
+    env = os.environ.get("READER_CACHE")
+    return Path(env) if env else Path(platformdirs.user_cache_dir("reader"))
+
+
+class Cache:
+    """Files under one root: `objects/ab/cdef…` (verified blobs), `pins/` manifests, `derived/`."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = (root or default_root()).expanduser()
+
+    # blobs -----------------------------------------------------------------
+    def _object_path(self, sha: str) -> Path:
+        return self.root / "objects" / sha[:2] / sha[2:]
+
+    def get_blob(self, sha: str) -> bytes | None:
+        """The bytes stored under `sha`, or None when absent or corrupt (a corrupt copy is removed)."""
+        path = self._object_path(sha)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        if blob_sha(data) != sha:
+            path.unlink(missing_ok=True)
+            return None
+        return data
+
+    def has_blob(self, sha: str) -> bool:
+        return self._object_path(sha).is_file()
+
+    def put_blob(self, data: bytes) -> str:
+        sha = blob_sha(data)
+        path = self._object_path(sha)
+        if not path.is_file():
+            atomic_write(path, data)
+        return sha
+
+    # pin manifests -----------------------------------------------------------
+    def _manifest_path(self, name: str, commit: str) -> Path:
+        return self.root / "pins" / f"{name}-{commit}.json"
+
+    def read_manifest(self, name: str, commit: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self._manifest_path(name, commit).read_text())
+        except (FileNotFoundError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def write_manifest(self, name: str, commit: str, manifest: dict[str, Any]) -> None:
+        text = json.dumps(manifest, indent=1, sort_keys=True)
+        atomic_write(self._manifest_path(name, commit), text.encode())
+
+    # derived results -----------------------------------------------------------
+    def _derived_path(self, kind: str, key: str) -> Path:
+        return self.root / "derived" / __version__ / kind / key[:2] / key
+
+    def get_json(self, kind: str, key: str) -> Any | None:
+        try:
+            return json.loads(self._derived_path(kind, key).read_bytes())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def put_json(self, kind: str, key: str, value: Any) -> None:
+        atomic_write(self._derived_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
+
+    def get_text(self, kind: str, key: str) -> str | None:
+        try:
+            return self._derived_path(kind, key).read_text()
+        except FileNotFoundError:
+            return None
+
+    def put_text(self, kind: str, key: str, text: str) -> None:
+        atomic_write(self._derived_path(kind, key), text.encode())
+
+    # locking -------------------------------------------------------------------
+    @contextmanager
+    def locked(self, what: str = "fetch", on_wait=None) -> Iterator[None]:
+        """Hold the cache's lock for `what`; `on_wait` is called once if another process holds it."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(str(self.root / f".{what}.lock"))
+        try:
+            lock.acquire(timeout=0)
+        except filelock.Timeout:
+            if on_wait:
+                on_wait()
+            lock.acquire()
+        try:
+            yield
+        finally:
+            lock.release()

@@ -1,0 +1,45 @@
+"""The `reader` command line: parse arguments, run one command, turn ReaderError into one line."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from reader import __version__
+from reader.commands import COMMANDS
+from reader.errors import ReaderError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reader", description="Pallas, From the Inside: the tool behind the track.")
+    parser.add_argument("--version", action="version", version=f"reader {__version__}")
+    parser.add_argument("-C", "--project", default=".", metavar="DIR",
+                        help="the project root holding pins.toml (default: .)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"reader.commands.{name}")
+        module.add_parser(sub)
+    return parser
+
+
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except ReaderError as e:
+        print(f"reader: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("reader: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def progress(message: str) -> None:
+    """Progress lines go to stderr so that stdout stays machine-readable."""
+    print(f"  {message}", file=sys.stderr, flush=True)

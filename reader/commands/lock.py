@@ -1,0 +1,38 @@
+"""`reader lock [--listing NAME=TSV]`: write pins.lock from git trees or upstream listings."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from reader.cache import Cache, atomic_write
+from reader.errors import InputError
+from reader.lockfile import lock_from_git, lock_from_listing
+from reader.pins import LockEntry, dump_lock, load_pins
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("lock", help="record the blob sha of every pinned .py file in pins.lock")
+    p.add_argument("--listing", action="append", default=[], metavar="NAME=TSV",
+                   help="take pin NAME's blobs from a `git ls-tree -r -l` listing instead of git")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.project)
+    pins = load_pins(root / "pins.toml")
+    listings = {}
+    for item in args.listing:
+        name, _, tsv = item.partition("=")
+        if name not in pins or not tsv:
+            raise InputError(f"--listing {item!r}: expected NAME=TSV with NAME one of {sorted(pins)}")
+        listings[name] = Path(tsv)
+    locks: dict[str, LockEntry] = {}
+    for name, pin in sorted(pins.items()):
+        if name in listings:
+            locks[name] = lock_from_listing(pin, listings[name])
+        else:
+            locks[name] = lock_from_git(pin, Cache())
+        print(f"{name} @ {pin.commit[:12]}: {len(locks[name].files)} .py files locked")
+    atomic_write(root / "pins.lock", dump_lock(locks).encode())
+    return 0

@@ -1,0 +1,97 @@
+"""The one read API for pinned source: files of a pin, bytes/text by (pin, path), permalinks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from reader.cache import Cache
+from reader.errors import FetchError, InputError, Location
+from reader.fetch import FetchReport, Progress, fetch_pin
+from reader.pins import LockEntry, Pin, load_lock, load_pins
+
+
+@dataclass(frozen=True)
+class Project:
+    """The project's root with its pins and lock, as read from disk."""
+
+    root: Path
+    pins: dict[str, Pin]
+    locks: dict[str, LockEntry]
+
+    @classmethod
+    def load(cls, root: Path = Path(".")) -> Project:
+        pins = load_pins(root / "pins.toml")
+        return cls(root, pins, load_lock(root / "pins.lock", pins))
+
+
+class Corpus:
+    """Verified pinned files, served from the cache. Nothing else in reader reads upstream code."""
+
+    def __init__(self, project: Project, cache: Cache, manifests: dict[str, dict[str, str]]):
+        self.project = project
+        self.cache = cache
+        self._files = manifests
+
+    @classmethod
+    def open(cls, project: Project, cache: Cache | None = None, progress: Progress = lambda _m: None,
+             names: list[str] | None = None) -> Corpus:
+        """Fetch (a cache hit when already fetched) and open the given pins, all by default."""
+        cache = cache or Cache()
+        manifests = {}
+        for name in names or sorted(project.pins):
+            report = fetch_pin(project.pins[name], project.locks[name], cache, progress=progress)
+            manifests[name] = cache.read_manifest(name, report.commit)["files"]  # type: ignore[index]
+        return cls(project, cache, manifests)
+
+    @property
+    def pins(self) -> dict[str, Pin]:
+        return {n: p for n, p in self.project.pins.items() if n in self._files}
+
+    def files(self, pin: str) -> list[str]:
+        """The verified paths of `pin`, sorted."""
+        return sorted(self._files[pin])
+
+    def all_files(self) -> list[tuple[str, str]]:
+        """(pin, path) for every verified file, sorted by pin then path."""
+        return [(pin, path) for pin in sorted(self._files) for path in self.files(pin)]
+
+    def blob(self, pin: str, path: str) -> str:
+        try:
+            return self._files[pin][path]
+        except KeyError:
+            raise InputError(f"{path!r} is not a verified file of pin {pin!r}") from None
+
+    def has(self, pin: str, path: str) -> bool:
+        return path in self._files.get(pin, {})
+
+    def read_bytes(self, pin: str, path: str) -> bytes:
+        sha = self.blob(pin, path)
+        data = self.cache.get_blob(sha)
+        if data is None:
+            raise FetchError(f"blob {sha} of {path} left the cache", Location(path),
+                             f"run 'reader fetch {pin}'")
+        return data
+
+    def read_text(self, pin: str, path: str) -> str:
+        return self.read_bytes(pin, path).decode("utf-8")
+
+    def pin_of(self, path: str) -> str | None:
+        """The pin whose paths cover `path`, or None."""
+        for name, pin in self.project.pins.items():
+            if pin.covers(path):
+                return name
+        return None
+
+    def permalink(self, pin: str, path: str, start: int | None = None, end: int | None = None) -> str:
+        return self.project.pins[pin].permalink(path, start, end)
+
+
+def fetch_all(project: Project, cache: Cache, names: list[str], progress: Progress,
+              refresh: bool = False) -> list[FetchReport]:
+    unknown = [n for n in names if n not in project.pins]
+    if unknown:
+        raise InputError(f"unknown pin {unknown[0]!r}", Location("pins.toml"),
+                         f"known pins: {', '.join(sorted(project.pins))}")
+    return [fetch_pin(project.pins[n], project.locks[n], cache, progress=progress, refresh=refresh)
+            for n in (names or sorted(project.pins))]

@@ -1,0 +1,60 @@
+"""The error hierarchy: every user-facing failure is a ReaderError carrying a Location."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in a file; `str()` gives `path:line` (or just `path` when the line is unknown)."""
+
+    path: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return self.path if self.line is None else f"{self.path}:{self.line}"
+
+
+class ReaderError(Exception):
+    """Root of reader's errors. `exit_code` is what the CLI exits with."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, location: Location | None = None, hint: str = ""):
+        self.message = message
+        self.location = location
+        self.hint = hint
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.message}" if self.location else self.message
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+class InputError(ReaderError):
+    """Bad input from the user: a pins file, a lock, an annotation, a CLI argument."""
+
+
+class PinError(InputError):
+    """pins.toml or pins.lock is malformed or inconsistent."""
+
+
+class UnsafeSourceError(InputError):
+    """A URL or path that reader refuses before any tool runs on it."""
+
+
+class FetchError(ReaderError):
+    """No source could provide a pinned file."""
+
+
+class VerificationError(FetchError):
+    """A file's bytes do not hash to the blob sha the lock records."""
+
+
+class GitError(FetchError):
+    """A git operation failed."""
+
+
+class BuildError(ReaderError):
+    """The site could not be built."""

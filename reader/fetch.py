@@ -1,0 +1,209 @@
+"""Make a pin's files available in the cache: cache, git, installed distribution, release archive."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Protocol
+
+from reader import gitio
+from reader.cache import Cache, blob_sha
+from reader.errors import FetchError, ReaderError
+from reader.pins import LockEntry, Pin, check_url
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    path: str
+    expected: str
+    actual: str
+    source: str
+
+    def __str__(self) -> str:
+        return (f"{self.path}: blob {self.actual} from {self.source} does not match the lock's "
+                f"{self.expected}; the file was not used")
+
+
+@dataclass(frozen=True)
+class FetchReport:
+    """What one `reader fetch` did for one pin."""
+
+    pin: str
+    commit: str
+    sources: tuple[str, ...]
+    """The sources that served at least one file, in order."""
+    served: int
+    expected: int
+    missing: tuple[str, ...]
+    tried: tuple[tuple[str, str], ...] = ()
+    """(source, why it served nothing) for each source that failed."""
+    mismatches: tuple[Mismatch, ...] = field(default=())
+
+    @property
+    def verified(self) -> bool:
+        return not self.mismatches
+
+
+class Source(Protocol):
+    """One place pinned files can come from. `provide` yields (path, bytes) for what it has."""
+
+    name: str
+
+    def provide(self, pin: Pin, wanted: dict[str, str], progress: Progress) -> Iterator[tuple[str, bytes]]: ...
+
+
+class GitSource:
+    def __init__(self, cache: Cache, url: str):
+        self.cache = cache
+        self.url = check_url(url)
+        self.name = f"git {url}"
+
+    def provide(self, pin, wanted, progress):
+        progress(f"{pin.name}: fetching {pin.short} from {self.url} (depth 1, blob-less)")
+        repo = gitio.fetch_commit(self.cache.root / "git" / f"{pin.name}.git", self.url, pin.commit)
+        tree = gitio.list_tree(repo, pin.commit, pin.paths)
+        shas = sorted({tree[p] for p in wanted if p in tree})
+        progress(f"{pin.name}: reading {len(shas)} blobs")
+        blobs = gitio.read_blobs(repo, pin.commit, shas)
+        for path in wanted:
+            if path in tree:
+                yield path, blobs[tree[path]]
+
+
+class InstalledSource:
+    name = "installed distribution"
+
+    def provide(self, pin, wanted, progress):
+        if not pin.release:
+            raise FetchError("the pin names no release")
+        try:
+            dist = importlib.metadata.distribution(pin.dist_name)
+        except importlib.metadata.PackageNotFoundError:
+            raise FetchError(f"{pin.dist_name} is not installed") from None
+        if dist.version != pin.dist_version:
+            raise FetchError(f"installed {pin.dist_name} is {dist.version}, the pin needs {pin.dist_version}")
+        self.name = f"installed {pin.dist_name}=={dist.version}"
+        progress(f"{pin.name}: reading {self.name}")
+        for path in wanted:
+            file = Path(str(dist.locate_file(path)))
+            if file.is_file():
+                yield path, file.read_bytes()
+
+
+class ArchiveSource:
+    name = "release archive"
+
+    def __init__(self, index_args: tuple[str, ...] = ()):
+        self.index_args = index_args
+
+    def provide(self, pin, wanted, progress):
+        if not pin.release:
+            raise FetchError("the pin names no release")
+        self.name = f"source archive {pin.release}"
+        with tempfile.TemporaryDirectory(prefix="reader-sdist-") as tmp:
+            progress(f"{pin.name}: downloading the {pin.release} source archive")
+            cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
+                   ":all:", "-d", tmp, *self.index_args, pin.release]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            archives = sorted(Path(tmp).iterdir())
+            if done.returncode != 0 or not archives:
+                last = (done.stderr.strip().splitlines() or ["no archive"])[-1]
+                raise FetchError(f"pip download failed: {last[:300]}")
+            yield from read_archive(archives[0], wanted)
+
+
+def read_archive(archive: Path, wanted: dict[str, str]) -> Iterator[tuple[str, bytes]]:
+    """Members of a .tar.gz or .zip sdist whose path below the top folder is wanted; nothing is extracted."""
+    if archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                rel = info.filename.split("/", 1)[-1]
+                if rel in wanted and not info.is_dir():
+                    yield rel, z.read(info)
+        return
+    with tarfile.open(archive) as tar:
+        for member in tar:
+            rel = member.name.split("/", 1)[-1]
+            if rel in wanted and member.isfile():
+                f = tar.extractfile(member)
+                if f is not None:
+                    yield rel, f.read()
+
+
+def default_sources(pin: Pin, cache: Cache) -> list[Source]:
+    mirror = os.environ.get(f"READER_MIRROR_{pin.name.upper().replace('-', '_')}")
+    return [GitSource(cache, mirror or pin.repo), InstalledSource(), ArchiveSource()]
+
+
+def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | None = None,
+              progress: Progress = lambda _m: None, refresh: bool = False) -> FetchReport:
+    """Serve every locked file of `pin` into the cache, verified; record a manifest last."""
+    with cache.locked(on_wait=lambda: progress("another reader fetch holds the cache; waiting")):
+        manifest = cache.read_manifest(pin.name, pin.commit)
+        if manifest and not refresh and all(cache.has_blob(s) for s in manifest["files"].values()):
+            if set(manifest["files"]) | set(manifest["missing"]) == set(lock.files):
+                return FetchReport(pin.name, pin.commit, ("cache",), len(manifest["files"]),
+                                   len(lock.files), tuple(manifest["missing"]))
+        return _fetch_locked(pin, lock, cache, sources or default_sources(pin, cache), progress)
+
+
+def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
+    have = {p: s for p, s in lock.files.items() if cache.has_blob(s)}
+    used = ["cache"] if have else []
+    tried: list[tuple[str, str]] = []
+    mismatches: list[Mismatch] = []
+    for source in sources:
+        wanted = {p: s for p, s in lock.files.items() if p not in have}
+        if not wanted:
+            break
+        got = 0
+        try:
+            for path, data in source.provide(pin, wanted, progress):
+                actual = blob_sha(data)
+                if actual != wanted[path]:
+                    mismatches.append(Mismatch(path, wanted[path], actual, source.name))
+                    continue
+                have[path] = cache.put_blob(data)
+                got += 1
+        except ReaderError as e:
+            tried.append((source.name, e.message))
+            progress(f"{pin.name}: {source.name}: {e.message}")
+        if got:
+            used.append(source.name)
+            progress(f"{pin.name}: {got} files from {source.name}")
+        elif not any(name == source.name for name, _ in tried):
+            tried.append((source.name, "provided none of the missing files"))
+    missing = tuple(sorted(set(lock.files) - set(have)))
+    if not have:
+        raise FetchError(f"no source could serve pin {pin.name!r}: " +
+                         "; ".join(f"{n}: {why}" for n, why in tried) +
+                         "".join(f"; {m}" for m in mismatches))
+    cache.write_manifest(pin.name, pin.commit, {
+        "commit": pin.commit, "files": {p: have[p] for p in sorted(have)},
+        "missing": list(missing), "sources": used})
+    return FetchReport(pin.name, pin.commit, tuple(used), len(have), len(lock.files), missing,
+                       tuple(tried), tuple(mismatches))
+
+
+def verify_cached(pin: Pin, lock: LockEntry, cache: Cache) -> list[str]:
+    """Problems with the cached copy of `pin`: absent manifest, files whose bytes no longer verify."""
+    manifest = cache.read_manifest(pin.name, pin.commit)
+    if manifest is None:
+        return [f"{pin.name}: not fetched"]
+    problems = []
+    for path, sha in manifest["files"].items():
+        if lock.files.get(path) != sha:
+            problems.append(f"{pin.name}: {path}: cached blob {sha} is not the lock's")
+        elif cache.get_blob(sha) is None:
+            problems.append(f"{pin.name}: {path}: blob {sha} missing or corrupt in the cache")
+    return problems
+

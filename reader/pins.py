@@ -1,0 +1,229 @@
+"""Pins (`pins.toml`) and their lock (`pins.lock`): which upstream commit, which paths, which blobs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import tomlkit
+from tomlkit.exceptions import ParseError
+
+from reader.errors import Location, PinError, UnsafeSourceError
+
+SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+PIN_KEYS = {"repo", "commit", "tag", "release", "date", "paths"}
+SCP_RE = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^-].*$")
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One upstream repository at one commit, restricted to `paths`."""
+
+    name: str
+    repo: str
+    commit: str
+    paths: tuple[str, ...]
+    release: str = ""
+    """A pip requirement (`jax==0.10.2`) whose archives carry the same files."""
+    tag: str = ""
+    date: str = ""
+
+    @property
+    def short(self) -> str:
+        return self.commit[:7]
+
+    @property
+    def dist_name(self) -> str:
+        return self.release.split("==")[0].strip() if self.release else ""
+
+    @property
+    def dist_version(self) -> str:
+        return self.release.split("==")[1].strip() if "==" in self.release else ""
+
+    def permalink(self, path: str, start: int | None = None, end: int | None = None) -> str:
+        """The GitHub-style blob URL of `path` at this pin, optionally with a line range."""
+        url = f"{self.repo.removesuffix('.git')}/blob/{self.commit}/{path}"
+        if start is not None:
+            url += f"#L{start}" + (f"-L{end}" if end is not None and end != start else "")
+        return url
+
+    def covers(self, path: str) -> bool:
+        return any(path == p or path.startswith(p + "/") for p in self.paths)
+
+
+@dataclass(frozen=True)
+class LockEntry:
+    """The blob sha of every pinned `.py` file of one pin at its commit."""
+
+    name: str
+    commit: str
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def check_url(url: str, where: Location | None = None) -> str:
+    """Refuse anything but https://, ssh://, file://, scp-style git@host:path and local paths."""
+    bad = url.startswith("-") or "::" in url.split("/")[0] or any(c in url for c in "\n\r\0")
+    if not bad:
+        if re.match(r"^(https|ssh|file)://[^\s]+$", url) or SCP_RE.match(url):
+            return url
+        if "://" not in url and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*::", url):
+            return url  # a local path
+    raise UnsafeSourceError(
+        f"refusing git source {url!r}",
+        where,
+        "use an https://, ssh://, file:// URL, git@host:path or a local path",
+    )
+
+
+def check_rel_path(path: str, where: Location | None = None) -> str:
+    """A pinned path must be relative and stay inside the repository."""
+    p = PurePosixPath(path)
+    if not path or p.is_absolute() or ".." in p.parts or "\\" in path or path.startswith("-"):
+        raise PinError(f"path {path!r} must be relative and inside the repository", where,
+                       "write it like 'jax/_src/pallas'")
+    return str(p)
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return i
+    return None
+
+
+def _parse_toml(path: Path) -> tuple[str, tomlkit.TOMLDocument]:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise PinError("file not found", Location(str(path)), "run reader from the project root") from None
+    except UnicodeDecodeError as e:
+        raise PinError(f"not UTF-8 (byte {e.start})", Location(str(path)), "save it as UTF-8") from None
+    try:
+        return text, tomlkit.parse(text)
+    except ParseError as e:
+        raise PinError(f"malformed TOML: {e}", Location(str(path), e.line), "fix the syntax") from None
+
+
+def load_pins(path: Path) -> dict[str, Pin]:
+    """Read and validate `pins.toml`; every problem is reported with its line."""
+    text, doc = _parse_toml(path)
+    table = doc.get("pins")
+    if not isinstance(table, dict) or not table:
+        raise PinError("no [pins.NAME] tables", Location(str(path), 1), "add one per upstream")
+    pins = {}
+    for name, raw in table.items():
+        where = Location(str(path), _line_of(text, f"[pins.{name}]"))
+        if not NAME_RE.match(name):
+            raise PinError(f"pin name {name!r} is not lower-case letters, digits, '-' or '_'", where)
+        if not isinstance(raw, dict):
+            raise PinError(f"[pins.{name}] must be a table", where)
+        unknown = set(raw) - PIN_KEYS
+        if unknown:
+            key = sorted(unknown)[0]
+            raise PinError(f"unknown key {key!r} in [pins.{name}]",
+                           Location(str(path), _line_of(text, key)),
+                           f"known keys: {', '.join(sorted(PIN_KEYS))}")
+        pins[name] = _pin_from(name, raw, text, path)
+    return pins
+
+
+def _pin_from(name: str, raw: dict, text: str, path: Path) -> Pin:
+    def loc(key: str) -> Location:
+        return Location(str(path), _line_of(text, key) if key in raw else _line_of(text, f"[pins.{name}]"))
+
+    for key in ("repo", "commit", "paths"):
+        if key not in raw:
+            raise PinError(f"[pins.{name}] lacks {key!r}", loc(key))
+    for key in ("repo", "commit", "tag", "release", "date"):
+        if key in raw and not isinstance(raw[key], str):
+            raise PinError(f"{key!r} of pin {name!r} must be a string", loc(key))
+    commit = str(raw["commit"])
+    if not SHA_RE.match(commit):
+        raise PinError(f"commit {commit!r} of pin {name!r} is not a full 40-hex sha",
+                       loc("commit"), "write the full lower-case sha; keep a tag in 'tag'")
+    paths = raw["paths"]
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        raise PinError(f"'paths' of pin {name!r} must be a non-empty list of strings", loc("paths"))
+    release = str(raw.get("release", ""))
+    if release and not re.match(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$", release):
+        raise PinError(f"release {release!r} is not 'name==version'", loc("release"))
+    return Pin(
+        name=name,
+        repo=check_url(str(raw["repo"]), loc("repo")),
+        commit=commit,
+        paths=tuple(check_rel_path(str(p), loc("paths")) for p in paths),
+        release=release,
+        tag=str(raw.get("tag", "")),
+        date=str(raw.get("date", "")),
+    )
+
+
+def load_lock(path: Path, pins: dict[str, Pin]) -> dict[str, LockEntry]:
+    """Read `pins.lock`; it must cover every pin at the pinned commit."""
+    text, doc = _parse_toml(path)
+    locks = {}
+    for name, raw in doc.items():
+        where = Location(str(path), _line_of(text, f"[{name}]"))
+        if name not in pins:
+            raise PinError(f"lock entry {name!r} names no pin in pins.toml", where,
+                           "run 'reader lock' to rewrite the lock")
+        if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
+            raise PinError(f"lock entry {name!r} lacks a [{name}.files] table", where)
+        files = {}
+        for rel, blob in raw["files"].items():
+            if not isinstance(blob, str) or not SHA_RE.match(blob):
+                raise PinError(f"blob sha of {rel!r} is not 40 hex digits",
+                               Location(str(path), _line_of(text, rel)), "run 'reader lock'")
+            files[check_rel_path(rel, Location(str(path), _line_of(text, rel)))] = blob
+        locks[name] = LockEntry(name, str(raw.get("commit", "")), files)
+    for name, pin in pins.items():
+        if name not in locks:
+            raise PinError(f"pin {name!r} is not in the lock", Location(str(path)),
+                           "run 'reader lock'")
+        if locks[name].commit != pin.commit:
+            raise PinError(f"the lock of {name!r} is for {locks[name].commit[:12]!r}, the pin is "
+                           f"{pin.short!r}", Location(str(path), _line_of(text, f"[{name}]")),
+                           "run 'reader lock' after moving a pin")
+    return locks
+
+
+def dump_lock(locks: dict[str, LockEntry]) -> str:
+    """The text of `pins.lock`, sorted so that it diffs well."""
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment("Written by `reader lock` / `reader pin`: the git blob sha of every pinned .py file."))
+    for name in sorted(locks):
+        entry = locks[name]
+        t = tomlkit.table()
+        t.add("commit", entry.commit)
+        files = tomlkit.table()
+        for rel in sorted(entry.files):
+            files.add(rel, entry.files[rel])
+        t.add("files", files)
+        doc.add(name, t)
+    return tomlkit.dumps(doc)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A `git ls-tree -r -l` listing as in `shared/upstream/*.tsv`."""
+
+    repo: str
+    commit: str
+    tree: str
+    date: str
+    release: str
+    blobs: dict[str, str]
+
+
+def read_listing(path: Path) -> Listing:
+    lines = path.read_text().splitlines()
+    head = dict(re.findall(r"(\w+): (\S+)", lines[0]))
+    blobs = {}
+    for line in lines[3:]:
+        mode, kind, sha, _size, rel = line.split("\t")
+        if kind == "blob":
+            blobs[rel] = sha
+    return Listing(head.get("repo", ""), head["commit"], head.get("tree", ""), head.get("date", ""),
+                   head.get("release", ""), blobs)
