@@ -1,0 +1,1 @@
+"""Extraction: what the pinned source defines, references and registers."""

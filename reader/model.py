@@ -1,0 +1,77 @@
+"""The source model shared by every stage: spans, symbols and references in pinned files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """Lines `start`..`end` of a file, 1-based and inclusive."""
+
+    start: int
+    end: int
+
+    def __contains__(self, line: object) -> bool:
+        return isinstance(line, int) and self.start <= line <= self.end
+
+    def __len__(self) -> int:
+        return self.end - self.start + 1
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A definition in a file: a class, function, method or module-level name."""
+
+    qualname: str
+    """Dotted path within the module: `BlockSpec`, `BlockSpec.to_block_mapping`."""
+    kind: str
+    """One of `class`, `function`, `method`, `variable`."""
+    span: Span
+    """From the first decorator (or the `def`/`class`/assignment line) to the last line."""
+    line: int
+    """The line of the `def`, `class` or assignment target itself."""
+    signature: str = ""
+    """For functions and classes: the header as written, normalised to one line."""
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One identifier occurrence that resolves to a definition in the corpus."""
+
+    line: int
+    col: int
+    """0-based column of the identifier's first character (in characters of the line)."""
+    length: int
+    target_module: str
+    """Dotted module of the definition, e.g. `jax._src.pallas.core`."""
+    target_qualname: str
+    """Qualified name inside that module; empty for a reference to the module itself."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One pinned file: where it comes from and its text."""
+
+    pin: str
+    path: str
+    blob: str
+    text: str
+
+    @property
+    def module(self) -> str:
+        return module_of(self.path)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+def module_of(path: str) -> str:
+    """`jax/_src/pallas/core.py` -> `jax._src.pallas.core`; a package's `__init__.py` -> the package."""
+    mod = path.removesuffix(".py").replace("/", ".")
+    return mod.removesuffix(".__init__")
