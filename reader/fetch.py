@@ -9,9 +9,10 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Protocol
+from typing import Protocol
 
 from reader import gitio
 from reader.cache import Cache, blob_sha
@@ -102,8 +103,8 @@ class InstalledSource:
 class ArchiveSource:
     name = "release archive"
 
-    def __init__(self, index_args: tuple[str, ...] = ()):
-        self.index_args = index_args
+    def __init__(self, download: Callable[[str, Path], Path] | None = None):
+        self.download = download or pip_download_sdist
 
     def provide(self, pin, wanted, progress):
         if not pin.release:
@@ -111,14 +112,19 @@ class ArchiveSource:
         self.name = f"source archive {pin.release}"
         with tempfile.TemporaryDirectory(prefix="reader-sdist-") as tmp:
             progress(f"{pin.name}: downloading the {pin.release} source archive")
-            cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-                   ":all:", "-d", tmp, *self.index_args, pin.release]
-            done = subprocess.run(cmd, capture_output=True, text=True)
-            archives = sorted(Path(tmp).iterdir())
-            if done.returncode != 0 or not archives:
-                last = (done.stderr.strip().splitlines() or ["no archive"])[-1]
-                raise FetchError(f"pip download failed: {last[:300]}")
-            yield from read_archive(archives[0], wanted)
+            yield from read_archive(self.download(pin.release, Path(tmp)), wanted)
+
+
+def pip_download_sdist(release: str, dest: Path) -> Path:
+    """The source archive of `release` from the package index, via `pip download`."""
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+           "-d", str(dest), release]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    archives = sorted(p for p in dest.iterdir() if p.name.endswith((".tar.gz", ".zip")))
+    if done.returncode != 0 or not archives:
+        last = (done.stderr.strip().splitlines() or ["no archive"])[-1]
+        raise FetchError(f"pip download failed: {last[:300]}")
+    return archives[0]
 
 
 def read_archive(archive: Path, wanted: dict[str, str]) -> Iterator[tuple[str, bytes]]:

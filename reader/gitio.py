@@ -17,7 +17,7 @@ SAFE_CONFIG = ["-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never"
 def _git(repo: git.Repo, *args: str) -> str:
     """Run one git command in `repo`; every failure becomes a GitError with git's own message."""
     try:
-        return repo.git.execute(["git", *SAFE_CONFIG, *args], stdout_as_string=True)  # type: ignore[call-overload]
+        return repo.git.execute(["git", *SAFE_CONFIG, *args], stdout_as_string=True)
     except git.GitCommandError as e:
         detail = (e.stderr or "").strip().replace("\n", " ").removeprefix("stderr: ")
         raise GitError(f"git {args[0]} failed: {detail.strip(chr(39))[:300]}") from None
@@ -92,7 +92,7 @@ def resolve_ref(url: str, ref: str) -> str:
     url = _normalize(url)
     try:
         out = git.cmd.Git().execute(["git", *SAFE_CONFIG, "ls-remote", "--", url, ref,
-                                     f"{ref}^{{}}"], stdout_as_string=True)  # type: ignore[call-overload]
+                                     f"{ref}^{{}}"], stdout_as_string=True)
     except git.GitCommandError as e:
         raise GitError(f"git ls-remote failed: {(e.stderr or '').strip()[:300]}") from None
     rows = [line.split("\t") for line in out.splitlines() if line.strip()]

@@ -68,7 +68,7 @@ def check_url(url: str, where: Location | None = None) -> str:
     if not bad:
         if re.match(r"^(https|ssh|file)://[^\s]+$", url) or SCP_RE.match(url):
             return url
-        if "://" not in url and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*::", url):
+        if ":" not in url.split("/")[0]:
             return url  # a local path
     raise UnsafeSourceError(
         f"refusing git source {url!r}",

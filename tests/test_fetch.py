@@ -1,0 +1,234 @@
+"""Fetching pinned files: each source, verification, unsafe sources, interruption, concurrency."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from reader.cache import blob_sha
+from reader.cli import main
+from reader.corpus import Corpus, Project
+from reader.errors import FetchError
+from reader.fetch import ArchiveSource, GitSource, InstalledSource, fetch_pin, verify_cached
+from tests.conftest import REPO_ROOT, git, make_upstream, write_project
+
+V0 = {"pkg/a.py": "A = 1\n", "pkg/b.py": "def b():\n    return 2\n", "pkg/old.py": "OLD = 0\n"}
+V1 = {"pkg/a.py": "A = 10\n", "pkg/b.py": "def b():\n    return 2\n", "pkg/c.py": "C = 3\n",
+      "docs/readme.md": "not pinned\n"}
+PINNED_V1 = {p: t for p, t in V1.items() if p.startswith("pkg/")}
+
+
+@pytest.fixture
+def upstream(tmp_path):
+    return make_upstream(tmp_path / "upstream", [V0, V1])
+
+
+def _project(tmp_path, upstream, files=PINNED_V1):
+    return Project.load(write_project(tmp_path / "proj", "up", "https://github.com/x/up",
+                                      upstream.commits[1], files))
+
+
+def test_git_mirror_serves_the_pinned_commit_only(tmp_path, upstream, cache, monkeypatch, capsys):
+    monkeypatch.setenv("READER_MIRROR_UP", str(upstream.path))
+    project = _project(tmp_path, upstream)
+    assert main(["-C", str(project.root), "fetch"]) == 0
+    out = capsys.readouterr()
+    assert f"up @ {upstream.commits[1][:12]}: 3/3 files from git {upstream.path}, verified" in out.out
+    corpus = Corpus.open(project, cache)
+    assert corpus.read_text("up", "pkg/a.py") == "A = 10\n"
+    assert corpus.files("up") == ["pkg/a.py", "pkg/b.py", "pkg/c.py"]
+    # Only the pinned commit: no parent commit, no blob of the older version, no unpinned blob.
+    store = cache.root / "git" / "up.git"
+    objects = git(store, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").split()
+    assert upstream.commits[1] in objects and upstream.commits[0] not in objects
+    assert blob_sha(b"A = 1\n") not in objects and blob_sha(b"OLD = 0\n") not in objects
+    assert blob_sha(b"not pinned\n") not in objects
+
+
+def test_cache_hit_needs_no_source(tmp_path, upstream, cache, monkeypatch, capsys):
+    monkeypatch.setenv("READER_MIRROR_UP", str(upstream.path))
+    project = _project(tmp_path, upstream)
+    assert main(["-C", str(project.root), "fetch"]) == 0
+    monkeypatch.setenv("READER_MIRROR_UP", str(tmp_path / "gone"))
+    capsys.readouterr()
+    assert main(["-C", str(project.root), "fetch"]) == 0
+    assert "3/3 files from cache, verified" in capsys.readouterr().out
+    assert main(["-C", str(project.root), "fetch", "--status"]) == 0
+    assert "3/3 files from git" in capsys.readouterr().out
+
+
+def test_tampered_file_is_refused_and_named(tmp_path, upstream, cache, capsys):
+    files = dict(PINNED_V1, **{"pkg/a.py": "A = 11\n"})  # the lock expects other bytes
+    project = _project(tmp_path, upstream, files)
+    report = fetch_pin(project.pins["up"], project.locks["up"], cache,
+                       [GitSource(cache, str(upstream.path))])
+    assert report.missing == ("pkg/a.py",) and not report.verified
+    (m,) = report.mismatches
+    assert (m.path, m.expected, m.actual) == ("pkg/a.py", blob_sha(b"A = 11\n"), blob_sha(b"A = 10\n"))
+    assert str(m) == (f"pkg/a.py: blob {m.actual} from git {upstream.path} does not match the "
+                      f"lock's {m.expected}; the file was not used")
+    assert not Corpus.open(project, cache).has("up", "pkg/a.py")
+
+
+def test_tampered_fetch_exits_nonzero(tmp_path, upstream, cache, monkeypatch, capsys):
+    monkeypatch.setenv("READER_MIRROR_UP", str(upstream.path))
+    project = _project(tmp_path, upstream, dict(PINNED_V1, **{"pkg/c.py": "C = 4\n"}))
+    assert main(["-C", str(project.root), "fetch"]) == 1
+    out = capsys.readouterr().out
+    assert "reader: error: pkg/c.py: blob" in out and "1 files refused" in out
+
+
+def test_corrupt_cache_object_is_refetched(tmp_path, upstream, cache, monkeypatch):
+    monkeypatch.setenv("READER_MIRROR_UP", str(upstream.path))
+    project = _project(tmp_path, upstream)
+    fetch_pin(project.pins["up"], project.locks["up"], cache)
+    sha = project.locks["up"].files["pkg/b.py"]
+    (cache.root / "objects" / sha[:2] / sha[2:]).write_bytes(b"evil\n")
+    assert verify_cached(project.pins["up"], project.locks["up"], cache) == [
+        f"up: pkg/b.py: blob {sha} missing or corrupt in the cache"]
+    report = fetch_pin(project.pins["up"], project.locks["up"], cache)
+    assert report.served == 3 and verify_cached(project.pins["up"], project.locks["up"], cache) == []
+
+
+@pytest.mark.parametrize("mirror", ["ext::sh -c touch% pwned", "--upload-pack=touch pwned", "-x"])
+def test_unsafe_mirror_is_refused_before_git_runs(tmp_path, upstream, cache, monkeypatch, capsys,
+                                                  mirror):
+    monkeypatch.setenv("READER_MIRROR_UP", mirror)
+    monkeypatch.chdir(tmp_path)
+    project = _project(tmp_path, upstream)
+    assert main(["-C", str(project.root), "fetch"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reader: error: refusing git source") and "Traceback" not in err
+    assert not (tmp_path / "pwned").exists() and not (cache.root / "git").exists()
+
+
+def test_installed_distribution_serves_the_real_pin(cache):
+    project = Project.load(REPO_ROOT)
+    report = fetch_pin(project.pins["tokamax"], project.locks["tokamax"], cache, [InstalledSource()])
+    assert report.sources == ("installed tokamax==0.0.12",)
+    assert (report.served, report.expected, report.missing) == (178, 178, ())
+    report = fetch_pin(project.pins["jax"], project.locks["jax"], cache, [InstalledSource()])
+    assert report.served == 107 and len(report.missing) == 6
+    assert "jax/_src/pallas/pallas_test_util.py" in report.missing
+    corpus = Corpus.open(project, cache)
+    assert "class BlockSpec" in corpus.read_text("jax", "jax/_src/pallas/core.py")
+
+
+def test_installed_distribution_of_another_version_is_not_used(tmp_path, cache):
+    root = write_project(tmp_path / "p", "jax", "https://github.com/jax-ml/jax", "a" * 40,
+                         {"jax/_src/pallas/core.py": "x"}, ("jax/_src/pallas",), "jax==0.9.2")
+    project = Project.load(root)
+    with pytest.raises(FetchError, match="installed jax is 0.10.2, the pin needs 0.9.2"):
+        fetch_pin(project.pins["jax"], project.locks["jax"], cache, [InstalledSource()])
+
+
+def _sdist(dest: Path, files: dict[str, str]) -> Path:
+    archive = dest / "up-1.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for rel, text in {**files, "../escape.py": "X = 1\n"}.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"up-1.0/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def test_release_archive_serves_files_without_extracting(tmp_path, upstream, cache):
+    root = write_project(tmp_path / "p", "up", "https://github.com/x/up", upstream.commits[1],
+                         PINNED_V1, release="up==1.0")
+    project = Project.load(root)
+    calls = []
+
+    def download(release: str, dest: Path) -> Path:
+        calls.append(release)
+        return _sdist(dest, {"pkg/a.py": "A = 10\n", "pkg/b.py": "def b():\n    return 2\n"})
+
+    report = fetch_pin(project.pins["up"], project.locks["up"], cache, [ArchiveSource(download)])
+    assert calls == ["up==1.0"]
+    assert report.sources == ("source archive up==1.0",) and report.missing == ("pkg/c.py",)
+    assert not (tmp_path / "escape.py").exists()
+
+
+def test_every_source_failing_says_why(tmp_path, upstream, cache, capsys):
+    root = write_project(tmp_path / "p", "up", str(tmp_path / "nowhere"), upstream.commits[1],
+                         PINNED_V1, release="nosuchpkg-reader-test==1.0")
+
+    def download(release: str, dest: Path) -> Path:
+        raise FetchError("pip download failed: No matching distribution found for " + release)
+
+    project = Project.load(root)
+    with pytest.raises(FetchError) as e:
+        fetch_pin(project.pins["up"], project.locks["up"], cache,
+                  [GitSource(cache, str(tmp_path / "nowhere")), InstalledSource(),
+                   ArchiveSource(download)])
+    message = str(e.value)
+    assert message.startswith("no source could serve pin 'up': git ")
+    assert "git fetch failed" in message
+    assert "installed distribution: nosuchpkg-reader-test is not installed" in message
+    assert "source archive nosuchpkg-reader-test==1.0: pip download failed: No matching" in message
+
+
+@pytest.mark.slow
+def test_real_release_archive_from_the_package_index(cache):
+    project = Project.load(REPO_ROOT)
+    try:
+        report = fetch_pin(project.pins["jax"], project.locks["jax"], cache, [ArchiveSource()])
+    except FetchError as e:
+        pytest.skip(f"the package index is unreachable here: {e}")
+    assert report.sources == ("source archive jax==0.10.2",) and report.served == 107
+
+
+def _fetch_process(project_root: Path, cache_root: Path, mirror: Path) -> subprocess.Popen:
+    env = dict(os.environ, READER_CACHE=str(cache_root), READER_MIRROR_UP=str(mirror),
+               PYTHONPATH=str(REPO_ROOT))
+    return subprocess.Popen([sys.executable, "-m", "reader", "-C", str(project_root), "fetch"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _big_upstream(tmp_path: Path):
+    files = {f"pkg/m{i:03}.py": f"X = {i}\n" + "# padding\n" * 2000 for i in range(150)}
+    return make_upstream(tmp_path / "big", [files]), files
+
+
+def test_kill_9_mid_fetch_then_rerun_completes(tmp_path, cache):
+    up, files = _big_upstream(tmp_path)
+    root = write_project(tmp_path / "p", "up", "https://github.com/x/up", up.commits[0], files)
+    start = time.monotonic()
+    _fetch_process(root, tmp_path / "other-cache", up.path).communicate(timeout=120)
+    whole = time.monotonic() - start
+    interrupted = 0
+    for fraction in (0.5, 0.7, 0.85):
+        proc = _fetch_process(root, cache.root, up.path)
+        time.sleep(whole * fraction)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        interrupted += cache.read_manifest("up", up.commits[0]) is None
+    assert interrupted, "no kill landed before the fetch finished"
+    # No partial file under a final name: every object present hashes to its name.
+    for obj in (cache.root / "objects").rglob("*"):
+        if obj.is_file() and not obj.name.endswith(".tmp"):
+            assert blob_sha(obj.read_bytes()) == obj.parent.name + obj.name
+    done = _fetch_process(root, cache.root, up.path)
+    out, _ = done.communicate(timeout=120)
+    assert done.returncode == 0, out
+    project = Project.load(root)
+    assert verify_cached(project.pins["up"], project.locks["up"], cache) == []
+
+
+def test_two_concurrent_fetches_do_not_corrupt_the_cache(tmp_path, cache):
+    up, files = _big_upstream(tmp_path)
+    root = write_project(tmp_path / "p", "up", "https://github.com/x/up", up.commits[0], files)
+    procs = [_fetch_process(root, cache.root, up.path) for _ in range(2)]
+    outs = [p.communicate(timeout=180)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert sum("150/150 files" in o for o in outs) == 2
+    project = Project.load(root)
+    assert verify_cached(project.pins["up"], project.locks["up"], cache) == []
