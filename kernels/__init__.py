@@ -1,0 +1,59 @@
+"""The track's labs: one runnable module per lab, registered in `LABS` (imports no jax)."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Lab:
+    """One lab: `python -m kernels.<name>` runs it, `reader run <name>` too."""
+
+    name: str
+    """The module's short name, e.g. `tiled_matmul`; `[[lab:NAME]]` in annotations."""
+    title: str
+    """The lab's title in the outline, e.g. `Tiled matmul`."""
+    label: str
+    """The outline label, e.g. `LAB·1.2`."""
+    phase: int
+    """The track phase (1-6) whose outline lists the lab."""
+
+    @property
+    def module(self) -> str:
+        return f"kernels.{self.name}"
+
+    @property
+    def heading(self) -> str:
+        """`LAB·1.2 · Tiled matmul`: how the outline prints the lab."""
+        return f"{self.label} · {self.title}"
+
+    @property
+    def path(self) -> Path:
+        """The lab's source file (what the site hashes to cache its artifacts)."""
+        return Path(__file__).resolve().parent / f"{self.name}.py"
+
+
+LABS: dict[str, Lab] = {lab.name: lab for lab in (
+    Lab("first_kernels", "First kernels", "LAB·1.1", 1),
+    Lab("tiled_matmul", "Tiled matmul", "LAB·1.2", 2),
+)}
+
+
+def docstring(name: str) -> str:
+    """A lab's module docstring, read from its source without importing it (or jax)."""
+    spec = importlib.util.find_spec(LABS[name].module)
+    if spec is None or spec.origin is None:
+        raise LookupError(f"lab {name!r} has no module kernels.{name}")
+    return ast.get_docstring(ast.parse(Path(spec.origin).read_text())) or ""
+
+
+def exercises(name: str) -> tuple[tuple[str, str], ...]:
+    """The pinned `(path, symbol)` pairs a lab's docstring lists on its `Exercises:` line."""
+    for line in docstring(name).splitlines():
+        if line.startswith("Exercises:"):
+            items = [item.strip() for item in line.removeprefix("Exercises:").split(",")]
+            return tuple((item.partition("::")[0], item.partition("::")[2]) for item in items if item)
+    return ()

@@ -1,0 +1,93 @@
+"""Where a lab runs: native on a GPU, interpreted elsewhere; and small helpers every lab shares."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+NO_GPU_REASON = "no GPU: jax.default_backend() is not 'gpu' on this machine"
+
+
+def on_gpu() -> bool:
+    """True when jax runs on a GPU, where the labs' kernels compile natively (Triton)."""
+    return jax.default_backend() == "gpu"
+
+
+def interpret() -> bool:
+    """`interpret=` for a portable kernel: native on a GPU, the HLO interpreter elsewhere."""
+    return not on_gpu()
+
+
+def compiler_params(num_warps: int = 4, num_stages: int = 2) -> Any:
+    """On a GPU pick the Triton backend (jax 0.10.2 defaults to Mosaic GPU); None elsewhere."""
+    if not on_gpu():
+        return None
+    from jax.experimental.pallas import triton as pltriton
+    return pltriton.CompilerParams(num_warps=num_warps, num_stages=num_stages)
+
+
+def where() -> str:
+    """One line saying how this run executes its kernels."""
+    if on_gpu():
+        return f"native on {jax.devices()[0].device_kind} (Pallas Triton backend)"
+    return f"interpret mode on {jax.default_backend()} (no GPU or TPU here)"
+
+
+def max_abs_error(a: Any, b: Any) -> float:
+    """Max |a - b| in float32; inf when either holds a NaN (XLA's max may drop NaNs)."""
+    d = np.abs(as_numpy(a).astype(np.float32) - as_numpy(b).astype(np.float32))
+    return float(d.max()) if np.isfinite(d).all() else float("inf")
+
+
+def randn(seed: int, *shapes: tuple[int, ...], dtype: Any = jnp.float32) -> list[jax.Array]:
+    """Deterministic normal arrays, one per shape."""
+    keys = jax.random.split(jax.random.key(seed), len(shapes))
+    return [jax.random.normal(k, s, dtype) for k, s in zip(keys, shapes, strict=True)]
+
+
+def pallas_calls(jaxpr: Any) -> Iterator[Any]:
+    """Every `pallas_call` equation in a (closed) jaxpr, searching nested jaxprs too."""
+    inner = getattr(jaxpr, "jaxpr", jaxpr)
+    for eqn in inner.eqns:
+        if eqn.primitive.name == "pallas_call":
+            yield eqn
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, tuple | list) else (value,):
+                if hasattr(sub, "eqns") or hasattr(getattr(sub, "jaxpr", None), "eqns"):
+                    yield from pallas_calls(sub)
+
+
+def jaxpr_pair(fn: Any, *args: Any) -> tuple[str, str]:
+    """`(outer jaxpr, kernel jaxpr)` of a function that makes exactly one pallas_call."""
+    closed = jax.make_jaxpr(fn)(*args)
+    calls = list(pallas_calls(closed))
+    if len(calls) != 1:
+        raise ValueError(f"expected one pallas_call, found {len(calls)}")
+    return str(closed), str(calls[0].params["jaxpr"])
+
+
+def write(out_dir: Path, name: str, text: str) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / name
+    path.write_text(text if text.endswith("\n") else text + "\n")
+    return path
+
+
+def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """A lab's argument parser; its description is the first line of the lab's docstring."""
+    first = (doc or "").strip().splitlines()[0] if doc else ""
+    return argparse.ArgumentParser(prog=f"python -m kernels.{prog}", description=first)
+
+
+def banner(title: str) -> None:
+    print(f"\n== {title} ==")
+
+
+def as_numpy(x: Any) -> np.ndarray:
+    return np.asarray(jax.device_get(x))

@@ -1,0 +1,135 @@
+"""LAB·1.1 · First kernels: add, scale and reduce as Pallas kernels, and the jaxprs they become.
+
+A Pallas kernel is a Python function over refs; `pallas_call` runs it once per grid point on
+the blocks its BlockSpecs cut. Each kernel here is checked against jnp, then the lab prints the
+two jaxprs that one call produces: the outer jaxpr, where the whole kernel is a single
+`pallas_call` equation, and the kernel jaxpr inside it, where refs are read (`<-`) and
+written. The reduction revisits its output block across the grid's last axis and initialises
+it under `pl.when` on the first visit.
+
+Exercises: jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/pallas_call.py::_pallas_call_impl, jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/primitives.py::program_id, jax/_src/pallas/helpers.py::when, jax/_src/pallas/hlo_interpreter.py::pallas_call_hlo_interpret
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from kernels import _platform as plat
+
+BLOCK = (8, 128)
+
+
+def add_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = x_ref[...] + y_ref[...]
+
+
+def scale_kernel(x_ref, o_ref, *, factor: float):
+    o_ref[...] = x_ref[...] * factor
+
+
+def rowsum_kernel(x_ref, o_ref):
+    # The output block (i,) is the same for every j: zero it on the first visit, then accumulate.
+    @pl.when(pl.program_id(1) == 0)
+    def _init():
+        o_ref[...] = jnp.zeros_like(o_ref)
+
+    o_ref[...] += jnp.sum(x_ref[...], axis=1)
+
+
+def _tile_spec():
+    return pl.BlockSpec(BLOCK, lambda i, j: (i, j))
+
+
+def _tile_grid(shape: tuple[int, ...]) -> tuple[int, int]:
+    return shape[0] // BLOCK[0], shape[1] // BLOCK[1]
+
+
+@jax.jit
+def add(x: jax.Array, y: jax.Array) -> jax.Array:
+    return pl.pallas_call(
+        add_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=_tile_grid(x.shape), in_specs=[_tile_spec(), _tile_spec()],
+        out_specs=_tile_spec(), interpret=plat.interpret(),
+        compiler_params=plat.compiler_params())(x, y)
+
+
+@functools.partial(jax.jit, static_argnames="factor")
+def scale(x: jax.Array, factor: float = 2.0) -> jax.Array:
+    return pl.pallas_call(
+        functools.partial(scale_kernel, factor=factor),
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=_tile_grid(x.shape), in_specs=[_tile_spec()], out_specs=_tile_spec(),
+        interpret=plat.interpret(), compiler_params=plat.compiler_params())(x)
+
+
+@jax.jit
+def rowsum(x: jax.Array) -> jax.Array:
+    return pl.pallas_call(
+        rowsum_kernel, out_shape=jax.ShapeDtypeStruct((x.shape[0],), x.dtype),
+        grid=_tile_grid(x.shape), in_specs=[_tile_spec()],
+        out_specs=pl.BlockSpec((BLOCK[0],), lambda i, j: (i,)),
+        interpret=plat.interpret(), compiler_params=plat.compiler_params())(x)
+
+
+@dataclass(frozen=True)
+class KernelRun:
+    """One kernel's result checked against jnp, with its two jaxprs."""
+
+    name: str
+    error: float
+    outer_jaxpr: str
+    kernel_jaxpr: str
+
+
+def _cases(x: jax.Array, y: jax.Array) -> list[tuple[str, Callable, tuple, jax.Array]]:
+    return [
+        ("add", add, (x, y), x + y),
+        ("scale", scale, (x,), x * 2.0),
+        ("rowsum", rowsum, (x,), jnp.sum(x, axis=1)),
+    ]
+
+
+def run(rows: int = 32, cols: int = 256) -> list[KernelRun]:
+    x, y = plat.randn(0, (rows, cols), (rows, cols))
+    runs = []
+    for name, fn, args, expected in _cases(x, y):
+        outer, kernel = plat.jaxpr_pair(fn, *args)
+        runs.append(KernelRun(name, plat.max_abs_error(fn(*args), expected), outer, kernel))
+    return runs
+
+
+def artifacts(out_dir: Path) -> list[Path]:
+    """The outer and kernel jaxpr of each kernel, as text files for the lab page."""
+    paths = []
+    for r in run():
+        paths.append(plat.write(out_dir, f"first_kernels.{r.name}.outer.jaxpr.txt", r.outer_jaxpr))
+        paths.append(plat.write(out_dir, f"first_kernels.{r.name}.kernel.jaxpr.txt", r.kernel_jaxpr))
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = plat.parser("first_kernels", __doc__)
+    p.add_argument("--rows", type=int, default=32, help="rows (a multiple of 8)")
+    p.add_argument("--cols", type=int, default=256, help="columns (a multiple of 128)")
+    args = p.parse_args(argv)
+    if args.rows % BLOCK[0] or args.cols % BLOCK[1]:
+        p.error(f"--rows must be a multiple of {BLOCK[0]} and --cols of {BLOCK[1]}")
+    print(f"first_kernels: x, y of shape ({args.rows}, {args.cols}), blocks {BLOCK}; {plat.where()}")
+    for r in run(args.rows, args.cols):
+        plat.banner(f"{r.name}: max abs error vs jnp {r.error:.2e}")
+        print("outer jaxpr (the kernel is one pallas_call equation):")
+        print(r.outer_jaxpr)
+        print("kernel jaxpr (refs in, `<-` reads, `[...] <-` writes):")
+        print(r.kernel_jaxpr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

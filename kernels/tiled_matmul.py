@@ -1,0 +1,220 @@
+"""LAB·1.2 · Tiled matmul: one kernel over a grid of output tiles, two block shapes, one roofline.
+
+Each program of the grid `(M/bm, N/bn)` owns one `bm x bn` output tile; its BlockSpecs hand it
+a `bm x K` panel of x and a `K x bn` panel of y, and the body walks K in `bk` steps with an
+f32 accumulator. The block shape decides how often each panel is read from HBM: x is read
+N/bn times and y M/bm times, so the arithmetic intensity is 2 / (s (1/bm + 1/bn + 1/K))
+FLOP per byte for s-byte elements. The lab runs the kernel with two block shapes, checks
+both against jnp, and prints for each block shape and chip the roofline estimate
+min(peak, intensity x bandwidth), and draws it as an SVG.
+
+Exercises: jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/core.py::GridSpec, jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/primitives.py::program_id, jax/_src/pallas/mosaic/tpu_info.py::TpuInfo
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from kernels import _platform as plat
+from kernels._svg import PALETTE, Svg
+
+
+@dataclass(frozen=True)
+class Chip:
+    """Dense bf16 peak and HBM bandwidth of one chip, from its public spec sheet."""
+
+    name: str
+    peak_flops: float
+    hbm_bytes_per_s: float
+    source: str
+
+    @property
+    def ridge(self) -> float:
+        """The intensity (FLOP/byte) above which the chip is compute-bound."""
+        return self.peak_flops / self.hbm_bytes_per_s
+
+
+CHIPS = (
+    # Google Cloud TPU v5e page, "System architecture": 197 TFLOPs bf16 and 819 GB/s HBM2 per
+    # chip (https://cloud.google.com/tpu/docs/v5e); jax/_src/pallas/mosaic/tpu_info.py at the
+    # pin records the same numbers (bf16_ops_per_second=1.97e14, mem_bw_bytes_per_second=8.2e11).
+    Chip("TPU v5e", 197e12, 819e9, "https://cloud.google.com/tpu/docs/v5e"),
+    # NVIDIA H100 SXM datasheet: BF16 Tensor Core 1,979 TFLOPS *with sparsity*, so 989 dense;
+    # HBM3 3.35 TB/s (https://www.nvidia.com/en-us/data-center/h100/).
+    Chip("H100 SXM", 989e12, 3.35e12, "https://www.nvidia.com/en-us/data-center/h100/"),
+    # NVIDIA H200 SXM datasheet: BF16 Tensor Core 1,979 TFLOPS with sparsity (989 dense);
+    # HBM3e 4.8 TB/s (https://www.nvidia.com/en-us/data-center/h200/).
+    Chip("H200 SXM", 989e12, 4.8e12, "https://www.nvidia.com/en-us/data-center/h200/"),
+)
+
+BLOCK_SHAPES = ((128, 128, 64), (256, 256, 128))
+"""`(bm, bn, bk)`: the two block shapes the lab compares."""
+
+ESTIMATE_SIZE = (8192, 8192, 8192, 2)
+"""`(M, N, K, bytes per element)` of the roofline estimate: a bf16 matmul worth a chip."""
+
+
+def matmul_kernel(x_ref, y_ref, o_ref, *, bk: int):
+    # x_ref is this program's (bm, K) panel, y_ref its (K, bn) panel: walk K in bk steps.
+    def step(k, acc):
+        x = x_ref[:, pl.ds(k * bk, bk)]
+        y = y_ref[pl.ds(k * bk, bk), :]
+        return acc + jnp.dot(x, y, preferred_element_type=jnp.float32)
+
+    acc = jnp.zeros(o_ref.shape, jnp.float32)
+    acc = jax.lax.fori_loop(0, x_ref.shape[1] // bk, step, acc)
+    o_ref[...] = acc.astype(o_ref.dtype)
+
+
+@functools.partial(jax.jit, static_argnames="block")
+def matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int] = (128, 128, 64)) -> jax.Array:
+    (m, k), (_, n) = x.shape, y.shape
+    bm, bn, bk = block
+    if m % bm or n % bn or k % bk:
+        raise ValueError(f"block {block} does not divide the shapes {x.shape} @ {y.shape}")
+    return pl.pallas_call(
+        functools.partial(matmul_kernel, bk=bk),
+        out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+        grid=(m // bm, n // bn),
+        in_specs=[pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+                  pl.BlockSpec((k, bn), lambda i, j: (0, j))],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=plat.interpret(), compiler_params=plat.compiler_params())(x, y)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The roofline of one block shape on one chip for an `M x K @ K x N` matmul."""
+
+    block: tuple[int, int, int]
+    chip: Chip
+    flops: float
+    hbm_bytes: float
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.hbm_bytes
+
+    @property
+    def attainable(self) -> float:
+        return min(self.chip.peak_flops, self.intensity * self.chip.hbm_bytes_per_s)
+
+    @property
+    def bound(self) -> str:
+        return "compute" if self.intensity >= self.chip.ridge else "memory"
+
+    @property
+    def seconds(self) -> float:
+        return self.flops / self.attainable
+
+
+def hbm_bytes(m: int, n: int, k: int, itemsize: int, block: tuple[int, int, int]) -> float:
+    """Bytes between HBM and the core: x read N/bn times, y read M/bm times, out written once."""
+    bm, bn, _ = block
+    return itemsize * (m * k * (n / bn) + k * n * (m / bm) + m * n)
+
+
+def estimate(block: tuple[int, int, int], chip: Chip,
+             size: tuple[int, int, int, int] = ESTIMATE_SIZE) -> Estimate:
+    m, n, k, itemsize = size
+    return Estimate(block, chip, 2.0 * m * n * k, hbm_bytes(m, n, k, itemsize, block))
+
+
+def check(size: int = 256) -> dict[tuple[int, int, int], float]:
+    """Max abs error against jnp of the kernel at each block shape (float32, size^3)."""
+    x, y = plat.randn(1, (size, size), (size, size))
+    expected = jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST)
+    return {b: plat.max_abs_error(matmul(x, y, b), expected) for b in BLOCK_SHAPES}
+
+
+def roofline_svg(blocks: tuple[tuple[int, int, int], ...] = BLOCK_SHAPES) -> str:
+    """Log-log roofline of every chip, with each block shape's intensity marked."""
+    svg = Svg(640, 420, "Roofline: tiled matmul block shapes on TPU v5e, H100, H200")
+    left, top, w, h = 70, 30, 520, 320
+    x_lo, x_hi, y_lo, y_hi = 0.0, 4.0, 0.0, 3.3  # log10 FLOP/byte; log10 TFLOP/s
+
+    def px(ai: float, tflops: float) -> tuple[float, float]:
+        return (left + (math.log10(ai) - x_lo) / (x_hi - x_lo) * w,
+                top + h - (math.log10(tflops) - y_lo) / (y_hi - y_lo) * h)
+
+    _axes(svg, left, top, w, h, x_hi, y_hi)
+    for c, chip in enumerate(CHIPS):
+        ais = [10 ** (x_lo + i * (x_hi - x_lo) / 200) for i in range(201)]
+        pts = [px(a, min(chip.peak_flops, a * chip.hbm_bytes_per_s) / 1e12) for a in ais]
+        svg.polyline(pts, PALETTE[c])
+        svg.line(left + 12, top + 14 + 16 * c, left + 36, top + 14 + 16 * c, PALETTE[c], 2)
+        svg.text(left + 42, top + 18 + 16 * c, f"{chip.name}: ridge {chip.ridge:.0f} FLOP/B", 11)
+    for b, block in enumerate(blocks):
+        ai = estimate(block, CHIPS[0]).intensity
+        (x0, _), (_, y1) = px(ai, 10 ** y_lo), px(ai, 10 ** y_hi)
+        svg.line(x0, top + h, x0, y1, "#777", 1, "4 3")
+        svg.text(x0 + 4, top + h - 10 - 14 * b, f"block {block[0]}x{block[1]}x{block[2]}: {ai:.0f} FLOP/B", 10)
+        for c, chip in enumerate(CHIPS):
+            e = estimate(block, chip)
+            svg.circle(*px(ai, e.attainable / 1e12), 4, PALETTE[c],
+                       f"{chip.name}, block {block}: {e.attainable / 1e12:.0f} TFLOP/s ({e.bound}-bound)")
+    return svg.document()
+
+
+def _axes(svg: Svg, left: int, top: int, w: int, h: int, x_hi: float, y_hi: float) -> None:
+    svg.line(left, top + h, left + w, top + h)
+    svg.line(left, top, left, top + h)
+    for d in range(int(x_hi) + 1):
+        x = left + d / x_hi * w
+        svg.line(x, top + h, x, top + h + 5)
+        svg.text(x, top + h + 18, f"{10 ** d:g}", 10, "middle")
+    for d in range(int(y_hi) + 1):
+        y = top + h - d / y_hi * h
+        svg.line(left - 5, y, left, y)
+        svg.text(left - 8, y + 4, f"{10 ** d:g}", 10, "end")
+    svg.text(left + w / 2, top + h + 36, "arithmetic intensity (FLOP / HBM byte), log scale", 12, "middle")
+    svg.text(18, top + h / 2, "attainable TFLOP/s (bf16 dense), log scale", 12, "middle", rotate=-90)
+
+
+def artifacts(out_dir: Path) -> list[Path]:
+    """The roofline SVG for the lab page."""
+    return [plat.write(out_dir, "tiled_matmul.roofline.svg", roofline_svg())]
+
+
+def report() -> str:
+    m, n, k, itemsize = ESTIMATE_SIZE
+    lines = [f"roofline estimate for a {m}x{k} @ {k}x{n} matmul, {itemsize}-byte elements:",
+             f"{'block (bm,bn,bk)':18} {'HBM bytes':>10} {'FLOP/B':>7}  "
+             + "  ".join(f"{c.name + ' (ridge ' + format(c.ridge, '.0f') + ')':>26}" for c in CHIPS)]
+    for block in BLOCK_SHAPES:
+        e0 = estimate(block, CHIPS[0])
+        cells = []
+        for chip in CHIPS:
+            e = estimate(block, chip)
+            cells.append(f"{e.attainable / 1e12:6.0f} TFLOP/s {e.bound[:3]} {e.seconds * 1e3:5.1f}ms")
+        lines.append(f"{str(block):18} {e0.hbm_bytes / 1e9:8.2f}GB {e0.intensity:7.0f}  "
+                     + "  ".join(f"{c:>26}" for c in cells))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = plat.parser("tiled_matmul", __doc__)
+    p.add_argument("--size", type=int, default=256, help="M = N = K of the checked run (multiple of 256)")
+    p.add_argument("--svg", type=Path, help="also write the roofline SVG here")
+    args = p.parse_args(argv)
+    print(f"tiled_matmul: {args.size}^3 float32, {plat.where()}")
+    for block, err in check(args.size).items():
+        print(f"  block {block}: grid {(args.size // block[0], args.size // block[1])}, "
+              f"max abs error vs jnp {err:.2e}")
+    print()
+    print(report())
+    if args.svg:
+        args.svg.write_text(roofline_svg())
+        print(f"\nwrote {args.svg}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
