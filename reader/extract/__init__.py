@@ -1,1 +1,16 @@
-"""Extraction: what the pinned source defines, references and registers."""
+"""Extraction: what the pinned source defines, references and registers.
+
+The public API other stages use:
+
+    index = build_index(corpus)                 # per-file scans cached by blob sha
+    index.definition_of(module, qualname)       # -> Definition(pin, path, symbol)
+    index.references(pin, path)                 # -> [Reference], sorted by line, col
+    index.references_in(text, "kernels/x.py")   # the same for code outside the pins
+    index.where_used(module, qualname)          # -> [Use(pin, path, line, col, length)]
+    index.resolve_module("jax.experimental.pallas.BlockSpec")   # -> Target
+"""
+
+from reader.extract.index import Index, build_index, index_from_sources
+from reader.extract.references import Definition, Target, Use
+
+__all__ = ["Definition", "Index", "Target", "Use", "build_index", "index_from_sources"]

@@ -7,25 +7,24 @@ import ast
 from reader.model import Span, Symbol
 
 
-def symbols_of(text: str) -> list[Symbol]:
+def symbols_of(text: str, tree: ast.Module | None = None) -> list[Symbol]:
     """Every definition in `text` with its qualified name and exact line span, in source order."""
-    tree = ast.parse(text)
+    tree = tree or ast.parse(text)
     out: list[Symbol] = []
-    _walk(tree.body, "", False, text, out)
+    _walk(tree.body, "", False, text.splitlines(), out)
     return sorted(out, key=lambda s: (s.span.start, s.qualname))
 
 
-def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, text: str) -> str:
-    body_start = node.body[0]
-    seg = ast.get_source_segment(text, node, padded=False) or ""
-    # The header is everything up to the colon that opens the body.
-    lines = seg.splitlines()[: max(1, body_start.lineno - node.lineno)]
-    header = " ".join(line.strip() for line in lines)
+def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> str:
+    """The header as written, from the `def`/`class` line to the colon that opens the body."""
+    last = max(node.lineno, node.body[0].lineno - 1)
+    header = " ".join(line.strip() for line in lines[node.lineno - 1:last])
     cut = header.rfind(":")
     return header[: cut + 1] if cut >= 0 else header
 
 
-def _walk(body: list[ast.stmt], prefix: str, in_class: bool, text: str, out: list[Symbol]) -> None:
+def _walk(body: list[ast.stmt], prefix: str, in_class: bool, text: list[str],
+          out: list[Symbol]) -> None:
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             qual = f"{prefix}{node.name}"
