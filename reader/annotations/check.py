@@ -1,0 +1,181 @@
+"""`reader check`'s logic: every annotation file against the pinned code, all problems collected."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from reader.annotations.anchor import symbols_in
+from reader.annotations.load import load_all
+from reader.annotations.markup import parse
+from reader.annotations.model import Article, Problem, ResolvedNote, Severity, Status
+from reader.annotations.resolve import file_problem, resolve, where
+from reader.corpus import Corpus
+from reader.errors import Location
+
+FactSource = Callable[[Corpus], Mapping[str, object] | None]
+"""The computed facts by dotted name, or None when facts cannot be computed in this build."""
+
+
+def installed_facts(corpus: Corpus) -> Mapping[str, object] | None:
+    """The facts of `reader.extract.facts`; None while that module is not part of reader."""
+    try:
+        module = importlib.import_module("reader.extract.facts")
+    except ModuleNotFoundError as e:
+        if e.name == "reader.extract.facts":
+            return None
+        raise
+    return module.compute_facts(corpus)
+
+
+@dataclass(frozen=True)
+class ArticleReport:
+    """One annotation file's notes as resolved at the pins."""
+
+    path: str
+    slug: str
+    notes: tuple[ResolvedNote, ...]
+
+    def statuses(self) -> dict[str, int]:
+        return dict(Counter(r.status.value for r in self.notes))
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Everything `reader check` found, in file and line order."""
+
+    files: int
+    articles: tuple[ArticleReport, ...]
+    problems: tuple[Problem, ...]
+    facts_checked: bool
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean, 1 findings, 2 input errors."""
+        kinds = {p.severity for p in self.problems}
+        return 2 if Severity.ERROR in kinds else 1 if Severity.FINDING in kinds else 0
+
+
+@dataclass(frozen=True)
+class _Context:
+    root: Path
+    corpus: Corpus
+    facts: Mapping[str, object] | None
+    slugs: frozenset[str]
+    kernels: frozenset[str]
+
+
+def check(root: Path, open_corpus: Callable[[], Corpus],
+          facts: FactSource = installed_facts) -> CheckReport:
+    """Check every `annotations/*.yaml` under `root`; opens the corpus only if there is a note."""
+    loaded = load_all(root)
+    problems = [p for f in loaded for p in f.problems]
+    articles = [f.article for f in loaded if f.article is not None]
+    if not articles:
+        return CheckReport(len(loaded), (), tuple(problems), False)
+    corpus = open_corpus()
+    known = facts(corpus)
+    kernels = frozenset(p.stem for p in (root / "kernels").glob("*.py") if p.stem != "__init__")
+    ctx = _Context(root, corpus, known, frozenset(a.slug for a in articles), kernels)
+    problems += _duplicate_ids(articles)
+    reports = []
+    for article in articles:
+        problems += _check_article(article, ctx)
+        resolved = resolve(article, corpus)
+        problems += [p for r in resolved if (p := note_problem(r)) is not None]
+        reports.append(ArticleReport(article.where.path, article.slug, resolved))
+    problems.sort(key=lambda p: (p.where.path, p.where.line or 0))
+    return CheckReport(len(loaded), tuple(reports), tuple(problems), known is not None)
+
+
+def note_problem(r: ResolvedNote) -> Problem | None:
+    """The problem a resolved note's status makes, if any."""
+    a, nid, at = r.anchor, r.note.id, r.note.where
+    if a.status is Status.OK:
+        return None
+    if a.status is Status.INVALID:
+        return Problem(at, f"note {nid!r}: {a.message}", a.hint, Severity.ERROR, nid, a.status)
+    severity = Severity.NOTICE if a.status is Status.MOVED else Severity.FINDING
+    return Problem(at, f"note {nid!r} is {a.status.value}: {a.message}", a.hint, severity, nid,
+                   a.status)
+
+
+def _duplicate_ids(articles: list[Article]) -> list[Problem]:
+    first: dict[str, Location] = {}
+    out = []
+    for note in (n for a in articles for n in a.notes):
+        if note.id in first:
+            out.append(Problem(note.where, f"duplicate note id {note.id!r} (first at "
+                                           f"{first[note.id]})", "give each note its own id"))
+        else:
+            first[note.id] = note.where
+    return out
+
+
+def _check_article(article: Article, ctx: _Context) -> list[Problem]:
+    out: list[Problem] = []
+    for read in article.reads:
+        out += _source_link(read.path, read.symbols, read.where, ctx, "`reads`")
+    for name in article.kernels:
+        if name not in ctx.kernels:
+            out.append(_unknown_kernel(name, Location(article.where.path,
+                                                      article.line_of("kernels")), ctx))
+    read_paths = {r.path for r in article.reads}
+    for note in article.notes:
+        if read_paths and note.path not in read_paths:
+            out.append(Problem(note.where, f"note {note.id!r} is on {note.path!r}, which the page "
+                                           "does not read", "add the file to `reads` or fix `path`"))
+    for text, loc in article.prose():
+        out += _check_markup(text, loc, ctx)
+    return out
+
+
+def _check_markup(text: str, loc: Location, ctx: _Context) -> list[Problem]:
+    found, bad = parse(text)
+    out = [Problem(loc, m.message, m.hint) for m in bad]
+    for p in found:
+        if p.kind == "fact" and ctx.facts is not None and p.target not in ctx.facts:
+            close = difflib.get_close_matches(p.target, list(ctx.facts), n=1)
+            dym = f" (did you mean {close[0]!r}?)" if close else ""
+            out.append(Problem(loc, f"unknown fact {p.target!r}{dym}",
+                               "'reader facts' lists the fact names"))
+        elif p.kind == "source":
+            out += _source_link(p.target, (p.symbol,) if p.symbol else (), loc, ctx, "link")
+        elif p.kind == "lab" and p.target not in ctx.kernels:
+            out.append(_unknown_kernel(p.target, loc, ctx))
+        elif p.kind == "page" and p.target not in ctx.slugs:
+            close = difflib.get_close_matches(p.target, sorted(ctx.slugs), n=1)
+            dym = f" (did you mean {close[0]!r}?)" if close else ""
+            out.append(Problem(loc, f"link to unknown page {p.target!r}{dym}",
+                               "link a slug of a file in annotations/"))
+    return out
+
+
+def _source_link(path: str, symbols: tuple[str, ...], loc: Location, ctx: _Context,
+                 what: str) -> list[Problem]:
+    problem = file_problem(path, ctx.corpus)
+    if problem:
+        return [Problem(loc, f"{what}: {problem[0]}", problem[1])]
+    if not symbols:
+        return []
+    pin = ctx.corpus.pin_of(path) or ""
+    names = [s.qualname for s in symbols_in(ctx.corpus.read_text(pin, path))]
+    out = []
+    for symbol in symbols:
+        if symbol not in names:
+            close = difflib.get_close_matches(symbol, names, n=1)
+            dym = f" (did you mean {close[0]!r}?)" if close else ""
+            out.append(Problem(loc, f"{what}: symbol {symbol!r} not found in "
+                                    f"{where(ctx.corpus, pin, path)}{dym}", "fix the name"))
+    return out
+
+
+def _unknown_kernel(name: str, loc: Location, ctx: _Context) -> Problem:
+    close = difflib.get_close_matches(name, sorted(ctx.kernels), n=1)
+    dym = f" (did you mean {close[0]!r}?)" if close else ""
+    return Problem(loc, f"unknown kernel {name!r}: no kernels/{name}.py{dym}",
+                   "name a lab module in kernels/")

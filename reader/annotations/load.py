@@ -1,0 +1,264 @@
+"""Loading annotation files: YAML (round-trip, so every key keeps its line) checked against the
+JSON Schema, into frozen `Article`s; every problem located at its YAML line."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError
+
+from reader.annotations.model import Article, Note, Problem, Quote, ReadSpec, Section
+from reader.errors import InputError, Location
+
+ANNOTATIONS_DIR = "annotations"
+SCHEMA_RESOURCE = "schema/annotation.schema.json"
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    """The JSON Schema of one annotation file (shipped as package data)."""
+    return json.loads(resources.files("reader").joinpath(SCHEMA_RESOURCE).read_text("utf-8"))
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One annotation file as read: its article when valid, and every problem found."""
+
+    path: str
+    """As shown in messages: relative to the project root (`annotations/x.yaml`)."""
+    article: Article | None
+    problems: tuple[Problem, ...]
+
+
+def annotation_files(root: Path) -> list[Path]:
+    folder = root / ANNOTATIONS_DIR
+    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+
+
+def load_all(root: Path) -> list[Loaded]:
+    """Every `annotations/*.yaml` of the project, in file-name order."""
+    return [load_file(p, p.relative_to(root).as_posix()) for p in annotation_files(root)]
+
+
+def load_articles(root: Path) -> list[Article]:
+    """The project's articles; raises InputError on the first file that does not load."""
+    out = []
+    for loaded in load_all(root):
+        if loaded.problems:
+            first = loaded.problems[0]
+            raise InputError(first.message, first.where, first.hint)
+        assert loaded.article is not None
+        out.append(loaded.article)
+    return out
+
+
+def read_yaml(text: str) -> Any:
+    return YAML(typ="rt").load(text)
+
+
+def load_file(path: Path, display: str) -> Loaded:
+    """Read, parse and validate one annotation file."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        return _fail(display, 1, f"not UTF-8 (byte {e.start})", "save the file as UTF-8")
+    try:
+        data = read_yaml(text)
+    except MarkedYAMLError as e:
+        line = e.problem_mark.line + 1 if e.problem_mark is not None else 1
+        what = " ".join(str(x) for x in (e.context, e.problem) if x)
+        return _fail(display, line, f"malformed YAML: {what}", "fix the YAML syntax")
+    if not isinstance(data, CommentedMap):
+        return _fail(display, 1, "the file is not a YAML mapping",
+                     "start with `title:`, `slug:`, `phase:`, `kind:`, `order:`")
+    errors = sorted(Draft202012Validator(schema()).iter_errors(data),
+                    key=lambda e: (_line_at(data, e.absolute_path), e.message))
+    if errors:
+        problems = tuple(p for e in errors for p in _explain(e, data, display))
+        return Loaded(display, None, problems)
+    return _build(data, display, Path(path).stem)
+
+
+def _fail(display: str, line: int, message: str, hint: str) -> Loaded:
+    return Loaded(display, None, (Problem(Location(display, line), message, hint),))
+
+
+def _line_at(data: Any, path: Any) -> int:
+    """1-based YAML line of the node at `path` (its key's line for a mapping entry)."""
+    node, line = data, 1
+    if not list(path):
+        return 1
+    for step in path:
+        if isinstance(node, CommentedMap) and step in node:
+            line = node.lc.key(step)[0] + 1
+        elif isinstance(node, CommentedSeq) and isinstance(step, int) and step < len(node):
+            line = node.lc.item(step)[0] + 1
+        else:
+            break
+        node = node[step]
+    return line
+
+
+def _where(path: Any, data: Any) -> str:
+    """A readable name for the node at `path`: `note 'x'`, `reads[1]`, `phase`."""
+    steps = list(path)
+    if len(steps) >= 2 and steps[0] == "notes" and isinstance(steps[1], int):
+        note = data["notes"][steps[1]]
+        nid = note.get("id") if isinstance(note, dict) else None
+        name = f"note {nid!r}" if isinstance(nid, str) else f"notes[{steps[1]}]"
+        rest = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps[2:])
+        return name + (f" `{rest[1:]}`" if rest else "")
+    text = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
+    return f"`{text[1:]}`" if text else "the file"
+
+
+_PATTERN_HINTS = {
+    "slug": "use lower-case words joined by '-', e.g. pallas-call",
+    "fingerprint": "delete it and run 'reader accept' (it is written by the tool, never by hand)",
+    "id": "use letters, digits, '-', '_' or '.'",
+    "kernels": "name a module kernels/<name>.py by its name",
+}
+
+
+def _explain(e: ValidationError, data: Any, display: str) -> list[Problem]:
+    path = list(e.absolute_path)
+    loc = Location(display, _line_at(data, path))
+    what = _where(path, data)
+    inst, v = e.instance, e.validator
+    if v == "additionalProperties" and isinstance(inst, CommentedMap):
+        known = sorted(e.schema.get("properties", {}))
+        out = []
+        for key in [k for k in inst if k not in known]:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            dym = f" (did you mean {close[0]!r}?)" if close else ""
+            out.append(Problem(Location(display, inst.lc.key(key)[0] + 1),
+                               f"unknown key {key!r} in {what}{dym}",
+                               f"known keys: {', '.join(known)}"))
+        return out
+    if v == "required" and isinstance(inst, dict):
+        missing = [k for k in e.validator_value if k not in inst]
+        return [Problem(loc, f"{what} lacks the required key {k!r}", f"add `{k}:`") for k in missing]
+    if v == "anyOf":
+        return [Problem(loc, f"{what} has neither `symbol` nor `quote`",
+                        "anchor it with a `symbol`, a `quote`, or both")]
+    if v == "dependentRequired":
+        return [Problem(loc, f"{what} has `lines` but no `symbol`",
+                        "`lines` count from the symbol's first line: add `symbol:`")]
+    if v == "oneOf":
+        return [Problem(loc, f"{what} must be a string or a mapping with `exact` "
+                             "(and optional `prefix`, `suffix`)", "fix the quote")]
+    if v == "type":
+        return [Problem(loc, f"{what} must be {_a(e.validator_value)}, not {_yaml_type(inst)}",
+                        f"write {what} as {_a(e.validator_value)}")]
+    if v == "enum":
+        return [Problem(loc, f"{what} is {inst!r}, not one of {', '.join(map(str, e.validator_value))}",
+                        "use one of those")]
+    if v in ("minimum", "maximum"):
+        sch = e.schema
+        bounds = f"between {sch['minimum']} and {sch['maximum']}" if "maximum" in sch else \
+            f"at least {sch['minimum']}"
+        return [Problem(loc, f"{what} is {inst!r}; it must be {bounds}", "fix the number")]
+    if v in ("minItems", "maxItems") and path and path[-1] == "lines":
+        return [Problem(loc, f"{what} must be two numbers [first, last]",
+                        "write `lines: [first, last]`, relative to the symbol")]
+    if v == "minLength":
+        return [Problem(loc, f"{what} is empty", "write something or drop the key")]
+    if v == "pattern":
+        key = next((s for s in reversed(path) if isinstance(s, str)), "")
+        return [Problem(loc, f"{what} {inst!r} is malformed",
+                        _PATTERN_HINTS.get(key, f"match {e.validator_value}"))]
+    return [Problem(loc, f"{what}: {e.message}", "fix it to match the annotation schema")]
+
+
+def _a(kind: Any) -> str:
+    names = {"string": "a string", "integer": "an integer", "array": "a list",
+             "object": "a mapping", "boolean": "true or false", "number": "a number"}
+    return names.get(str(kind), str(kind))
+
+
+def _yaml_type(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else type(value).__name__
+
+
+def _build(data: CommentedMap, display: str, stem: str) -> Loaded:
+    problems: list[Problem] = []
+
+    def at(node: Any, key: Any) -> Location:
+        pos = node.lc.key(key) if isinstance(node, CommentedMap) else node.lc.item(key)
+        return Location(display, pos[0] + 1)
+
+    if data["slug"] != stem:
+        problems.append(Problem(at(data, "slug"), f"slug {data['slug']!r} differs from the file "
+                                f"name {stem + '.yaml'!r}", f"rename the file to {data['slug']}.yaml "
+                                "or change the slug"))
+    reads = tuple(ReadSpec(str(r["path"]), tuple(str(s) for s in r.get("symbols", ())),
+                           at(data["reads"], i)) for i, r in enumerate(data.get("reads", ())))
+    sections = tuple(Section(str(s["title"]), str(s["body"]), at(data["sections"], i))
+                     for i, s in enumerate(data.get("sections", ())))
+    notes = []
+    for i, raw in enumerate(data.get("notes", ())):
+        note, problem = _note(raw, i, at(data["notes"], i), reads)
+        if problem:
+            problems.append(problem)
+        if note:
+            notes.append(note)
+    article = Article(
+        title=str(data["title"]), slug=str(data["slug"]), phase=int(data["phase"]),
+        kind=str(data["kind"]), order=int(data["order"]), where=Location(display, 1),
+        summary=str(data.get("summary", "")), reads=reads,
+        kernels=tuple(str(k) for k in data.get("kernels", ())), intro=str(data.get("intro", "")),
+        sections=sections, outro=str(data.get("outro", "")), notes=tuple(notes),
+        key_lines=tuple((str(k), data.lc.key(k)[0] + 1) for k in data))
+    return Loaded(display, None if problems else article, tuple(problems))
+
+
+def _note(raw: CommentedMap, index: int, where: Location,
+          reads: tuple[ReadSpec, ...]) -> tuple[Note | None, Problem | None]:
+    nid = str(raw["id"])
+    path = raw.get("path") or (reads[0].path if reads else None)
+    if path is None:
+        return None, Problem(where, f"note {nid!r} has no `path` and the page reads no files",
+                             "add `path:` to the note or a `reads:` entry to the page")
+    lines = tuple(int(x) for x in raw["lines"]) if "lines" in raw else None
+    if lines is not None and lines[0] > lines[1]:
+        return None, Problem(where, f"note {nid!r} has `lines: [{lines[0]}, {lines[1]}]`, "
+                             "which ends before it starts", "write `lines: [first, last]`")
+    quote = _quote(raw.get("quote"))
+    if quote is not None and not quote.exact.strip():
+        return None, Problem(where, f"note {nid!r} quotes only whitespace",
+                             "quote some code text")
+    note = Note(id=nid, path=str(path), body=str(raw["body"]), where=where,
+                symbol=str(raw["symbol"]) if "symbol" in raw else None,
+                lines=(lines[0], lines[1]) if lines else None, quote=quote,
+                fingerprint=str(raw["fingerprint"]) if "fingerprint" in raw else None,
+                line=int(raw["line"]) if "line" in raw else None, index=index)
+    return note, None
+
+
+def _quote(raw: Any) -> Quote | None:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return Quote(str(raw))
+    return Quote(str(raw["exact"]), str(raw.get("prefix", "")), str(raw.get("suffix", "")))

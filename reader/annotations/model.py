@@ -1,0 +1,183 @@
+"""The annotation model: articles, their notes and anchors, and a note resolved at a pin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from reader.errors import Location
+from reader.model import Span
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Exact code text with optional context, as in the W3C TextQuoteSelector."""
+
+    exact: str
+    prefix: str = ""
+    """Text that must immediately precede `exact` (disambiguates repeated quotes)."""
+    suffix: str = ""
+    """Text that must immediately follow `exact`."""
+
+
+@dataclass(frozen=True)
+class ReadSpec:
+    """One pinned file a page shows, optionally restricted to some symbols' spans."""
+
+    path: str
+    symbols: tuple[str, ...]
+    where: Location
+    """The `reads` item in the YAML file."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A titled block of Markdown prose between a page's intro and its source."""
+
+    title: str
+    body: str
+    where: Location
+
+
+@dataclass(frozen=True)
+class Note:
+    """A Markdown note anchored to pinned code by a symbol and/or a quote."""
+
+    id: str
+    path: str
+    """The pinned file (defaults to the article's first `reads` path)."""
+    body: str
+    where: Location
+    """The note's first line in its YAML file: where every problem with it is reported."""
+    symbol: str | None = None
+    lines: tuple[int, int] | None = None
+    """1-based, inclusive, relative to the symbol's first line (decorators included)."""
+    quote: Quote | None = None
+    fingerprint: str | None = None
+    """Hash of the anchored code when a person last accepted the note (`reader accept`)."""
+    line: int | None = None
+    """The anchored code's absolute first line when the note was last accepted."""
+    index: int = 0
+    """Position in the article's `notes` list."""
+
+
+@dataclass(frozen=True)
+class Article:
+    """One annotation file: a page's metadata, prose, the files it reads and its notes."""
+
+    title: str
+    slug: str
+    phase: int
+    kind: str
+    order: int
+    where: Location
+    """The YAML file itself (line 1)."""
+    summary: str = ""
+    reads: tuple[ReadSpec, ...] = ()
+    kernels: tuple[str, ...] = ()
+    intro: str = ""
+    sections: tuple[Section, ...] = ()
+    outro: str = ""
+    notes: tuple[Note, ...] = ()
+    key_lines: tuple[tuple[str, int], ...] = ()
+    """(top-level key, its line in the YAML), to locate problems in the prose."""
+
+    def line_of(self, key: str) -> int:
+        return dict(self.key_lines).get(key, 1)
+
+    def prose(self) -> list[tuple[str, Location]]:
+        """Every Markdown text of the page with where it sits, notes included."""
+        out = [(text, Location(self.where.path, self.line_of(key)))
+               for key, text in (("summary", self.summary), ("intro", self.intro),
+                                 ("outro", self.outro)) if text]
+        out += [(s.body, s.where) for s in self.sections]
+        out += [(n.body, n.where) for n in self.notes]
+        return out
+
+
+class Status(StrEnum):
+    """Where a note stands against the pinned code."""
+
+    OK = "ok"
+    """The anchored code is unchanged and at the recorded line."""
+    MOVED = "moved"
+    """The anchored code is unchanged but starts at another line than the recorded `line`."""
+    STALE = "stale"
+    """The anchored code changed since the note was accepted: a person must re-read it."""
+    ORPHANED = "orphaned"
+    """The symbol and the quote are both gone from the file."""
+    AMBIGUOUS = "ambiguous"
+    """Several equally good places match; reported, never guessed."""
+    UNFINGERPRINTED = "unfingerprinted"
+    """A new note that anchors fine but was never accepted (`reader accept` writes its fingerprint)."""
+    INVALID = "invalid"
+    """A new note that does not anchor at all: a mistake in the note (unknown symbol, no such quote)."""
+
+    @property
+    def is_finding(self) -> bool:
+        """Findings make `reader check` exit 1 (INVALID is an input error: exit 2)."""
+        return self in (Status.STALE, Status.ORPHANED, Status.AMBIGUOUS, Status.UNFINGERPRINTED)
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """What resolving one note against one file's text gives: a pure function of both."""
+
+    status: Status
+    span: Span | None
+    """The anchored lines, absolute; None when orphaned, ambiguous or invalid."""
+    fingerprint: str | None
+    """The fingerprint of the code at `span` now."""
+    message: str = ""
+    """Why the status is not ok (one line, without the location)."""
+    hint: str = ""
+    """What to do about it."""
+    candidates: tuple[Span, ...] = ()
+    """For ambiguous notes: every equally good match."""
+    acceptable: bool = True
+    """Whether `reader accept` may record this anchor (False when a note field must change first)."""
+
+
+@dataclass(frozen=True)
+class ResolvedNote:
+    """A note placed at its pin: which file, which lines, and in what state."""
+
+    note: Note
+    pin: str
+    path: str
+    anchor: Anchor
+
+    @property
+    def span(self) -> Span | None:
+        return self.anchor.span
+
+    @property
+    def status(self) -> Status:
+        return self.anchor.status
+
+
+class Severity(StrEnum):
+    """How a problem counts toward `reader check`'s exit code."""
+
+    ERROR = "error"
+    """An input error: bad YAML, schema, unknown pin/file/symbol/fact/kernel... (exit 2)."""
+    FINDING = "finding"
+    """The pinned code no longer supports a note, or a note was never accepted (exit 1)."""
+    NOTICE = "notice"
+    """Worth saying, changes nothing: a note whose unchanged code moved (exit 0)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One located problem; `str()` is the `path:line: message; what to do` line."""
+
+    where: Location
+    message: str
+    hint: str = ""
+    severity: Severity = Severity.ERROR
+    note: str = ""
+    """The note's id, when the problem is about one note."""
+    status: Status | None = None
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" + (f"; {self.hint}" if self.hint else "")

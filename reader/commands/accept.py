@@ -1,0 +1,86 @@
+"""`reader accept NOTE_ID... | --all | --moved`: record that a person re-read notes against the
+code (writes only their `fingerprint` and `line`)."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+from reader.annotations.accept import Stamp, stamp_notes
+from reader.annotations.load import load_all
+from reader.annotations.model import Note, ResolvedNote, Status
+from reader.annotations.resolve import resolve
+from reader.cache import atomic_write
+from reader.cli import progress
+from reader.corpus import Corpus, Project
+from reader.errors import InputError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("accept", help="record notes as re-read: update their fingerprint and line")
+    p.add_argument("ids", nargs="*", metavar="NOTE_ID", help="the notes to accept")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--all", action="store_true", help="every note that anchors")
+    group.add_argument("--moved", action="store_true", help="only notes whose code moved unchanged")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.project)
+    if bool(args.ids) == (args.all or args.moved):
+        raise InputError("name the notes to accept, or give --all or --moved (not both)",
+                         hint="e.g. 'reader accept pallas-call-signature'")
+    loaded = load_all(root)
+    problems = [p for f in loaded for p in f.problems]
+    if problems:
+        for p in problems:
+            print(f"reader: error: {p}", file=sys.stderr)
+        raise InputError(f"{len(problems)} input errors in annotations/; nothing accepted",
+                         hint="fix them first ('reader check' lists them)")
+    notes = [(f.path, n) for f in loaded if f.article for n in f.article.notes]
+    chosen = _select(notes, args.ids)
+    if not chosen:
+        print("reader accept: no notes", file=sys.stderr)
+        return 0
+    corpus = Corpus.open(Project.load(root), progress=progress)
+    resolved = [(path, resolve(note, corpus)) for path, note in chosen]
+    if args.moved:
+        resolved = [(p, r) for p, r in resolved if r.status is Status.MOVED]
+    return _stamp(root, resolved)
+
+
+def _select(notes: list[tuple[str, Note]], ids: list[str]) -> list[tuple[str, Note]]:
+    if not ids:
+        return notes
+    by_id = {n.id: (p, n) for p, n in notes}
+    for nid in ids:
+        if nid not in by_id:
+            close = difflib.get_close_matches(nid, list(by_id), n=1)
+            dym = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(f"no note with id {nid!r} in annotations/{dym}",
+                             hint="'reader check --format json' lists the note ids")
+    return [by_id[nid] for nid in dict.fromkeys(ids)]
+
+
+def _stamp(root: Path, resolved: list[tuple[str, ResolvedNote]]) -> int:
+    refused = 0
+    per_file: dict[str, dict[int, Stamp]] = {}
+    for path, r in resolved:
+        a, note = r.anchor, r.note
+        if a.status is Status.OK:
+            continue
+        if a.span is None or a.fingerprint is None or not a.acceptable:
+            refused += 1
+            print(f"reader: cannot accept: {note.where}: note {note.id!r} is {a.status.value}: "
+                  f"{a.message}; {a.hint}", file=sys.stderr)
+            continue
+        per_file.setdefault(path, {})[note.index] = Stamp(a.fingerprint, a.span.start)
+        print(f"{note.where}: accepted note {note.id!r} ({a.status.value}): "
+              f"fingerprint {a.fingerprint}, line {a.span.start}")
+    for path, stamps in sorted(per_file.items()):
+        file = root / path
+        text = file.read_bytes().decode("utf-8")
+        atomic_write(file, stamp_notes(text, stamps, path).encode("utf-8"))
+    return 1 if refused else 0
