@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from annotations_project import fixture
-
 from reader.annotations.anchor import fingerprint, resolve_text, split_lines
 from reader.annotations.model import Note, Quote, Status
 from reader.errors import Location
 from reader.model import Span
+from tests.annotations_project import fixture
 
 OLD, NEW = fixture("pallas_call", "0.10.1"), fixture("pallas_call", "0.10.2")
 FUSER_OLD, FUSER_NEW = fixture("fuser_utils", "0.10.1"), fixture("fuser_utils", "0.10.2")
