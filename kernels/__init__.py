@@ -39,6 +39,9 @@ class Lab:
 LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("first_kernels", "First kernels", "LAB·1.1", 1),
     Lab("tiled_matmul", "Tiled matmul", "LAB·1.2", 2),
+    Lab("pipelining", "Pipelining profile", "LAB·1.4", 3),
+    Lab("lowering_ladder", "The lowering ladder", "LAB·2.1", 4),
+    Lab("finding_the_spill", "Finding the spill", "LAB·2.2", 4),
 )}
 
 

@@ -1,0 +1,195 @@
+"""LAB·2.1 · The lowering ladder: one kernel through every IR a CPU host can reach.
+
+The same `pallas_call` is lowered five ways without any accelerator: the outer jaxpr (one
+`pallas_call` equation), the kernel jaxpr inside it, then, with `lowering_platforms` and
+`debug=True`, the Mosaic TPU module (what `tpu_custom_call` carries to the TPU compiler), the
+Triton IR (`tt.func`, selected by Triton `CompilerParams`) and the Mosaic GPU module (jax
+0.10.2's default GPU backend). Each rung is printed with its size and its most used ops, and
+saved for the site. A second kernel, a matmul, shows a rung that refuses: each backend is a
+dictionary from primitive to lowering rule, and Mosaic GPU's has no `dot_general` (a
+Hopper kernel uses `plgpu.wgmma` instead), so lowering raises rather than falling back.
+
+Exercises: jax/_src/pallas/pallas_call.py::_pallas_call_lowering, jax/_src/pallas/mosaic/pallas_call_registration.py::pallas_call_tpu_lowering_rule, jax/_src/pallas/mosaic/lowering.py::lower_jaxpr_to_pipelined_module, jax/_src/pallas/mosaic/lowering.py::lowering_rules, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/triton/lowering.py::triton_lowering_rules, jax/_src/pallas/mosaic_gpu/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/mosaic_gpu/lowering.py::mosaic_lowering_rules
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from kernels import _platform as plat
+
+SHAPE = (256, 128)
+BLOCK = (128, 128)
+
+
+def exp_add_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = jnp.exp(x_ref[...]) * 2.0 + y_ref[...]
+
+
+def matmul_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = jnp.dot(x_ref[...], y_ref[...], preferred_element_type=jnp.float32)
+
+
+def exp_add(x: jax.Array, y: jax.Array, *, debug: bool = False, compiler_params: Any = None,
+            interpret: bool = False) -> jax.Array:
+    spec = pl.BlockSpec(BLOCK, lambda i: (i, 0))
+    return pl.pallas_call(
+        exp_add_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(x.shape[0] // BLOCK[0],), in_specs=[spec, spec], out_specs=spec,
+        debug=debug, compiler_params=compiler_params, interpret=interpret)(x, y)
+
+
+def matmul(x: jax.Array, y: jax.Array, *, debug: bool = False, compiler_params: Any = None) -> jax.Array:
+    return pl.pallas_call(
+        matmul_kernel, out_shape=jax.ShapeDtypeStruct((x.shape[0], y.shape[1]), jnp.float32),
+        grid=(x.shape[0] // 128,),
+        in_specs=[pl.BlockSpec((128, x.shape[1]), lambda i: (i, 0)),
+                  pl.BlockSpec(y.shape, lambda i: (0, 0))],
+        out_specs=pl.BlockSpec((128, y.shape[1]), lambda i: (i, 0)),
+        debug=debug, compiler_params=compiler_params)(x, y)
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One IR on the way down: its name, the file it is saved as, and its text."""
+
+    name: str
+    filename: str
+    text: str
+
+    @property
+    def lines(self) -> int:
+        return len(self.text.splitlines())
+
+
+def _triton_params() -> Any:
+    from jax.experimental.pallas import triton as pltriton
+    return pltriton.CompilerParams(num_warps=4, num_stages=1)
+
+
+def debug_sections(fn: Callable[..., Any], args: tuple, platform: str) -> dict[str, str]:
+    """Lower `fn` for `platform` and split what `debug=True` printed into its titled sections."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.jit(fn).trace(*args).lower(lowering_platforms=(platform,))
+    sections: dict[str, str] = {}
+    title = None
+    for line in out.getvalue().splitlines():
+        m = re.match(r"The (.+?) for pallas_call ", line)
+        if m:
+            title = m.group(1)
+            sections[title] = ""
+        elif title is not None:
+            sections[title] += line + "\n"
+    return {k: v.strip() + "\n" for k, v in sections.items()}
+
+
+def ladder() -> list[Rung]:
+    x, y = plat.randn(4, SHAPE, SHAPE)
+    outer, kernel = plat.jaxpr_pair(exp_add, x, y)
+    tpu = debug_sections(lambda a, b: exp_add(a, b, debug=True), (x, y), "tpu")
+    triton = debug_sections(lambda a, b: exp_add(a, b, debug=True, compiler_params=_triton_params()),
+                            (x, y), "cuda")
+    mgpu = debug_sections(lambda a, b: exp_add(a, b, debug=True), (x, y), "cuda")
+    return [
+        Rung("outer jaxpr", "lowering_ladder.1.outer.jaxpr.txt", outer),
+        Rung("kernel jaxpr", "lowering_ladder.2.kernel.jaxpr.txt", kernel),
+        Rung("Mosaic TPU MLIR", "lowering_ladder.3.mosaic_tpu.mlir", tpu["Mosaic module"]),
+        Rung("Triton IR", "lowering_ladder.4.triton.ttir.mlir", triton["Triton module"]),
+        Rung("Mosaic GPU MLIR", "lowering_ladder.5.mosaic_gpu.mlir", mgpu["Mosaic GPU module"]),
+    ]
+
+
+def check() -> float:
+    """Max abs error of the ladder's kernel, run here (interpreted, or natively on a GPU)."""
+    x, y = plat.randn(4, SHAPE, SHAPE)
+    run = jax.jit(lambda a, b: exp_add(a, b, interpret=plat.interpret(),
+                                       compiler_params=plat.compiler_params()))
+    return plat.max_abs_error(run(x, y), jnp.exp(x) * 2.0 + y)
+
+
+def op_counts(mlir: str) -> collections.Counter[str]:
+    """How often each `dialect.op` appears as an operation in an MLIR text."""
+    ops = re.findall(r"^\s*(?:%[\w#:, %]+=\s*)?\"?([a-z_]+\.[a-z_][\w.]*)", mlir, re.MULTILINE)
+    return collections.Counter(ops)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A backend's answer to the matmul kernel: the lowered op count, or the error it raised."""
+
+    backend: str
+    has_rule: bool
+    outcome: str
+
+
+def refusals() -> list[Refusal]:
+    """Lower the matmul kernel to each backend and look its primitive up in each rule table."""
+    from jax._src.lax import lax as lax_internal
+    from jax._src.pallas.mosaic import lowering as tpu_lowering
+    from jax._src.pallas.mosaic_gpu import lowering as mgpu_lowering
+    from jax._src.pallas.triton import lowering as triton_lowering
+
+    dot = lax_internal.dot_general_p
+    tables = {
+        "Mosaic TPU": dot in tpu_lowering.lowering_rules[next(iter(tpu_lowering.lowering_rules))],
+        "Triton": dot in triton_lowering.triton_lowering_rules,
+        "Mosaic GPU": any(dot in t for t in mgpu_lowering.mosaic_lowering_rules.values()),
+    }
+    x, y = plat.randn(5, (256, 128), (128, 128))
+    calls = {"Mosaic TPU": ("tpu", None), "Triton": ("cuda", _triton_params()), "Mosaic GPU": ("cuda", None)}
+    out = []
+    for backend, (platform, params) in calls.items():
+        try:
+            sections = debug_sections(lambda a, b, p=params: matmul(a, b, debug=True, compiler_params=p),
+                                      (x, y), platform)
+            module = next(v for k, v in sections.items() if k != "kernel jaxpr" and "grid" not in k)
+            top = ", ".join(op for op, _ in op_counts(module).most_common(30) if "dot" in op or "matmul" in op)
+            outcome = f"lowered ({top})"
+        except Exception as e:  # noqa: BLE001 - the refusal is what the lab shows
+            outcome = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        out.append(Refusal(backend, tables[backend], outcome))
+    return out
+
+
+def artifacts(out_dir: Path) -> list[Path]:
+    """Every rung's text, one file per IR, for the lab page."""
+    return [plat.write(out_dir, r.filename, r.text) for r in ladder()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = plat.parser("lowering_ladder", __doc__)
+    p.add_argument("--out", type=Path, help="save every rung into this directory")
+    p.add_argument("--lines", type=int, default=18, help="lines of each rung to print (default 18)")
+    args = p.parse_args(argv)
+    print(f"lowering_ladder: o = exp(x) * 2 + y on {SHAPE} float32, blocks {BLOCK}; lowered on "
+          f"{jax.default_backend()} for tpu and cuda, no accelerator needed")
+    print(f"run {plat.where()}: max abs error vs jnp {check():.2e}")
+    for r in ladder():
+        top = ", ".join(f"{op} x{n}" for op, n in op_counts(r.text).most_common(6))
+        plat.banner(f"{r.name}: {r.lines} lines" + (f"; top ops: {top}" if top else ""))
+        print("\n".join(r.text.splitlines()[: args.lines]))
+        if r.lines > args.lines:
+            print(f"... ({r.lines - args.lines} more lines)")
+    plat.banner("a rung that refuses: the matmul kernel, and dot_general in each rule table")
+    for f in refusals():
+        print(f"{f.backend:11} rule for dot_general: {'yes' if f.has_rule else 'no '}  -> {f.outcome}")
+    if args.out:
+        for path in artifacts(args.out):
+            print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

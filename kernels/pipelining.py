@@ -1,0 +1,305 @@
+"""LAB·1.4 · Pipelining profile: the DMA and compute schedule of emit_pipeline, recorded.
+
+A TPU kernel's operands live in HBM; `pltpu.emit_pipeline` double-buffers their blocks in
+VMEM, starting the DMA of step s+1's blocks before step s computes and waiting on a DMA
+semaphore just before the data is needed. On a CPU the TPU interpreter
+(`pltpu.InterpretParams`) simulates HBM, VMEM, DMAs and semaphores; with
+`dma_execution_mode="eager"` each DMA is performed when it starts, and with its
+`LoggingMode.SEMAPHORE | SHARED_MEMORY` logging every buffer access, semaphore signal and wait
+is logged in program order. The lab runs a blocked matmul through emit_pipeline (simulating a
+TPU v5e through an abstract mesh, since the pipeline asks the chip for its tiling), turns the
+log into events (DMA start, DMA wait, compute step) and draws the timeline of DMA slots and
+compute as an SVG. What to read in it: every input DMA of step s+1 starts before compute
+step s, the output block stays in VMEM across the reduction axis and is written back once
+per output tile, and y's blocks are fetched again for every row of tiles.
+
+Exercises: jax/_src/pallas/mosaic/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic/pipeline.py::BufferedRef, jax/_src/pallas/mosaic/pipeline.py::Scheduler, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.wait_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_out, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_start, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_wait, jax/_src/pallas/mosaic/interpret/params.py::InterpretParams, jax/_src/pallas/mosaic/tpu_info.py::get_tpu_info
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+from kernels import _platform as plat
+from kernels._svg import PALETTE, Svg
+
+OPERANDS = ("x", "y", "o")
+INTERPRETER_LOGGER = "jax._src.pallas.mosaic.interpret.shared_memory"
+
+
+def body(x_ref, y_ref, o_ref):
+    # The output block is revisited along k (grid axis 2): zero it on the first visit.
+    @pl.when(pl.program_id(2) == 0)
+    def _init():
+        o_ref[...] = jnp.zeros_like(o_ref)
+
+    o_ref[...] += jnp.dot(x_ref[...], y_ref[...], preferred_element_type=jnp.float32)
+
+
+def pipelined_matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int],
+                     params: pltpu.InterpretParams) -> jax.Array:
+    (m, k), (_, n) = x.shape, y.shape
+    bm, bn, bk = block
+    grid = (m // bm, n // bn, k // bk)
+
+    def kernel(x_hbm, y_hbm, o_hbm):
+        pltpu.emit_pipeline(
+            body, grid=grid,
+            in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk)),
+                      pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+            out_specs=[pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j))],
+        )(x_hbm, y_hbm, o_hbm)
+
+    any_spec = pl.BlockSpec(memory_space=pl.ANY)
+    return pl.pallas_call(
+        kernel, out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        in_specs=[any_spec, any_spec], out_specs=any_spec, interpret=params)(x, y)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One step of the recorded schedule, in program order (`tick`)."""
+
+    tick: int
+    kind: str          # "start" | "wait" | "compute"
+    operand: str = ""  # x, y or o for a DMA
+    slot: int = -1     # the VMEM buffer slot of a DMA
+    region: str = ""   # the HBM block a DMA moves, e.g. "[0:8, 128:256]"
+    step: int = -1     # the compute step's index (grid point in order)
+
+
+@dataclass(frozen=True)
+class _Op:
+    name: str
+    fields: str
+    source: str
+
+
+def _ops(lines: list[str]) -> Iterator[_Op]:
+    """Regroup the interpreter's per-line log records into one record per operation."""
+    current: list[str] = []
+    for line in lines:
+        m = re.search(r"`(\w+)` -- (.*)$", line)
+        if not m:
+            continue
+        starts = m.group(2).startswith(("key=", "semaphore="))
+        if starts and current:
+            yield _op(current)
+            current = []
+        if starts or current:
+            current.append(line)
+    if current:
+        yield _op(current)
+
+
+def _op(lines: list[str]) -> _Op:
+    first = re.search(r"`(\w+)` -- (.*)$", lines[0])
+    last = re.search(r"-- (.*)$", lines[-1])
+    assert first is not None and last is not None
+    return _Op(first.group(1), first.group(2), last.group(1) if len(lines) > 1 else "")
+
+
+def _region(fields: str) -> tuple[int | None, str]:
+    """`(slot, "[a:b, c:d]")` from a `rnge=(...)` field; slot is None for an unslotted buffer."""
+    rnge = re.search(r"rnge=\((.*)\), in_bounds", fields)
+    text = rnge.group(1) if rnge else ""
+    slot = re.match(r"(\d+), ", text)
+    spans = re.findall(r"slice\((\d+), (\d+), 1\)", text)
+    return (int(slot.group(1)) if slot else None), "[" + ", ".join(f"{a}:{b}" for a, b in spans) + "]"
+
+
+def parse(lines: list[str], body_name: str = "body") -> list[Event]:
+    """Events from the interpreter log: DMA starts (get+store+signal), waits, compute steps."""
+    events: list[Event] = []
+    hbm_names: dict[str, str] = {}
+    vmem_names: dict[str, str] = {}
+    pending: list[_Op] = []
+    sem_owner: dict[str, Event] = {}
+    in_body = False
+    for op in _ops(lines):
+        key = re.search(r"key=\('(\w+)', (\d+)", op.fields)
+        if op.name == "allocate_buffer" and key and key.group(1) == "hbm":
+            hbm_names[key.group(2)] = OPERANDS[len(hbm_names) % len(OPERANDS)]
+            continue
+        if op.source.endswith(f"({body_name}).") and key and key.group(1) == "vmem":
+            if not in_body:
+                events.append(Event(len(events), "compute", step=sum(e.kind == "compute" for e in events)))
+            in_body = True
+            continue
+        in_body = False
+        if op.name in ("get_buffer_content", "store_buffer_content") and key:
+            pending.append(op)
+        elif op.name == "signal" and len(pending) >= 2:
+            event = _dma_start(len(events), pending[-2], pending[-1], hbm_names, vmem_names)
+            events.append(event)
+            sem_owner[re.findall(r"semaphore=(\d+)", op.fields)[0]] = event
+            pending.clear()
+        elif op.name == "wait":
+            started = sem_owner.get(re.findall(r"semaphore=(\d+)", op.fields)[0])
+            if started is not None:
+                events.append(Event(len(events), "wait", started.operand, started.slot, started.region))
+    return events
+
+
+def _dma_start(tick: int, src: _Op, dst: _Op, hbm: dict[str, str], vmem: dict[str, str]) -> Event:
+    src_key = re.findall(r"key=\('(\w+)', (\d+)", src.fields)[0]
+    dst_key = re.findall(r"key=\('(\w+)', (\d+)", dst.fields)[0]
+    if src_key[0] == "hbm":   # HBM -> VMEM: an input block arrives
+        vmem[dst_key[1]] = hbm.get(src_key[1], "?")
+        slot, _ = _region(dst.fields)
+        _, region = _region(src.fields)
+        return Event(tick, "start", vmem[dst_key[1]], slot if slot is not None else 0, region)
+    slot, _ = _region(src.fields)   # VMEM -> HBM: an output block leaves
+    _, region = _region(dst.fields)
+    return Event(tick, "start", hbm.get(dst_key[1], "?"), slot if slot is not None else 0, region)
+
+
+@contextlib.contextmanager
+def _captured_log() -> Iterator[list[str]]:
+    lines: list[str] = []
+
+    class _Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    logger, handler = logging.getLogger(INTERPRETER_LOGGER), _Handler()
+    old_level, old_propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+        logger.propagate = old_propagate
+
+
+def tpu_v5e_mesh() -> jax.sharding.AbstractMesh:
+    """An abstract one-device mesh whose device says it is a TPU v5e (for the tiling rules)."""
+    device = jax.sharding.AbstractDevice("TPU v5 lite", 1, "tpu")
+    return jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)
+
+
+@dataclass(frozen=True)
+class Profile:
+    grid: tuple[int, int, int]
+    error: float
+    events: tuple[Event, ...]
+
+
+def record(m: int = 16, n: int = 128, k: int = 384,
+           block: tuple[int, int, int] = (8, 128, 128)) -> Profile:
+    """Run the pipelined matmul under the TPU interpreter and return its recorded schedule."""
+    from jax._src.pallas.mosaic.interpret.params import LoggingMode
+
+    x, y = plat.randn(3, (m, k), (k, n))
+    params = pltpu.InterpretParams(dma_execution_mode="eager",
+                                   logging_mode=LoggingMode.SEMAPHORE | LoggingMode.SHARED_MEMORY)
+    fn = jax.jit(lambda a, b: pipelined_matmul(a, b, block, params))
+    with _captured_log() as lines, jax.sharding.use_abstract_mesh(tpu_v5e_mesh()):
+        out = jax.block_until_ready(fn(x, y))
+    error = plat.max_abs_error(out, jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST))
+    grid = (m // block[0], n // block[1], k // block[2])
+    return Profile(grid, error, tuple(parse(lines)))
+
+
+def describe(e: Event) -> str:
+    if e.kind == "compute":
+        return f"{e.tick:3}  compute step {e.step}"
+    direction = "HBM->VMEM" if e.operand != "o" else "VMEM->HBM"
+    what = "start DMA" if e.kind == "start" else "wait DMA "
+    return f"{e.tick:3}  {what} {e.operand}{e.region:16} {direction} slot {e.slot}"
+
+
+def timeline_svg(events: tuple[Event, ...] | list[Event]) -> str:
+    """DMA slots and compute as rows, program order as the x axis; a DMA spans start..wait."""
+    rows = sorted({(e.operand, e.slot) for e in events if e.kind != "compute"},
+                  key=lambda r: (OPERANDS.index(r[0]) if r[0] in OPERANDS else 9, r[1]))
+    labels = [f"DMA {op} slot {slot}" for op, slot in rows] + ["compute"]
+    cell, left, top, row_h = 14, 110, 40, 26
+    width = left + cell * (len(events) + 1) + 20
+    svg = Svg(width, top + row_h * len(labels) + 40, "emit_pipeline schedule under the TPU interpreter")
+    svg.text(left, 20, "program order (one tick per recorded DMA start, wait or compute step)", 12)
+    for r, label in enumerate(labels):
+        svg.text(left - 8, top + r * row_h + 17, label, 11, "end")
+        svg.line(left, top + r * row_h + row_h, width - 10, top + r * row_h + row_h, "#ddd")
+    open_dma: dict[tuple[str, int], Event] = {}
+    for e in events:
+        if e.kind == "compute":
+            y = top + len(rows) * row_h + 3
+            svg.rect(left + e.tick * cell, y, cell, row_h - 6, "#444", f"compute step {e.step}")
+            svg.text(left + e.tick * cell + cell / 2, y + 14, str(e.step), 9, "middle", "white")
+        elif e.kind == "start":
+            open_dma[(e.operand, e.slot)] = e
+        elif (start := open_dma.pop((e.operand, e.slot), None)) is not None:
+            r = rows.index((e.operand, e.slot))
+            color = PALETTE[OPERANDS.index(e.operand) % len(PALETTE)]
+            svg.rect(left + start.tick * cell, top + r * row_h + 3, (e.tick - start.tick + 1) * cell,
+                     row_h - 6, color, f"{e.operand}{e.region}: started at {start.tick}, waited at {e.tick}")
+    return svg.document()
+
+
+def artifacts(out_dir: Path) -> list[Path]:
+    """The timeline SVG and the event list, for the lab page."""
+    profile = record()
+    return [plat.write(out_dir, "pipelining.timeline.svg", timeline_svg(profile.events)),
+            plat.write(out_dir, "pipelining.events.txt", "\n".join(map(describe, profile.events)))]
+
+
+def summary(profile: Profile) -> list[str]:
+    starts = [e for e in profile.events if e.kind == "start"]
+    count = {op: sum(e.operand == op for e in starts) for op in OPERANDS}
+    steps = sum(e.kind == "compute" for e in profile.events)
+    return [f"compute steps: {steps} (grid {profile.grid})",
+            f"DMAs started: x {count['x']}, y {count['y']}, o {count['o']} (write-backs)",
+            f"steps whose inputs were prefetched during the previous step: {prefetched_steps(profile.events)}"]
+
+
+def prefetched_steps(events: tuple[Event, ...] | list[Event]) -> int:
+    """Compute steps s >= 1 whose input DMAs all started before compute step s-1."""
+    computes = [e for e in events if e.kind == "compute"]
+    count = 0
+    for prev, cur in zip(computes, computes[1:], strict=False):
+        waits = [e for e in events if e.kind == "wait" and e.operand != "o" and prev.tick < e.tick < cur.tick]
+        starts = [_start_of(events, w) for w in waits]
+        count += bool(waits) and all(s is not None and s.tick < prev.tick for s in starts)
+    return count
+
+
+def _start_of(events: tuple[Event, ...] | list[Event], wait: Event) -> Event | None:
+    earlier = [e for e in events if e.kind == "start" and e.tick < wait.tick
+               and (e.operand, e.slot, e.region) == (wait.operand, wait.slot, wait.region)]
+    return earlier[-1] if earlier else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = plat.parser("pipelining", __doc__)
+    p.add_argument("--svg", type=Path, help="also write the timeline SVG here")
+    args = p.parse_args(argv)
+    profile = record()
+    print(f"pipelining: x (16, 384) @ y (384, 128) through emit_pipeline, blocks (8, 128, 128); "
+          f"TPU interpreter (TPU v5e tiling), max abs error vs jnp {profile.error:.2e}")
+    plat.banner("the recorded schedule, in program order")
+    for e in profile.events:
+        print(describe(e))
+    plat.banner("what it shows")
+    print("\n".join(summary(profile)))
+    if args.svg:
+        args.svg.write_text(timeline_svg(profile.events))
+        print(f"\nwrote {args.svg}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
