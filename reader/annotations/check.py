@@ -126,7 +126,7 @@ def _check_article(article: Article, ctx: _Context) -> list[Problem]:
                                                       article.line_of("kernels")), ctx))
     read_paths = {r.path for r in article.reads}
     for note in article.notes:
-        if read_paths and note.path not in read_paths:
+        if read_paths and note.path not in read_paths and not file_problem(note.path, ctx.corpus):
             out.append(Problem(note.where, f"note {note.id!r} is on {note.path!r}, which the page "
                                            "does not read", "add the file to `reads` or fix `path`"))
     for text, loc in article.prose():

@@ -75,7 +75,7 @@ def load_file(path: Path, display: str) -> Loaded:
         data = read_yaml(text)
     except MarkedYAMLError as e:
         line = e.problem_mark.line + 1 if e.problem_mark is not None else 1
-        what = " ".join(str(x) for x in (e.context, e.problem) if x)
+        what = ": ".join(str(x) for x in (e.context, e.problem) if x)
         return _fail(display, line, f"malformed YAML: {what}", "fix the YAML syntax")
     if not isinstance(data, CommentedMap):
         return _fail(display, 1, "the file is not a YAML mapping",
@@ -156,9 +156,10 @@ def _explain(e: ValidationError, data: Any, display: str) -> list[Problem]:
     if v == "oneOf":
         return [Problem(loc, f"{what} must be a string or a mapping with `exact` "
                              "(and optional `prefix`, `suffix`)", "fix the quote")]
+    key = next((s for s in reversed(path) if isinstance(s, str)), "")
     if v == "type":
         return [Problem(loc, f"{what} must be {_a(e.validator_value)}, not {_yaml_type(inst)}",
-                        f"write {what} as {_a(e.validator_value)}")]
+                        _PATTERN_HINTS.get(key, f"write it as {_a(e.validator_value)}"))]
     if v == "enum":
         return [Problem(loc, f"{what} is {inst!r}, not one of {', '.join(map(str, e.validator_value))}",
                         "use one of those")]
@@ -173,7 +174,6 @@ def _explain(e: ValidationError, data: Any, display: str) -> list[Problem]:
     if v == "minLength":
         return [Problem(loc, f"{what} is empty", "write something or drop the key")]
     if v == "pattern":
-        key = next((s for s in reversed(path) if isinstance(s, str)), "")
         return [Problem(loc, f"{what} {inst!r} is malformed",
                         _PATTERN_HINTS.get(key, f"match {e.validator_value}"))]
     return [Problem(loc, f"{what}: {e.message}", "fix it to match the annotation schema")]

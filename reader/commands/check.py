@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from reader.annotations import check as checking
 from reader.annotations import report as printers
-from reader.annotations.check import check
 from reader.cli import progress
 from reader.corpus import Corpus, Project
 
@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     root = Path(args.project)
-    report = check(root, lambda: Corpus.open(Project.load(root), progress=progress))
+    report = checking.check(root, lambda: Corpus.open(Project.load(root), progress=progress),
+                            checking.installed_facts)
     if args.format == "json":
         print(printers.as_json(report))
     else:
