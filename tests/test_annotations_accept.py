@@ -121,6 +121,7 @@ def test_accept_by_id_after_a_pin_move(project, capsys):
     assert out == (f"annotations/a.yaml:9: accepted note 'impl' (moved): fingerprint "
                    f"{fingerprint(old, Span(impl, impl + 8))}, line {impl - 1}\n")
     assert err.startswith("reader: cannot accept: annotations/a.yaml:14: note 'gone' is orphaned: ")
+    assert err.endswith("\nreader accept: 1 accepted, 0 already ok, 1 refused\n")
     assert changed_lines(before, path.read_text()) == [f"-     line: {impl}", f"+     line: {impl - 1}"]
 
 

@@ -244,3 +244,17 @@ def test_schema_is_valid_and_shipped_as_package_data():
     Draft202012Validator.check_schema(schema())
     pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
     assert '"schema/*.json"' in pyproject
+
+
+def test_a_note_outside_the_shown_symbols_is_an_error(project, capsys):
+    write_annotation(project, "a", HEAD + "    symbols: [_pallas_call_impl]\nnotes:\n"
+                     + note("inside", "symbol: _pallas_call_impl", "quote: disable_jit")
+                     + note("outside", "symbol: _pallas_call_dce_rule"))
+    code, out = check(project, capsys)
+    assert code == 2
+    errors = [line for line in out if "unfingerprinted" not in line]
+    assert len(errors) == 1
+    assert errors[0].startswith("annotations/a.yaml:14: note 'outside' (lines ")
+    assert errors[0].endswith("is outside the symbols the page shows of "
+                              "jax/_src/pallas/pallas_call.py (_pallas_call_impl); add its symbol "
+                              "to `reads: symbols` or anchor the note inside them")

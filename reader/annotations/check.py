@@ -87,6 +87,7 @@ def check(root: Path, open_corpus: Callable[[], Corpus],
         problems += _check_article(article, ctx)
         resolved = resolve(article, corpus)
         problems += [p for r in resolved if (p := note_problem(r)) is not None]
+        problems += [p for r in resolved if (p := _outside_shown(article, r, corpus)) is not None]
         reports.append(ArticleReport(article.where.path, article.slug, resolved))
     problems.sort(key=lambda p: (p.where.path, p.where.line or 0))
     return CheckReport(len(loaded), tuple(reports), tuple(problems), known is not None)
@@ -99,9 +100,25 @@ def note_problem(r: ResolvedNote) -> Problem | None:
         return None
     if a.status is Status.INVALID:
         return Problem(at, f"note {nid!r}: {a.message}", a.hint, Severity.ERROR, nid, a.status)
-    severity = Severity.NOTICE if a.status is Status.MOVED else Severity.FINDING
+    severity = Severity.FINDING if a.status.is_finding else Severity.NOTICE
     return Problem(at, f"note {nid!r} is {a.status.value}: {a.message}", a.hint, severity, nid,
                    a.status)
+
+
+def _outside_shown(article: Article, r: ResolvedNote, corpus: Corpus) -> Problem | None:
+    """A note placed outside the symbols the page shows of its file would never be seen."""
+    reads = [read for read in article.reads if read.path == r.path]
+    span = r.anchor.span
+    if span is None or not reads or any(not read.symbols for read in reads):
+        return None
+    wanted = {name for read in reads for name in read.symbols}
+    shown = [s for s in symbols_in(corpus.read_text(r.pin, r.path)) if s.qualname in wanted]
+    if any(s.span.start <= span.start and span.end <= s.span.end for s in shown):
+        return None
+    return Problem(r.note.where, f"note {r.note.id!r} (lines {span.start}-{span.end}) is outside "
+                                 f"the symbols the page shows of {r.path} ({', '.join(sorted(wanted))})",
+                   "add its symbol to `reads: symbols` or anchor the note inside them",
+                   note=r.note.id)
 
 
 def _duplicate_ids(articles: list[Article]) -> list[Problem]:

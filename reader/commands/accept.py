@@ -65,11 +65,12 @@ def _select(notes: list[tuple[str, Note]], ids: list[str]) -> list[tuple[str, No
 
 
 def _stamp(root: Path, resolved: list[tuple[str, ResolvedNote]]) -> int:
-    refused = 0
+    refused = unchanged = 0
     per_file: dict[str, dict[int, Stamp]] = {}
     for path, r in resolved:
         a, note = r.anchor, r.note
         if a.status is Status.OK:
+            unchanged += 1
             continue
         if a.span is None or a.fingerprint is None or not a.acceptable:
             refused += 1
@@ -83,4 +84,7 @@ def _stamp(root: Path, resolved: list[tuple[str, ResolvedNote]]) -> int:
         file = root / path
         text = file.read_bytes().decode("utf-8")
         atomic_write(file, stamp_notes(text, stamps, path).encode("utf-8"))
+    accepted = sum(len(stamps) for stamps in per_file.values())
+    print(f"reader accept: {accepted} accepted, {unchanged} already ok, {refused} refused",
+          file=sys.stderr)
     return 1 if refused else 0
