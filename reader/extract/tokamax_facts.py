@@ -1,0 +1,193 @@
+"""Facts about tokamax's sm90 attention kernel: its tiling ladder, barriers, registers, smem budget.
+
+Every kernel parameter is parsed from the pinned source; the only numbers typed here are the
+hardware limits of compute capability 9.0 (H100 and H200 share the GH100 SM), cited below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from reader.extract.sm90_source import (
+    ARG_SPECS_PATH,
+    MGPU_CORE_PATH,
+    SM90_PATH,
+    Sm90Params,
+    Tiling,
+    sm90_params,
+)
+
+if TYPE_CHECKING:
+    from reader.corpus import Corpus
+
+# NVIDIA, "Tuning CUDA Applications for Hopper GPU Architecture"
+# (https://docs.nvidia.com/cuda/hopper-tuning-guide/index.html), Streaming Multiprocessor,
+# shared memory: an H100 SM has up to 228 KB of shared memory, of which CUDA reserves 1 KB
+# per thread block, so one block can address up to 227 KB. The same guide gives the register
+# file: 64K 32-bit registers per SM. H200 uses the same SM (compute capability 9.0), see
+# the CUDA C++ Programming Guide, "Technical Specifications per Compute Capability".
+HOPPER_SMEM_PER_SM_KIB = 228
+HOPPER_SMEM_PER_BLOCK_KIB = 227
+HOPPER_REGISTERS_PER_SM = 64 * 1024
+THREADS_PER_WARPGROUP = 128  # 4 warps of 32 threads (PTX ISA, "warpgroup").
+MBARRIER_BYTES = 8  # An mbarrier is an opaque 64-bit object in shared memory (PTX ISA).
+
+
+@dataclass(frozen=True)
+class SmemRow:
+    """Shared memory one tiling allocates, per head dimension (bf16, no bias, no mask)."""
+
+    tiling: Tiling
+    bytes_by_head_dim: tuple[int, ...]
+
+
+ELEMENT_BYTES = 2
+"""q, k, v and the output in 16 bits: the FA3 specs' bfloat16/float16, and the dtype the
+estimate assumes (`jnp.finfo(jnp.bfloat16).bits`)."""
+
+
+def _align(x: int, a: int) -> int:
+    return -(-x // a) * a
+
+
+def _padded_head_dim(p: Sm90Params, head_dim: int) -> int:
+    # `pad_head_dim`: the wgmma contracting dimension is a multiple of the minimum swizzle.
+    return _align(head_dim, 8 * p.min_swizzle // (8 * ELEMENT_BYTES))
+
+
+def smem_bytes(p: Sm90Params, t: Tiling, head_dim: int, residuals: bool = False) -> int:
+    """Bytes of shared memory the kernel allocates for `t` (no bias, no mask, long sequences).
+
+    Mirrors `scratch_shapes` in `flash_attention_kernel` and how Pallas sizes them: a `RefUnion`
+    takes its largest group, every ref starts on `SMEM_ALIGNMENT`, each scratch allocation is
+    rounded up to it, the in-kernel reductions reserve `reduction_scratch_bytes`, and every
+    mbarrier adds `MBARRIER_BYTES` after the buffers.
+    """
+    a, b, d = p.smem_alignment, ELEMENT_BYTES, _padded_head_dim(p, head_dim)
+    epi_d = p.epi_tile_bits // (8 * b)
+    epi_d = epi_d if d % epi_d == 0 else d
+    slots = min(p.max_epi_slots, (t.block_q // p.epi_tile_q) * (d // epi_d))
+    q = p.compute_wgs * t.block_q * d * b
+    k = v = t.num_stages * t.block_kv * d * b
+    o = p.compute_wgs * slots * p.epi_tile_q * epi_d * b
+    if residuals:  # `l_scratch` and `m_scratch`: one f32 per row of each compute warpgroup.
+        o = _align(_align(o, a) + p.compute_wgs * t.block_q * 4, a) + p.compute_wgs * t.block_q * 4
+    union = max(_align(q, a) + k, o)
+    barriers = p.fixed_barriers + p.stage_barriers * t.num_stages
+    return (_align(union, a) + _align(v, a) + _align(p.reduction_scratch_bytes, a)
+            + MBARRIER_BYTES * barriers)
+
+
+def estimate_bytes(p: Sm90Params, t: Tiling, head_dim: int) -> int:
+    """tokamax's own `_estimate_shared_mem_usage_bytes` for the same case (no bias, no mask)."""
+    tile_q = p.compute_wgs * t.block_q
+    block_d = _padded_head_dim(p, head_dim)
+    per_stage = t.block_kv * head_dim * ELEMENT_BYTES
+    q_k_elems = (tile_q + t.num_stages * t.block_kv) * block_d
+    out_elems = tile_q * head_dim
+    return max(q_k_elems, out_elems) * ELEMENT_BYTES + t.num_stages * per_stage + p.estimate_overhead
+
+
+def heuristic_tiling(p: Sm90Params, head_dim: int) -> Tiling:
+    """The config `get_heuristics_config` returns for this head dimension."""
+    fits = estimate_bytes(p, p.heuristic, head_dim) < p.budget_bytes
+    return p.heuristic if fits else p.fallback
+
+
+def smem_rows(p: Sm90Params) -> list[SmemRow]:
+    return [SmemRow(t, tuple(smem_bytes(p, t, d) for d in p.head_dims)) for t in p.candidates]
+
+
+def limit_bytes() -> int:
+    return HOPPER_SMEM_PER_BLOCK_KIB * 1024
+
+
+def smem_table(p: Sm90Params) -> str:
+    """The Markdown table: each candidate tiling, its allocation per head dim, fit or not."""
+    head = "| block_q | block_kv | stages | " + " | ".join(f"head_dim {d}" for d in p.head_dims) + " |"
+    rule = "|---:|---:|---:|" + "---:|" * len(p.head_dims)
+    lines = [head, rule]
+    for row in smem_rows(p):
+        cells = [f"{n / 1024:.1f} KiB {'✓' if n <= limit_bytes() else '✗'}" for n in row.bytes_by_head_dim]
+        t = row.tiling
+        lines.append(f"| {t.block_q} | {t.block_kv} | {t.num_stages} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One named number or text for `{{fact:NAME}}`, with where it comes from."""
+
+    name: str
+    value: int | str
+    about: str
+
+
+def _tiling_text(t: Tiling) -> str:
+    return f"block_q={t.block_q}, block_kv={t.block_kv}, num_stages={t.num_stages}"
+
+
+def _kib(n: int) -> str:
+    return f"{n / 1024:.1f}"
+
+
+def _per_head_dim(p: Sm90Params) -> list[Fact]:
+    out = []
+    for i, d in enumerate(p.head_dims):
+        fit = sum(r.bytes_by_head_dim[i] <= limit_bytes() for r in smem_rows(p))
+        h = heuristic_tiling(p, d)
+        out += [
+            Fact(f"tokamax.sm90.smem.fits.d{d}", fit, f"candidate tilings that fit at head_dim {d}"),
+            Fact(f"tokamax.sm90.smem.heuristic.d{d}", _tiling_text(h), f"heuristic config, head_dim {d}"),
+            Fact(f"tokamax.sm90.smem.first_choice_estimate.d{d}", estimate_bytes(p, p.heuristic, d),
+                 f"tokamax's estimate for its first-choice tiling at head_dim {d}, bytes"),
+            Fact(f"tokamax.sm90.smem.first_choice_alloc.d{d}", smem_bytes(p, p.heuristic, d),
+                 f"what the first-choice tiling allocates at head_dim {d}, bytes"),
+            Fact(f"tokamax.sm90.smem.heuristic_alloc_kib.d{d}", _kib(smem_bytes(p, h, d)),
+                 f"what the heuristic config allocates at head_dim {d}, KiB"),
+        ]
+    return out
+
+
+def sm90_facts(p: Sm90Params) -> list[Fact]:
+    """Every fact this module computes, in a stable order."""
+    regs = (p.compute_wgs * p.compute_registers + (p.num_warpgroups - p.compute_wgs)
+            * p.memory_registers) * THREADS_PER_WARPGROUP
+    ids = p.named_barrier_ids
+    return [
+        Fact("hopper.smem.per_sm_kib", HOPPER_SMEM_PER_SM_KIB, "Hopper tuning guide"),
+        Fact("hopper.smem.per_block_kib", HOPPER_SMEM_PER_BLOCK_KIB, "Hopper tuning guide"),
+        Fact("hopper.registers.per_sm", HOPPER_REGISTERS_PER_SM, "Hopper tuning guide"),
+        Fact("mosaic_gpu.smem_alignment", p.smem_alignment, "SMEM_ALIGNMENT"),
+        Fact("mosaic_gpu.reduction_scratch_bytes", p.reduction_scratch_bytes,
+             "CompilerParams.reduction_scratch_bytes default"),
+        Fact("tokamax.sm90.warpgroups", p.num_warpgroups, "num_threads of plgpu.kernel"),
+        Fact("tokamax.sm90.warpgroups.compute", p.compute_wgs, "compute_wgs"),
+        Fact("tokamax.sm90.registers.compute", p.compute_registers, "set_max_registers increase"),
+        Fact("tokamax.sm90.registers.memory", p.memory_registers, "set_max_registers decrease"),
+        Fact("tokamax.sm90.registers.total", regs, "registers the three warpgroups claim"),
+        Fact("tokamax.sm90.mbarriers.fixed", p.fixed_barriers, "q_barrier: one per compute warpgroup"),
+        Fact("tokamax.sm90.mbarriers.per_stage", p.stage_barriers, "mbarrier arrays sized max_stages"),
+        Fact("tokamax.sm90.mbarriers.per_stage_optional", p.optional_stage_barriers,
+             "bias and mask mbarrier arrays sized max_stages"),
+        Fact("tokamax.sm90.mbarriers.at_heuristic", p.fixed_barriers + p.stage_barriers
+             * p.heuristic.num_stages, "mbarriers without bias or mask at the heuristic's stages"),
+        Fact("tokamax.sm90.mbarriers.max", p.fixed_barriers + (p.stage_barriers + p.optional_stage_barriers)
+             * max(p.stages), "mbarriers with bias and mask at the deepest candidate pipeline"),
+        Fact("tokamax.sm90.named_barriers", len(ids), "hardware barrier ids used by bar.arrive/bar.sync"),
+        Fact("tokamax.sm90.named_barrier_ids", " and ".join(map(str, ids)), "their ids"),
+        Fact("tokamax.sm90.smem.budget_kib", p.budget_bytes // 1024, "budget in get_heuristics_config"),
+        Fact("tokamax.sm90.smem.estimate_overhead", p.estimate_overhead, "the estimate's extra bytes"),
+        Fact("tokamax.sm90.smem.candidates", len(p.candidates), "tilings get_autotuning_configs can offer"),
+        Fact("tokamax.sm90.smem.head_dims", ", ".join(map(str, p.head_dims)), "FA3 spec head dims"),
+        Fact("tokamax.sm90.smem.table", smem_table(p), "the budget table"),
+        *_per_head_dim(p),
+    ]
+
+
+def load_sm90_params(corpus: Corpus) -> Sm90Params:
+    """Read the three pinned files these facts come from."""
+    return sm90_params(corpus.read_text("tokamax", SM90_PATH),
+                       corpus.read_text("tokamax", ARG_SPECS_PATH),
+                       corpus.read_text("jax", MGPU_CORE_PATH))
