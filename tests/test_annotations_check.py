@@ -4,6 +4,8 @@ the statuses across a pin move, and the text, github and json formats."""
 from __future__ import annotations
 
 import json
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -258,3 +260,18 @@ def test_a_note_outside_the_shown_symbols_is_an_error(project, capsys):
     assert errors[0].endswith("is outside the symbols the page shows of "
                               "jax/_src/pallas/pallas_call.py (_pallas_call_impl); add its symbol "
                               "to `reads: symbols` or anchor the note inside them")
+
+
+def test_facts_come_from_reader_extract_facts(project, capsys, monkeypatch):
+    module = types.ModuleType("reader.extract.facts")
+    monkeypatch.setitem(sys.modules, "reader.extract.facts", module)
+    write_annotation(project, "a", HEAD + "summary: '{{fact:pallas_call.rules}} rules'\n")
+    code = main(["-C", str(project), "check"])
+    assert (code, capsys.readouterr().err) == (
+        2, "reader: error: reader.extract.facts has no compute_facts(corpus); give it "
+           "`compute_facts(corpus) -> dict[str, object]` (ARCHITECTURE.md)\n")
+    module.compute_facts = lambda corpus: {"pallas_call.rules": sorted(corpus.pins)}  # type: ignore[attr-defined]
+    assert check(project, capsys) == (0, [])
+    module.compute_facts = lambda corpus: {"pallas_call.rule": 5}  # type: ignore[attr-defined]
+    code, out = check(project, capsys, "--format", "json")
+    assert code == 2 and json.loads("\n".join(out))["facts_checked"] is True

@@ -15,7 +15,7 @@ from reader.annotations.markup import parse
 from reader.annotations.model import Article, Problem, ResolvedNote, Severity, Status
 from reader.annotations.resolve import file_problem, resolve, where
 from reader.corpus import Corpus
-from reader.errors import Location
+from reader.errors import BuildError, Location
 
 FactSource = Callable[[Corpus], Mapping[str, object] | None]
 """The computed facts by dotted name, or None when facts cannot be computed in this build."""
@@ -29,7 +29,11 @@ def installed_facts(corpus: Corpus) -> Mapping[str, object] | None:
         if e.name == "reader.extract.facts":
             return None
         raise
-    return module.compute_facts(corpus)
+    compute = getattr(module, "compute_facts", None)
+    if compute is None:
+        raise BuildError("reader.extract.facts has no compute_facts(corpus)",
+                         hint="give it `compute_facts(corpus) -> dict[str, object]` (ARCHITECTURE.md)")
+    return compute(corpus)
 
 
 @dataclass(frozen=True)
