@@ -210,6 +210,14 @@ def _scan_job(job: tuple[str, str, bool]) -> dict:
     return summarize(text, module, is_package).to_json()
 
 
+def corpus_key(corpus: Corpus, kind: str) -> str:
+    """A cache key for a result derived from the whole corpus: every pinned blob, and `kind`."""
+    h = hashlib.sha1(kind.encode())
+    for pin, path in corpus.all_files():
+        h.update(f"\0{pin}\0{path}\0{corpus.blob(pin, path)}".encode())
+    return h.hexdigest()
+
+
 def _cache_key(blob: str, module: str) -> str:
     return hashlib.sha1(f"{module}\0{blob}".encode()).hexdigest()
 

@@ -1,0 +1,370 @@
+"""The lowering rule tables of the three Pallas backends, read statically from the pinned source.
+
+Each backend keeps a dict from primitive to rule (TPU and Mosaic GPU one per key: core type, or
+lowering x primitive semantics), filled at import time by decorators, calls, loops, dict literals
+and `.update(...)`, from several modules. The evaluator (evaluate.py) runs those modules'
+top-level code symbolically; the `_Registry` hooks below record every write into a table.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+
+from reader.corpus import Corpus
+from reader.extract.evaluate import (
+    BoundMethod,
+    Call,
+    Const,
+    Evaluator,
+    Ext,
+    Func,
+    Hooks,
+    Lambda,
+    Mapping,
+    Obj,
+    Opaque,
+    Partial,
+    Result,
+    Seq,
+    Value,
+    assignment_at,
+    label,
+)
+from reader.extract.index import Index, corpus_key
+from reader.extract.references import Target
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where a backend keeps its table and the function that registers into it."""
+
+    name: str
+    module: str
+    table: str
+    registrar: str
+    prim_param: str
+    key_params: tuple[str, ...]
+    """The registrar's parameters that choose the table's key (none: a single table)."""
+    keys_are_a_collection: bool = False
+    """True when the one key parameter holds several keys (TPU's `kernel_types`)."""
+
+
+BACKENDS = (
+    Backend("tpu", "jax._src.pallas.mosaic.lowering", "lowering_rules",
+            "register_lowering_rule", "prim", ("kernel_types",), True),
+    Backend("triton", "jax._src.pallas.triton.lowering", "triton_lowering_rules",
+            "register_lowering", "primitive", ()),
+    Backend("mosaic_gpu", "jax._src.pallas.mosaic_gpu.lowering", "mosaic_lowering_rules",
+            "register_lowering_rule", "primitive", ("lowering_semantics", "primitive_semantics")),
+)
+BACKEND_NAMES = tuple(b.name for b in BACKENDS)
+
+
+@dataclass(frozen=True)
+class PrimRef:
+    """A primitive by its defining module and variable (`jax._src.pallas.primitives.load_p`)."""
+
+    module: str
+    """The defining module for a corpus primitive; for one outside the corpus, the module it was
+    imported through (`jax.lax`), since its definition is not in the pins."""
+    var: str
+    name: str
+    """The primitive's own name (`load`), which two primitives may share."""
+    in_corpus: bool
+
+    @property
+    def key(self) -> str:
+        """Identity across the tables: module + variable in the corpus; outside it, the variable
+        (jax re-exports one primitive under several modules, always as the same variable)."""
+        return f"{self.module}.{self.var}" if self.in_corpus else f"<external>.{self.var}"
+
+    @property
+    def dotted(self) -> str:
+        return f"{self.module}.{self.var}"
+
+
+@dataclass(frozen=True)
+class RuleRef:
+    """The rule as registered: its text and the function it comes down to."""
+
+    text: str
+    """As written: `_add_lowering_rule`, `functools.partial(_cmp_lowering_rule, prim)`, `lambda`."""
+    kind: str
+    """`function`, `partial` (of `qualname`), `lambda`, `call` (what a call to the factory
+    `qualname` returned), `variable` (an object held by `qualname`, e.g. a dispatch table)."""
+    module: str
+    path: str
+    qualname: str
+    """The function (or variable) behind the rule; a factory's name for a factory call."""
+    line: int
+    """The line of its `def` (or assignment, or lambda)."""
+    start: int
+    """Its first line, decorators included."""
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    backend: str
+    key: str
+    primitive: PrimRef
+    rule: RuleRef
+    path: str
+    line: int
+    """Where the registration happens (a decorator's line, a call's, an assignment's)."""
+    form: str
+    """`decorator`, `call`, `store` (`table[p] = f`) or `update` (`table.update({...})`)."""
+
+
+@dataclass(frozen=True)
+class RuleTable:
+    """One backend's table for one key, as it stands once every registering module ran."""
+
+    backend: str
+    key: str
+    entries: tuple[RuleEntry, ...]
+    overridden: tuple[RuleEntry, ...] = ()
+    """Registrations replaced by a later one for the same primitive."""
+
+    def primitives(self) -> set[str]:
+        return {e.primitive.key for e in self.entries}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> RuleTable:
+        def entry(d: dict) -> RuleEntry:
+            return RuleEntry(**{**d, "primitive": PrimRef(**d["primitive"]),
+                                "rule": RuleRef(**d["rule"])})
+        return cls(data["backend"], data["key"], tuple(entry(e) for e in data["entries"]),
+                   tuple(entry(e) for e in data["overridden"]))
+
+
+@dataclass(frozen=True)
+class _Registrar(Value):
+    backend: Backend
+
+
+@dataclass(frozen=True)
+class _RegCall(Value):
+    backend: Backend
+    params: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True)
+class _Table(Value):
+    backend: Backend
+    key: str | None = None
+    """None for the top-level dict of a keyed backend."""
+
+
+@dataclass
+class _Registry(Hooks):
+    """Evaluator hooks that record every registration into a backend table."""
+
+    index: Index
+    paths: dict[str, str]
+    log: list[RuleEntry] = field(default_factory=list)
+    _signatures: dict[str, list[tuple[str, ast.expr | None]]] = field(default_factory=dict)
+
+    def special(self, target: Target) -> Value | None:
+        for b in BACKENDS:
+            if target.kind == "def" and target.module == b.module:
+                if target.qualname == b.table:
+                    return _Table(b, None if b.key_params else "")
+                if target.qualname == b.registrar:
+                    return _Registrar(b)
+        return None
+
+    def subscript(self, container: Value, key: Value) -> Value | None:
+        if isinstance(container, _Table) and container.key is None:
+            return _Table(container.backend, label(key))
+        return None
+
+    def call(self, ev: Evaluator, call: Call) -> Value | None:
+        func = call.func
+        if isinstance(func, Partial) and isinstance(func.func, _Registrar):
+            kwargs = {**dict(func.kwargs), **dict(call.kwargs)}  # the call's keywords win
+            call = replace(call, func=func.func, args=func.args + call.args,
+                           kwargs=tuple(kwargs.items()))
+            func = func.func
+        if isinstance(func, _Registrar):
+            return _RegCall(func.backend, self._bind(ev, func.backend, call))
+        if isinstance(func, _RegCall) and call.args:
+            params = dict(func.params)
+            for key in self._keys(func.backend, params):
+                self._record(ev, func.backend, key, params.get(func.backend.prim_param),
+                             call.args[0], call.module, call.line, call.form)
+            return call.args[0]  # a registrar's decorator returns the rule unchanged
+        if (isinstance(func, BoundMethod) and isinstance(func.owner, _Table)
+                and func.name == "update" and call.args):
+            table, mapping = func.owner, call.args[0]
+            if isinstance(mapping, Mapping) and table.key is not None:
+                for prim, rule in mapping.items:
+                    self._record(ev, table.backend, table.key, prim, rule, call.module, call.line,
+                                 "update")
+            return Const("None")
+        return None
+
+    def store(self, ev: Evaluator, container: Value, key: Value, value: Value, module: str,
+              line: int) -> None:
+        if isinstance(container, _Table) and container.key is not None:
+            self._record(ev, container.backend, container.key, key, value, module, line, "store")
+
+    # binding a registrar's arguments ---------------------------------------------------
+    def _bind(self, ev: Evaluator, b: Backend, call: Call) -> tuple[tuple[str, Value], ...]:
+        sig = self._signature(ev, b)
+        positional = [name for name, _ in sig if not name.startswith("*")]
+        bound: dict[str, Value] = dict(zip(positional, call.args, strict=False))
+        bound.update(call.kwargs)
+        for name, default in sig:
+            if name not in bound and default is not None:
+                bound[name] = ev.eval(default, b.module)
+        return tuple(bound.items())
+
+    def _signature(self, ev: Evaluator, b: Backend) -> list[tuple[str, ast.expr | None]]:
+        """The registrar's parameters with their default expressions, read from its `def`."""
+        if b.name not in self._signatures:
+            sym = self.index.symbol(b.module, b.registrar)
+            node = next(n for n in ev.tree(b.module).body if isinstance(n, ast.FunctionDef)
+                        and sym is not None and n.lineno == sym.line)
+            a = node.args
+            pos = [*a.posonlyargs, *a.args]
+            defaults: list[ast.expr | None] = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+            sig = [(p.arg, d) for p, d in zip(pos, defaults, strict=True)]
+            sig += [(p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+            self._signatures[b.name] = sig
+        return self._signatures[b.name]
+
+    def _keys(self, b: Backend, params: dict[str, Value]) -> list[str]:
+        if not b.key_params:
+            return [""]
+        if b.keys_are_a_collection:
+            value = params.get(b.key_params[0])
+            items = value.items if isinstance(value, Seq) else ()
+            return [label(v) for v in items]
+        return [label(Seq(tuple(params.get(p, Opaque(p)) for p in b.key_params)))]
+
+    # recording -----------------------------------------------------------------------
+    def _record(self, ev: Evaluator, b: Backend, key: str, prim: Value | None, rule: Value,
+                module: str, line: int, form: str) -> None:
+        self.log.append(RuleEntry(b.name, key, self._prim(ev, prim), self._rule(rule),
+                                  self._path(module), line, form))
+
+    def _prim(self, ev: Evaluator, value: Value | None) -> PrimRef:
+        if isinstance(value, Obj) and value.kind == "variable":
+            return PrimRef(value.module, value.qualname, _prim_name(ev, value), True)
+        if isinstance(value, Ext):
+            module, _, var = value.dotted.rpartition(".")
+            return PrimRef(module, var, var.removesuffix("_p"), False)
+        return PrimRef("?", repr(value), "?", False)
+
+    def _rule(self, value: Value, text: str = "", kind: str = "") -> RuleRef:
+        if isinstance(value, Partial):
+            return self._rule(value.func, text or value.text, kind or "partial")
+        if isinstance(value, Result):
+            return self._rule(value.func, text or value.text, kind or "call")
+        if isinstance(value, Obj):
+            sym = self.index.symbol(value.module, value.qualname)
+            line = sym.line if sym else 0
+            return RuleRef(text or value.qualname, kind or _KINDS.get(value.kind, "variable"),
+                           value.module, self._path(value.module), value.qualname, line,
+                           sym.span.start if sym else line)
+        if isinstance(value, Func):
+            return RuleRef(text or value.name, kind or "function", value.module,
+                           self._path(value.module), value.name, value.line, value.start)
+        if isinstance(value, Lambda):
+            return RuleRef(text or "lambda", kind or "lambda", value.module,
+                           self._path(value.module), "<lambda>", value.line, value.line)
+        return RuleRef(text or repr(value), kind or "unknown", "", "", "", 0, 0)
+
+    def _path(self, module: str) -> str:
+        return self.paths.get(module, module)
+
+
+_KINDS = {"function": "function", "method": "function", "class": "class"}
+
+
+def _prim_name(ev: Evaluator, value: Obj) -> str:
+    """The name a primitive is created with (`Primitive("load")`), else its variable sans `_p`."""
+    sym = ev.index.symbol(value.module, value.qualname)
+    stmt = assignment_at(ev.tree(value.module), sym.line) if sym else None
+    call = stmt.value if stmt is not None else None
+    if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant) \
+            and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    return value.qualname.removesuffix("_p")
+
+
+def registering_modules(index: Index, read: Callable[[str], str]) -> list[str]:
+    """Corpus modules that mention a registrar or a table, in an order where each module comes
+    after the corpus modules it imports (the order Python would have run them in)."""
+    names = {b.registrar for b in BACKENDS} | {b.table for b in BACKENDS}
+    chosen = {m for m in index.summaries if any(n in read(m) for n in names)}
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(m: str) -> None:
+        if m in seen:
+            return
+        seen.add(m)
+        for dep in sorted(_imports(index, m)):
+            visit(dep)
+        if m in chosen:
+            order.append(m)
+
+    for m in sorted(chosen):
+        visit(m)
+    return order
+
+
+def _imports(index: Index, module: str) -> set[str]:
+    deps = set()
+    for bindings in index.summaries[module].bindings.values():
+        for b in bindings:
+            for m in (b.module, f"{b.module}.{b.attr}"):
+                if b.kind in ("module", "from") and m in index.summaries and m != module:
+                    deps.add(m)
+    return deps
+
+
+def rule_tables(index: Index, read: Callable[[str], str]) -> list[RuleTable]:
+    """Every backend's tables, each the state after all registering modules ran, by key."""
+    registry = _Registry(index, {m: p for m, (_, p) in index.files.items()})
+    ev = Evaluator(index, read, registry)
+    for module in registering_modules(index, read):
+        ev.run_module(module)
+    return _tables(registry.log)
+
+
+def _tables(log: list[RuleEntry]) -> list[RuleTable]:
+    """The final tables from the registration log: a later registration replaces an earlier one.
+    Backends come in BACKENDS order, keys in the order they were first registered into."""
+    final: dict[tuple[str, str], dict[str, RuleEntry]] = {}
+    overridden: dict[tuple[str, str], list[RuleEntry]] = {}
+    for e in log:
+        table = final.setdefault((e.backend, e.key), {})
+        if e.primitive.key in table:
+            overridden.setdefault((e.backend, e.key), []).append(table[e.primitive.key])
+        table[e.primitive.key] = e
+    first = {k: i for i, k in enumerate(final)}
+    order = {n: i for i, n in enumerate(BACKEND_NAMES)}
+    return [RuleTable(b, k, tuple(sorted(t.values(), key=lambda e: (e.path, e.line))),
+                      tuple(overridden.get((b, k), ())))
+            for (b, k), t in sorted(final.items(), key=lambda kv: (order[kv[0][0]], first[kv[0]]))]
+
+
+RULES_KIND = "rules-v3"
+
+
+def load_rules(corpus: Corpus, index: Index) -> list[RuleTable]:
+    """The rule tables of the pinned corpus: computed once per set of blobs, then cached."""
+    key = corpus_key(corpus, RULES_KIND)
+    data = corpus.cache.get_json(RULES_KIND, key)
+    if data is None:
+        tables = rule_tables(index, lambda m: corpus.read_text(*index.files[m]))
+        corpus.cache.put_json(RULES_KIND, key, [t.to_json() for t in tables])
+        return tables
+    return [RuleTable.from_json(t) for t in data]
