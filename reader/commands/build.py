@@ -1,0 +1,24 @@
+"""`reader build [--site DIR] [--jobs N]`: build the static site (mkdocs-material) into `site/`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from reader.cli import progress
+from reader.site import build_site
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("build", help="build the static site into site/ (swapped in only when complete)")
+    p.add_argument("--site", metavar="DIR", help="where the site goes (default: site/ in the project)")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="worker processes for rendering (default: one per core)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.project)
+    report = build_site(root, Path(args.site) if args.site else None, args.jobs or None, progress)
+    print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s")
+    return 0

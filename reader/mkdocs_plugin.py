@@ -1,0 +1,64 @@
+"""The mkdocs plugin `reader`: generates every page at build time, so `mkdocs build`/`serve` work too."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page as MkPage
+
+from reader.cache import Cache
+from reader.corpus import Corpus, Project
+from reader.errors import ReaderError
+from reader.render.generate import Generated, generate, nav_pages
+from reader.render.model import SLOT
+from reader.track import load_track
+
+log = logging.getLogger("mkdocs.plugins.reader")
+
+
+class ReaderConfig(Config):
+    track = c.Type(str, default="track.yaml")
+    """The outline, relative to mkdocs.yml."""
+    jobs = c.Type(int, default=0)
+    """Worker processes for rendering; 0 means one per core."""
+
+
+class ReaderPlugin(BasePlugin[ReaderConfig]):
+    """Adds the generated pages as in-memory files and puts each page's HTML in its slot."""
+
+    def __init__(self) -> None:
+        self.generated: Generated | None = None
+        self.bodies: dict[str, str] = {}
+
+    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
+        root = Path(config.config_file_path or "mkdocs.yml").resolve().parent
+        try:
+            corpus = Corpus.open(Project.load(root))
+            track = load_track(root / self.config.track)
+            self.generated = generate(corpus, track, corpus.cache, self.config.jobs or None)
+        except ReaderError as e:
+            raise PluginError(f"reader: {e}") from None
+        in_nav = nav_pages(self.generated.nav)
+        self.bodies = {}
+        for page in self.generated.pages:
+            level = InclusionLevel.INCLUDED if page.src_uri in in_nav else InclusionLevel.NOT_IN_NAV
+            files.append(File.generated(config, page.src_uri, content=page.markdown, inclusion=level))
+            self.bodies[page.src_uri] = page.html
+        config.nav = list(self.generated.nav)
+        log.info("reader: generated %d pages", len(self.generated.pages))
+        return files
+
+    def on_post_page(self, output: str, /, *, page: MkPage, config: MkDocsConfig) -> str:
+        body = self.bodies.get(page.file.src_uri)
+        if body is None:
+            return output
+        if SLOT not in output:
+            raise PluginError(f"reader: the page {page.file.src_uri} lost its content slot")
+        return output.replace(SLOT, body, 1)

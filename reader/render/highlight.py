@@ -1,0 +1,144 @@
+"""Highlighting: pygments over a whole file once, split into per-line HTML; links and hidden characters."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import pygments
+from pygments.lexers.python import PythonLexer
+from pygments.token import STANDARD_TYPES, Text, _TokenType
+
+from reader.cache import Cache
+
+HIGHLIGHT_VERSION = "1"
+"""Bump when the HTML this module writes changes: it is part of every cache key."""
+
+_CLASS: dict[_TokenType, str] = {}
+_HIDDEN_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e"
+                        r"\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]")
+_SEGMENT_RE = re.compile(r"(<[^>]*>)|(&[#\w]+;)|([^<&]+)")
+
+
+def css_class(ttype: _TokenType) -> str:
+    """The short pygments class of a token type (`k`, `nf`, `s2`...), '' for plain text."""
+    cls = _CLASS.get(ttype)
+    if cls is None:
+        t = ttype
+        while t not in STANDARD_TYPES:
+            t = t.parent
+        cls = "" if t in (Text, Text.Whitespace) else STANDARD_TYPES[t]
+        _CLASS[ttype] = cls
+    return cls
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python's tokenizer and `ast` count them: split on newlines only (not form feeds)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _hidden_mark(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    name = unicodedata.name(ch, "CONTROL CHARACTER")
+    label = f"U+{ord(ch):04X} {name}"
+    # One visible character in place of one invisible one, so columns stay right.
+    return f'<span class="rd-hidden" title="{label}" aria-label="{label}">\u2423</span>'
+
+
+def escape_code(text: str) -> str:
+    """HTML-escape code text; invisible and bidirectional control characters become visible marks."""
+    out = html.escape(text, quote=False)
+    return _HIDDEN_RE.sub(_hidden_mark, out) if _HIDDEN_RE.search(out) else out
+
+
+def hidden_characters(text: str) -> list[tuple[int, str]]:
+    """(line, `U+XXXX NAME`) for every invisible or bidirectional control character (Trojan Source)."""
+    found = []
+    for number, line in enumerate(split_lines(text), 1):
+        for m in _HIDDEN_RE.finditer(line):
+            ch = m.group(0)
+            found.append((number, f"U+{ord(ch):04X} {unicodedata.name(ch, 'CONTROL CHARACTER')}"))
+    return found
+
+
+def highlight_lines(text: str) -> list[str]:
+    """Python source as HTML, one string per line, each line's spans closed within it."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    lines: list[list[str]] = [[]]
+    for ttype, value in pygments.lex(text, lexer):
+        cls = css_class(ttype)
+        parts = value.split("\n")
+        for i, part in enumerate(parts):
+            if i:
+                lines.append([])
+            if part:
+                piece = escape_code(part)
+                lines[-1].append(f'<span class="{cls}">{piece}</span>' if cls else piece)
+    out = ["".join(parts) for parts in lines]
+    expected = len(split_lines(text))
+    return out[:expected] + [""] * (expected - len(out))
+
+
+def cache_key(blob: str) -> str:
+    return hashlib.sha1(f"{blob}:{pygments.__version__}:{HIGHLIGHT_VERSION}".encode()).hexdigest()
+
+
+def highlighted(cache: Cache | None, blob: str, text: str) -> list[str]:
+    """`highlight_lines(text)`, from the cache when this blob was highlighted by this version before."""
+    key = cache_key(blob)
+    if cache is not None:
+        hit = cache.get_text("highlight", key)
+        if hit is not None:
+            return hit.split("\n") if hit else []
+    lines = highlight_lines(text)
+    if cache is not None:
+        cache.put_text("highlight", key, "\n".join(lines))
+    return lines
+
+
+@dataclass(frozen=True)
+class LineLink:
+    """A link to wrap around `length` characters starting at 0-based column `col` of a line."""
+
+    col: int
+    length: int
+    href: str
+    title: str = ""
+
+
+def link_line(line_html: str, links: list[LineLink]) -> str:
+    """Wrap the characters each link covers in `<a>`; a link that would cross a tag is left out."""
+    if not links:
+        return line_html
+    pending = sorted(links, key=lambda k: k.col)
+    out: list[str] = []
+    col = 0
+    for m in _SEGMENT_RE.finditer(line_html):
+        tag, entity, run = m.groups()
+        if tag is not None:
+            out.append(tag)
+            continue
+        chars = [entity] if entity is not None else list(run)
+        start = col
+        col += len(chars)
+        while pending and pending[0].col < start:
+            pending.pop(0)  # began before this run: crosses a tag, so it is not linked
+        pieces, pos = [], 0
+        while pending and pending[0].col + pending[0].length <= col:
+            link = pending.pop(0)
+            a, b = link.col - start, link.col - start + link.length
+            if a < pos:
+                continue  # overlaps the previous link
+            title = f' title="{html.escape(link.title)}"' if link.title else ""
+            pieces += chars[pos:a] + [f'<a href="{html.escape(link.href)}"{title}>', *chars[a:b], "</a>"]
+            pos = b
+        out.append("".join(pieces + chars[pos:]))
+    return "".join(out)

@@ -1,0 +1,95 @@
+"""What the renderers take and give: resolved links, definitions with their uses, notes, pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reader.model import Symbol
+
+
+@dataclass(frozen=True)
+class Target:
+    """A place on the site: a page (its `src_uri`) and a fragment (`L12`), with a hover title."""
+
+    page: str
+    fragment: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class LinkedRef:
+    """An identifier at `line`, `col` (0-based), `length` characters, linking to its definition."""
+
+    line: int
+    col: int
+    length: int
+    target: Target
+
+
+@dataclass(frozen=True)
+class Use:
+    """One place that references a definition: a file, a line, and that file's page."""
+
+    path: str
+    line: int
+    page: str
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A symbol defined in a file and every place in the corpus (and the labs) that uses it."""
+
+    symbol: Symbol
+    uses: tuple[Use, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoteView:
+    """A note as pages show it: where it sits at the pin, its status, its body as safe HTML."""
+
+    id: str
+    article: str
+    """The slug of the article that holds the note."""
+    article_title: str
+    path: str
+    start: int | None
+    """First line at the pin; None when the note no longer anchors (orphaned, ambiguous)."""
+    end: int | None
+    status: str
+    """ok | moved | stale | orphaned | ambiguous"""
+    body_html: str
+    permalink: str = ""
+    """GitHub URL of the anchored lines at the pinned sha; '' when unanchored."""
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """One file as its pages show it: text, links out of it, what it defines and who uses that."""
+
+    pin: str
+    """The pin name, or '' for a lab's own file."""
+    path: str
+    blob: str
+    text: str
+    page: str
+    """The `src_uri` of the file's own page."""
+    permalink: str = ""
+    definitions: tuple[Definition, ...] = ()
+    refs: tuple[LinkedRef, ...] = ()
+    notes: tuple[NoteView, ...] = ()
+    labs: tuple[tuple[str, str], ...] = ()
+    """(lab page `src_uri`, lab title) of the labs that use this file."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """A generated page: Markdown for mkdocs (small, indexed by search) and HTML put in its slot."""
+
+    src_uri: str
+    title: str
+    markdown: str
+    html: str = ""
+
+
+SLOT = "<!-- reader:page-body -->"
+"""Where a page's HTML goes in mkdocs' output; it is put there after search has indexed the page."""

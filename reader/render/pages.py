@@ -1,0 +1,114 @@
+"""Source pages: a pinned (or lab) file in full, as in a code browser, with notes and where-used lists."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import defaultdict
+from typing import Sequence
+
+from markupsafe import Markup
+
+from reader.cache import Cache
+from reader.model import Symbol
+from reader.render.code import CodeLines, MarginNote, code_view
+from reader.render.highlight import LineLink, hidden_characters, highlighted, link_line, split_lines
+from reader.render.model import SLOT, NoteView, Page, SourceDoc
+from reader.render.templates import render
+from reader.render.urls import article_page, line_id, rel
+
+_RESERVED_ID = re.compile(r"^(L\d+|.*-L\d+|uses-.*|note-.*|rd-.*|__(?!.*__$).*)$")
+
+
+def page_markdown(title: str, indexed: str = "", hide: Sequence[str] = ()) -> str:
+    """The Markdown mkdocs reads for a generated page: front matter, indexed text, the slot."""
+    return render("page.md.j2", title=html.escape(title, quote=False), hide=list(hide),
+                  indexed=Markup(indexed), slot=Markup(SLOT))
+
+
+def symbol_anchors(symbols: Sequence[Symbol]) -> dict[int, tuple[str, ...]]:
+    """Element ids per line: each symbol's qualified name on its `def`/`class` line, once."""
+    seen: set[str] = set()
+    out: dict[int, list[str]] = defaultdict(list)
+    for s in symbols:
+        if s.qualname not in seen and not _RESERVED_ID.match(s.qualname):
+            seen.add(s.qualname)
+            out[s.line].append(s.qualname)
+    return {line: tuple(ids) for line, ids in out.items()}
+
+
+def name_column(line_text: str, symbol: Symbol) -> int | None:
+    """0-based column of a symbol's own name on its definition line."""
+    name = re.escape(symbol.name)
+    m = re.search(rf"\b(?:def|class)\s+({name})\b", line_text) or re.search(rf"\b({name})\b", line_text)
+    return m.start(1) if m else None
+
+
+def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str = "") -> list[str]:
+    """The file's highlighted lines with every resolved identifier linked, relative to `page`.
+
+    Each definition's own name links to its where-used entry on `uses_page` (the file's page).
+    """
+    lines = highlighted(cache, doc.blob, doc.text)
+    links: dict[int, list[LineLink]] = defaultdict(list)
+    for r in doc.refs:
+        links[r.line].append(LineLink(r.col, r.length, rel(page, r.target.page, r.target.fragment),
+                                      r.target.title))
+    if uses_page:
+        raw = split_lines(doc.text)
+        for d in doc.definitions:
+            col = name_column(raw[d.symbol.line - 1], d.symbol) if d.symbol.line <= len(raw) else None
+            if col is not None:
+                links[d.symbol.line].append(LineLink(col, len(d.symbol.name), rel(
+                    page, uses_page, _uses_id(d.symbol.qualname)), "where is this used?"))
+    return [link_line(text, links.get(n, [])) for n, text in enumerate(lines, 1)]
+
+
+def _uses_id(qualname: str) -> str:
+    return f"uses-{qualname}"
+
+
+def note_html(note: NoteView, page: str, own: bool, prefix: str = "") -> str:
+    """A note for the margin; on pages other than its article's it links back to the article."""
+    back = "" if own else rel(page, article_page(note.article), f"note-{note.id}")
+    first = line_id(note.start, prefix) if note.start is not None else ""
+    return render("note.j2", note=note, own=own, back=back, first_line=first,
+                  body=Markup(note.body_html))
+
+
+def margin_notes(notes: Sequence[NoteView], page: str, own: bool, prefix: str = "") -> list[MarginNote]:
+    return [MarginNote(n.start, n.end if n.end is not None else n.start, note_html(n, page, own, prefix))
+            for n in notes if n.start is not None]
+
+
+def _definitions(doc: SourceDoc, page: str) -> list[dict[str, object]]:
+    out = []
+    for d in doc.definitions:
+        by_file: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for use in d.uses:
+            by_file[(use.path, use.page)].append(use.line)
+        uses = [(path, rel(page, upage), [(n, rel(page, upage, line_id(n))) for n in sorted(set(ls))])
+                for (path, upage), ls in sorted(by_file.items())]
+        out.append({"id": _uses_id(d.symbol.qualname), "qualname": d.symbol.qualname,
+                    "kind": d.symbol.kind, "line": d.symbol.line, "uses": uses, "count": len(d.uses)})
+    return out
+
+
+def source_page(doc: SourceDoc, cache: Cache | None, title: str = "", commit: str = "",
+                release: str = "", commit_url: str = "") -> Page:
+    """The page of one whole file: every line, every link, every note on it from any article."""
+    page = doc.page
+    lines = linked_lines(doc, page, cache, uses_page=page)
+    anchors = symbol_anchors([d.symbol for d in doc.definitions])
+    code = code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, own=False))
+    articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
+                      key=lambda a: a[1])
+    body = render("source.j2", doc=doc, short=commit[:7], commit_url=commit_url, release=release,
+                  line_count=len(lines), code=Markup(code), hidden=hidden_characters(doc.text),
+                  labs=[(rel(page, lab), t) for lab, t in doc.labs], articles=articles,
+                  definitions=_definitions(doc, page))
+    names = " ".join(f"<code>{html.escape(d.symbol.qualname)}</code>" for d in doc.definitions
+                     if d.symbol.kind != "variable" or "." not in d.symbol.qualname)
+    indexed = f"<p>Defines {names}</p>" if names else ""
+    return Page(page, title or doc.path, page_markdown(title or doc.path, indexed, ["toc"]), body)
+

@@ -1,0 +1,108 @@
+"""`reader build`: mkdocs-material into a fresh folder beside `site/`, links checked, then swapped in."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from reader.errors import BuildError, Location
+from reader.linkcheck import check_links
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    site: Path
+    pages: int
+    seconds: float
+
+
+def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
+               progress: Callable[[str], None] = lambda _m: None) -> BuildReport:
+    """Build the site into a temporary folder next to `site_dir`, check it, and swap it in.
+
+    A failure at any step leaves the previous `site_dir` as it was.
+    """
+    root = root.resolve()
+    site_dir = (site_dir or root / "site").resolve()
+    site_dir.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    fresh = Path(tempfile.mkdtemp(prefix=".site-new-", dir=site_dir.parent))
+    try:
+        _mkdocs_build(root, fresh, jobs, progress)
+        progress("checking links")
+        problems = check_links(fresh)
+        if problems:
+            shown = "\n  ".join(str(p) for p in problems[:20])
+            more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+            raise BuildError(f"{len(problems)} broken internal link(s):\n  {shown}{more}",
+                             Location(str(site_dir)), "fix the links; the previous site is kept")
+        pages = sum(1 for _ in fresh.rglob("*.html"))
+        swap_in(fresh, site_dir)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    return BuildReport(site_dir, pages, time.perf_counter() - start)
+
+
+def swap_in(fresh: Path, site_dir: Path) -> None:
+    """Replace `site_dir` by `fresh` with two renames; the old site is removed only afterwards."""
+    old = None
+    if site_dir.exists():
+        old = Path(tempfile.mkdtemp(prefix=".site-old-", dir=site_dir.parent))
+        os.replace(site_dir, old / "site")
+    try:
+        os.replace(fresh, site_dir)
+    except BaseException:
+        if old is not None:
+            os.replace(old / "site", site_dir)
+            old.rmdir()
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None]) -> None:
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    config_file = root / "mkdocs.yml"
+    if not config_file.is_file():
+        raise BuildError("mkdocs.yml not found", Location(str(config_file)),
+                         "run reader build from the project root")
+    _quiet_mkdocs()
+    try:
+        config = load_config(str(config_file), site_dir=str(out), strict=True)
+        plugin = config.plugins.get("reader")
+        if plugin is None:
+            raise BuildError("mkdocs.yml does not enable the 'reader' plugin", Location(str(config_file)),
+                             "add '- reader' under 'plugins:'")
+        if jobs:
+            plugin.config.jobs = jobs  # type: ignore[attr-defined]
+        progress("generating pages and running mkdocs")
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except MkDocsException as e:
+        raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
+
+
+def _quiet_mkdocs() -> None:
+    """Show mkdocs' warnings (strict mode turns them into a failed build), not its info lines."""
+    logger = logging.getLogger("mkdocs")
+    if not any(getattr(h, "_reader", False) for h in logger.handlers):
+        handler = logging.StreamHandler()
+        handler.setLevel(logging.WARNING)
+        handler.setFormatter(logging.Formatter("  mkdocs: %(levelname)s %(message)s"))
+        handler._reader = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
