@@ -13,12 +13,9 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
 
-from reader.cache import Cache
-from reader.corpus import Corpus, Project
 from reader.errors import ReaderError
-from reader.render.generate import Generated, generate, nav_pages
+from reader.render.generate import Generated, generate_site, nav_pages
 from reader.render.model import SLOT
-from reader.track import load_track
 
 log = logging.getLogger("mkdocs.plugins.reader")
 
@@ -35,14 +32,15 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
 
     def __init__(self) -> None:
         self.generated: Generated | None = None
+        self.preloaded: Generated | None = None
+        """Set by `reader build`, which generates the pages before mkdocs runs."""
         self.bodies: dict[str, str] = {}
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         root = Path(config.config_file_path or "mkdocs.yml").resolve().parent
         try:
-            corpus = Corpus.open(Project.load(root))
-            track = load_track(root / self.config.track)
-            self.generated = generate(corpus, track, corpus.cache, self.config.jobs or None)
+            self.generated = self.preloaded or generate_site(root, self.config.track,
+                                                             self.config.jobs or None)
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None
         in_nav = nav_pages(self.generated.nav)

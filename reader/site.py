@@ -7,12 +7,13 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from reader.errors import BuildError, Location
 from reader.linkcheck import check_links
+from reader.render.generate import generate_site
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,8 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
+    from reader.mkdocs_plugin import ReaderPlugin
+
     config_file = root / "mkdocs.yml"
     if not config_file.is_file():
         raise BuildError("mkdocs.yml not found", Location(str(config_file)),
@@ -81,12 +84,13 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
     try:
         config = load_config(str(config_file), site_dir=str(out), strict=True)
         plugin = config.plugins.get("reader")
-        if plugin is None:
+        if not isinstance(plugin, ReaderPlugin):
             raise BuildError("mkdocs.yml does not enable the 'reader' plugin", Location(str(config_file)),
                              "add '- reader' under 'plugins:'")
-        if jobs:
-            plugin.config.jobs = jobs  # type: ignore[attr-defined]
-        progress("generating pages and running mkdocs")
+        progress("generating pages")
+        generated = generate_site(root, plugin.config.track, jobs)
+        plugin.preloaded = generated
+        progress(f"running mkdocs on {len(generated.pages)} pages")
         config.plugins.on_startup(command="build", dirty=False)
         try:
             build(config)

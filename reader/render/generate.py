@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from pathlib import Path
+from typing import Any
 
 from reader.cache import Cache
-from reader.corpus import Corpus
-from reader.extract.symbols import symbols_of
-from reader.model import Span, Symbol
-from reader.render.highlight import split_lines
-from reader.render.model import Definition, Page, SourceDoc
+from reader.corpus import Corpus, Project
+from reader.extract import Index, build_index
+from reader.model import module_of
+from reader.render.highlight import cache_key, highlighted, split_lines
+from reader.render.links import definitions, linked_refs
+from reader.render.model import Page, SourceDoc, Use
 from reader.render.overview import (
     EntryLink,
     FileInfo,
@@ -32,12 +35,11 @@ from reader.render.urls import (
     lab_page,
     phase_page,
     slugify,
+)
+from reader.render.urls import (
     source_page as source_uri,
 )
-from reader.track import Entry, Track
-
-T = TypeVar("T")
-R = TypeVar("R")
+from reader.track import Entry, Track, load_track
 
 
 @dataclass(frozen=True)
@@ -56,33 +58,10 @@ class PinnedFile:
     text: str
 
 
-def _symbols_task(args: tuple[Cache | None, str, str]) -> list[Symbol]:
-    cache, blob, text = args
-    key = f"{blob}-site1"
-    if cache is not None:
-        hit = cache.get_json("site-symbols", key)
-        if hit is not None:
-            return [Symbol(q, k, Span(a, b), line, sig) for q, k, a, b, line, sig in hit]
-    try:
-        symbols = symbols_of(text)
-    except SyntaxError:
-        symbols = []
-    if cache is not None:
-        cache.put_json("site-symbols", key, [[s.qualname, s.kind, s.span.start, s.span.end, s.line,
-                                              s.signature] for s in symbols])
-    return symbols
-
-
-def _source_page_task(args: tuple[SourceDoc, Cache | None, str, str, str]) -> Page:
-    doc, cache, commit, release, commit_url = args
-    return source_page(doc, cache, commit=commit, release=release, commit_url=commit_url)
-
-
-def pmap(fn: Callable[[T], R], items: Sequence[T], pool: Executor | None) -> list[R]:
-    """`map` over a process pool when there is one and enough work, in order."""
-    if pool is None or len(items) < 4:
-        return [fn(x) for x in items]
-    return list(pool.map(fn, items, chunksize=max(1, len(items) // 32)))
+def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None) -> Generated:
+    """Every page of the project at `root`: its pins, outline, annotations and labs."""
+    corpus = Corpus.open(Project.load(root))
+    return generate(corpus, load_track(root / track_file), corpus.cache, jobs)
 
 
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None) -> Generated:
@@ -90,22 +69,52 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     files = [PinnedFile(pin, path, corpus.blob(pin, path), corpus.read_text(pin, path))
              for pin, path in corpus.all_files()]
     workers = jobs or os.cpu_count() or 1
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
-    try:
-        symbols = pmap(_symbols_task, [(cache, f.blob, f.text) for f in files], pool)
-        docs = [SourceDoc(f.pin, f.path, f.blob, f.text, source_uri(f.path),
-                          corpus.permalink(f.pin, f.path),
-                          definitions=tuple(Definition(s) for s in syms))
-                for f, syms in zip(files, symbols)]
-        pins = corpus.pins
-        tasks = [(d, cache, pins[d.pin].commit, pins[d.pin].release,
-                  f"{pins[d.pin].repo.removesuffix('.git')}/tree/{pins[d.pin].commit}") for d in docs]
-        source_pages = pmap(_source_page_task, tasks, pool)
-    finally:
-        if pool is not None:
-            pool.shutdown()
+    index = build_index(corpus, cache, workers)
+    highlight_all(files, cache, workers)
+    docs = [source_doc(index, f, corpus.permalink(f.pin, f.path), {}) for f in files]
+    source_pages = [_source_page(d, corpus, cache) for d in docs]
     infos = [FileInfo(d.pin, d.path, len(split_lines(d.text)), len(d.notes)) for d in docs]
     return assemble(track, corpus, source_pages, infos)
+
+
+def _highlight_task(args: tuple[Cache, str, str]) -> None:
+    cache, blob, text = args
+    highlighted(cache, blob, text)
+
+
+def highlight_all(files: Sequence[PinnedFile], cache: Cache | None, workers: int) -> None:
+    """Fill the highlight cache for the files no earlier build highlighted, on every core.
+
+    Only text goes to the workers and nothing comes back but cache entries: pygments is the one
+    step costly enough to be worth a process pool.
+    """
+    if cache is None:
+        return
+    todo = [(cache, f.blob, f.text) for f in files
+            if cache.get_text("highlight", cache_key(f.blob)) is None]
+    if workers < 2 or len(todo) < 4:
+        for task in todo:
+            _highlight_task(task)
+        return
+    with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+        list(pool.map(_highlight_task, todo, chunksize=max(1, len(todo) // (8 * workers))))
+
+
+def source_doc(index: Index, f: PinnedFile, permalink: str,
+               extra_uses: dict[tuple[str, str], list[Use]]) -> SourceDoc:
+    """A pinned file with its definitions, their uses, and its references resolved to pages."""
+    module = module_of(f.path)
+    summary = index.summaries.get(module)
+    symbols = summary.symbols if summary is not None else ()
+    return SourceDoc(f.pin, f.path, f.blob, f.text, source_uri(f.path), permalink,
+                     definitions=definitions(index, module, symbols, extra_uses),
+                     refs=linked_refs(index, index.references(f.pin, f.path)) if summary else ())
+
+
+def _source_page(doc: SourceDoc, corpus: Corpus, cache: Cache | None) -> Page:
+    pin = corpus.pins[doc.pin]
+    return source_page(doc, cache, commit=pin.commit, release=pin.release,
+                       commit_url=f"{pin.repo.removesuffix('.git')}/tree/{pin.commit}")
 
 
 def assemble(track: Track, corpus: Corpus, source_pages: Iterable[Page],
@@ -117,7 +126,7 @@ def assemble(track: Track, corpus: Corpus, source_pages: Iterable[Page],
     phase_pages = []
     for phase in track.phases:
         links = [_entry_link(e, known_files) for e in phase.entries]
-        for entry, link in zip(phase.entries, links):
+        for link in links:
             if link.page not in pages:
                 pages[link.page] = placeholder_page(link.page, link.title, link.summary,
                                                     link.missing or "This page is being written.", phase)

@@ -115,7 +115,10 @@ class LineLink:
 
 
 def link_line(line_html: str, links: list[LineLink]) -> str:
-    """Wrap the characters each link covers in `<a>`; a link that would cross a tag is left out."""
+    """Wrap the characters each link covers in `<a>`; a link that would cross a tag is left out.
+
+    Columns count characters of the source line: an entity (`&lt;`) is one character, tags none.
+    """
     if not links:
         return line_html
     pending = sorted(links, key=lambda k: k.col)
@@ -123,22 +126,19 @@ def link_line(line_html: str, links: list[LineLink]) -> str:
     col = 0
     for m in _SEGMENT_RE.finditer(line_html):
         tag, entity, run = m.groups()
-        if tag is not None:
-            out.append(tag)
+        if tag is not None or entity is not None:
+            out.append(m.group(0))
+            col += entity is not None
             continue
-        chars = [entity] if entity is not None else list(run)
-        start = col
-        col += len(chars)
-        while pending and pending[0].col < start:
-            pending.pop(0)  # began before this run: crosses a tag, so it is not linked
-        pieces, pos = [], 0
-        while pending and pending[0].col + pending[0].length <= col:
+        start, col = col, col + len(run)
+        pos = 0
+        while pending and pending[0].col < col:
             link = pending.pop(0)
             a, b = link.col - start, link.col - start + link.length
-            if a < pos:
-                continue  # overlaps the previous link
+            if a < pos or b > len(run):
+                continue  # starts before this run or ends after it: crosses a tag; or overlaps
             title = f' title="{html.escape(link.title)}"' if link.title else ""
-            pieces += chars[pos:a] + [f'<a href="{html.escape(link.href)}"{title}>', *chars[a:b], "</a>"]
+            out.append(f'{run[pos:a]}<a href="{html.escape(link.href)}"{title}>{run[a:b]}</a>')
             pos = b
-        out.append("".join(pieces + chars[pos:]))
+        out.append(run[pos:])
     return "".join(out)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 import posixpath
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from reader.pins import Pin
 from reader.render.model import Page

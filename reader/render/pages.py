@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from markupsafe import Markup
 
@@ -39,9 +39,28 @@ def symbol_anchors(symbols: Sequence[Symbol]) -> dict[int, tuple[str, ...]]:
 
 def name_column(line_text: str, symbol: Symbol) -> int | None:
     """0-based column of a symbol's own name on its definition line."""
-    name = re.escape(symbol.name)
-    m = re.search(rf"\b(?:def|class)\s+({name})\b", line_text) or re.search(rf"\b({name})\b", line_text)
-    return m.start(1) if m else None
+    name = symbol.name
+    for keyword in ("def ", "class "):
+        at = line_text.find(keyword)
+        if at >= 0:
+            col = at + len(keyword)
+            while line_text[col:col + 1] == " ":
+                col += 1
+            if line_text.startswith(name, col):
+                return col
+    return _word_at(line_text, name)
+
+
+def _word_at(text: str, word: str) -> int | None:
+    """The first column where `word` occurs as a whole identifier."""
+    at = text.find(word)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + len(word)] if at + len(word) < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return at
+        at = text.find(word, at + 1)
+    return None
 
 
 def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str = "") -> list[str]:

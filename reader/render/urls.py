@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 
 
 def source_page(path: str) -> str:
@@ -36,10 +37,13 @@ def html_of(src_uri: str) -> str:
 
 def rel(from_src: str, to_src: str, fragment: str = "") -> str:
     """A relative link from page `from_src` to page `to_src` (both `src_uri`), with an optional `#fragment`."""
-    target = html_of(to_src)
-    here = posixpath.dirname(html_of(from_src))
-    link = "" if to_src == from_src and fragment else posixpath.relpath(target, here or ".")
+    link = "" if to_src == from_src and fragment else _relpath(from_src, to_src)
     return f"{link}#{fragment}" if fragment else link
+
+
+@lru_cache(maxsize=65536)
+def _relpath(from_src: str, to_src: str) -> str:
+    return posixpath.relpath(html_of(to_src), posixpath.dirname(html_of(from_src)) or ".")
 
 
 def slugify(text: str) -> str:

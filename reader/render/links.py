@@ -1,0 +1,50 @@
+"""Extraction's references and uses, turned into places on the site (pages and line anchors)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from reader.extract import Index
+from reader.model import Reference, Symbol
+from reader.render.model import Definition, LinkedRef, Target, Use
+from reader.render.urls import line_id, source_page
+
+
+def target_of(index: Index, module: str, qualname: str) -> Target | None:
+    """The page and line of a corpus definition (the page's top for a module), or None."""
+    found = index.definition_of(module, qualname)
+    if found is None:
+        return None
+    title = f"{module}.{qualname}" if qualname else module
+    fragment = line_id(found.symbol.line) if found.symbol is not None else ""
+    return Target(source_page(found.path), fragment, title)
+
+
+def linked_refs(index: Index, refs: Iterable[Reference]) -> tuple[LinkedRef, ...]:
+    out = []
+    for r in refs:
+        target = target_of(index, r.target_module, r.target_qualname)
+        if target is not None:
+            out.append(LinkedRef(r.line, r.col, r.length, target))
+    return tuple(out)
+
+
+def definitions(index: Index, module: str, symbols: Sequence[Symbol],
+                extra_uses: dict[tuple[str, str], list[Use]]) -> tuple[Definition, ...]:
+    """Each symbol of `module` with every use in the corpus and in `extra_uses` (the labs)."""
+    out = []
+    for s in symbols:
+        uses = [Use(u.path, u.line, source_page(u.path)) for u in index.where_used(module, s.qualname)]
+        uses += extra_uses.get((module, s.qualname), [])
+        out.append(Definition(s, tuple(uses)))
+    return tuple(out)
+
+
+def uses_from(refs_by_page: dict[tuple[str, str], Sequence[Reference]]) -> dict[tuple[str, str], list[Use]]:
+    """(module, qualname) -> uses, from references of files outside the corpus, keyed by (path, page)."""
+    out: dict[tuple[str, str], list[Use]] = defaultdict(list)
+    for (path, page), refs in refs_by_page.items():
+        for r in refs:
+            out[(r.target_module, r.target_qualname)].append(Use(path, r.line, page))
+    return out

@@ -1,0 +1,80 @@
+"""Highlighting: one pygments pass per file split into lines, links by column, hidden characters."""
+
+from __future__ import annotations
+
+from reader.cache import Cache
+from reader.render.highlight import (
+    LineLink,
+    cache_key,
+    hidden_characters,
+    highlight_lines,
+    highlighted,
+    link_line,
+    split_lines,
+)
+
+
+def test_lines_match_python_line_numbers():
+    text = "a = 1\n\x0cb = '''x\ny'''\n\n"
+    assert split_lines(text) == ["a = 1", "\x0cb = '''x", "y'''", ""]
+    assert len(highlight_lines(text)) == 4
+
+
+def test_leading_and_trailing_blank_lines_are_kept():
+    lines = highlight_lines("\n\nx = 1\n\n")
+    assert lines[:2] == ["", ""] and "x" in lines[2] and lines[3] == ""
+
+
+def test_spans_close_on_each_line_of_a_multiline_string():
+    lines = highlight_lines('s = """one\ntwo\nthree"""\n')
+    for line in lines:
+        assert line.count("<span") == line.count("</span>")
+    assert lines[1] == '<span class="s2">two</span>'
+
+
+def test_html_is_escaped():
+    (line,) = highlight_lines("x = a < b & c  # <script>\n")
+    assert "<script>" not in line and "&lt;script&gt;" in line and "&amp;" in line
+
+
+def test_bidi_and_invisible_characters_are_marked_one_for_one():
+    text = 'ok = "a\u202eb\u200bc\ufeff"\n'
+    (line,) = highlight_lines(text)
+    for ch in "\u202e\u200b\ufeff":
+        assert ch not in line
+    assert line.count('class="rd-hidden"') == 3
+    assert [n for _, n in hidden_characters(text)] == [
+        "U+202E RIGHT-TO-LEFT OVERRIDE", "U+200B ZERO WIDTH SPACE", "U+FEFF ZERO WIDTH NO-BREAK SPACE"]
+    # columns after a marked character still line up with the source
+    linked = link_line(line, [LineLink(0, 2, "#x")])
+    assert linked.startswith('<span class="n"><a href="#x">ok</a></span>')
+
+
+def test_link_line_wraps_the_identifier_at_its_column():
+    (line,) = highlight_lines("y = pl.BlockSpec(x) < z\n")
+    out = link_line(line, [LineLink(7, 9, "core.py.html#L5", "jax._src.pallas.core.BlockSpec")])
+    assert '<a href="core.py.html#L5" title="jax._src.pallas.core.BlockSpec">BlockSpec</a>' in out
+    # after an entity (`&lt;` is one character) columns still count source characters
+    out = link_line(line, [LineLink(22, 1, "#z")])
+    assert '<a href="#z">z</a>' in out
+
+
+def test_link_crossing_a_tag_or_overlapping_is_left_out():
+    (line,) = highlight_lines("a.b\n")
+    assert link_line(line, [LineLink(0, 3, "#ab")]) == line
+    out = link_line(line, [LineLink(0, 1, "#a"), LineLink(0, 1, "#again")])
+    assert out.count("<a ") == 1
+
+
+def test_link_hrefs_are_escaped():
+    (line,) = highlight_lines("x\n")
+    out = link_line(line, [LineLink(0, 1, 'a.html#"><script>', 'say "hi"')])
+    assert "<script>" not in out and "&quot;" in out
+
+
+def test_highlighting_is_cached_by_blob(tmp_path):
+    cache = Cache(tmp_path)
+    first = highlighted(cache, "ab" * 20, "x = 1\ny = 2\n")
+    assert cache.get_text("highlight", cache_key("ab" * 20)) == "\n".join(first)
+    cache.put_text("highlight", cache_key("ab" * 20), "from\ncache")
+    assert highlighted(cache, "ab" * 20, "x = 1\ny = 2\n") == ["from", "cache"]
