@@ -112,7 +112,7 @@ def test_the_real_site_builds_with_a_page_for_every_pinned_file(tmp_path):
     corpus = Corpus.open(Project.load(REPO_ROOT))
     report = build_site(REPO_ROOT, tmp_path / "site")
     site = tmp_path / "site"
-    for pin, path in corpus.all_files():
+    for _pin, path in corpus.all_files():
         assert (site / "source" / f"{path}.html").is_file(), path
     call = (site / "source/jax/_src/pallas/pallas_call.py.html").read_text()
     assert 'title="jax._src.pallas.core.BlockSpec">BlockSpec</a>' in call
