@@ -42,6 +42,9 @@ LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("pipelining", "Pipelining profile", "LAB·1.4", 3),
     Lab("lowering_ladder", "The lowering ladder", "LAB·2.1", 4),
     Lab("finding_the_spill", "Finding the spill", "LAB·2.2", 4),
+    Lab("flash_attention", "Flash attention, blind", "LAB·3.2", 5),
+    Lab("flash_attention_bwd", "The backward pass", "LAB·3.3", 5),
+    Lab("block_sparse", "Block-sparse attention", "LAB·3.4", 5),
 )}
 
 

@@ -1,0 +1,52 @@
+"""LAB·3.2: flash attention forward against jnp and against jax's TPU kernel (interpreted)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernels import _platform as plat
+from kernels import flash_attention as lab
+
+
+def test_matches_reference_and_the_tpu_kernel_to_1e_5():
+    for c in lab.check(seq=256, head_dim=64, block=64):
+        assert c.vs_reference <= 1e-5, c
+        assert c.vs_tpu_kernel <= 1e-5, c
+
+
+@pytest.mark.parametrize(("block_q", "block_k"), [(32, 64), (64, 32)])
+def test_unequal_blocks_causal(block_q, block_k):
+    q, k, v = plat.randn(2, *[(1, 1, 128, 32)] * 3)
+    out, lse = lab.flash_forward(q, k, v, causal=True, block_q=block_q, block_k=block_k)
+    assert plat.max_abs_error(out, lab.attention_reference(q, k, v, causal=True)) <= 1e-5
+    s = (q @ k.swapaxes(-1, -2))[0, 0] / 32 ** 0.5
+    s = s + lab.jnp.where(lab.jnp.tril(lab.jnp.ones((128, 128), bool)), 0.0, -lab.jnp.inf)
+    assert plat.max_abs_error(lse[0, 0], lab.jax.nn.logsumexp(s, axis=-1)) <= 1e-4
+
+
+def test_diagonal_test_block_counts():
+    n = lab.block_count(256, 256, 64, 64, causal=True)
+    assert (n.total, n.unmasked, n.masked, n.skipped) == (16, 6, 4, 6)
+    n = lab.block_count(256, 256, 64, 32, causal=True)
+    assert n.unmasked + n.masked == sum(-(-(r + 1) * 64 // 32) for r in range(4))
+    assert lab.block_count(256, 256, 64, 64, causal=False).skipped == 0
+
+
+def test_diagonal_predicates():
+    assert lab.below_or_on_diag(0, 64, 0, 64) and not lab.below_or_on_diag(0, 64, 1, 64)
+    assert lab.fully_below_diag(1, 64, 0, 64) and not lab.fully_below_diag(1, 64, 1, 64)
+    assert lab.diagonal_test_agrees(256, 64, 64)
+    # Odd block sizes expose the pinned kernel's strict `>`: row 2 meets column 2 exactly.
+    assert not lab.diagonal_test_agrees(9, 3, 1)
+
+
+def test_blocks_must_divide():
+    q = plat.randn(0, (1, 1, 96, 32))[0]
+    with pytest.raises(ValueError, match="must divide"):
+        lab.flash_forward(q, q, q, block_q=64, block_k=64)
+
+
+@pytest.mark.skipif(not plat.on_gpu(), reason=plat.NO_GPU_REASON)
+def test_native_gpu_matches_reference():
+    for c in lab.check(seq=256, head_dim=64, block=64, with_tpu_kernel=False):
+        assert c.vs_reference <= 1e-5
