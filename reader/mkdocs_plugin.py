@@ -14,8 +14,9 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
 
 from reader.errors import ReaderError
-from reader.render.generate import Generated, generate_site, nav_pages
+from reader.render.generate import generate_site
 from reader.render.model import SLOT
+from reader.render.navigation import Generated, nav_pages
 
 log = logging.getLogger("mkdocs.plugins.reader")
 

@@ -7,14 +7,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from reader.annotations.model import Article, Note, ReadSpec, Section
 from reader.cache import blob_sha
+from reader.errors import Location
 from reader.extract import index_from_sources
-from reader.render.generate import PinnedFile, source_doc
-from reader.render.markdown import render_markdown
+from reader.render.article import render_article
+from reader.render.content import article_doc
+from reader.render.generate import PinnedFile, source_doc, source_resolver
 from reader.render.model import NoteView, Page
 from reader.render.pages import source_page
+from reader.render.prose import Prose
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -53,30 +58,60 @@ def pallas_call(kernel, spec: BlockSpec):
 '''
 
 SOURCES = {"fixture/core.py": CORE, "fixture/call.py": CALL}
+SHA = "0" * 40
 PERMALINK = "https://example.invalid/repo/blob/{sha}/{path}"
+HOSTILE = "<script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)>"
+
+
+def _note(id: str, path: str, start: int, end: int, status: str, body: str,
+          article: str = "golden-article", title: str = "The golden article") -> NoteView:
+    link = PERMALINK.format(sha=SHA, path=path) + f"#L{start}-L{end}"
+    return NoteView(id, article, title, path, start, end, status, body, link)
+
 
 NOTES = (
-    NoteView("golden-blockspec", "golden-article", "The golden article", "fixture/core.py", 5, 11,
-             "ok", render_markdown("A spec is **frozen**: `replace` makes a new one.\n\n"
-                                   "<script>alert(1)</script> [x](javascript:alert(1))"),
-             PERMALINK.format(sha="0" * 40, path="fixture/core.py") + "#L5-L11"),
-    NoteView("golden-mapping", "other-article", "Another article", "fixture/core.py", 13, 14,
-             "stale", render_markdown("Called once per operand."),
-             PERMALINK.format(sha="0" * 40, path="fixture/core.py") + "#L13-L14"),
+    _note("golden-blockspec", "fixture/core.py", 5, 11, "ok",
+          "A spec is **frozen**: [[fixture/core.py::BlockSpec.to_block_mapping]] makes the mapping.\n\n"
+          + HOSTILE),
+    _note("golden-mapping", "fixture/core.py", 13, 14, "stale", "Called once per operand.",
+          "other-article", "Another article"),
+    _note("golden-call", "fixture/call.py", 5, 6, "ok",
+          "The caller, [[fixture/call.py::pallas_call|this function]]; see [[page:other-article]]."),
+)
+
+ARTICLE = Article(
+    "The golden article", "golden-article", 1, "article", 1, Location("annotations/golden.yaml", 1),
+    summary="A page <em>about</em> two files.",
+    reads=(ReadSpec("fixture/core.py", ("BlockSpec",), Location("annotations/golden.yaml", 5)),),
+    kernels=("first_kernels",),
+    intro="Read [[fixture/core.py::BlockSpec]] first. " + HOSTILE,
+    sections=(Section("Why blocks", "Because *tiles*.", Location("annotations/golden.yaml", 9)),),
+    outro="Then [[lab:first_kernels]].",
+    notes=(Note("golden-blockspec", "fixture/core.py", "", Location("annotations/golden.yaml", 12)),
+           Note("golden-call", "fixture/call.py", "", Location("annotations/golden.yaml", 14))),
 )
 
 
 def render_fixture() -> dict[str, str]:
-    """File name -> golden text: the page HTML and Markdown of both fixture files."""
+    """File name -> golden text: the page HTML and Markdown of both fixture files and an article."""
     index = index_from_sources(SOURCES, pin="fixture")
-    out = {}
+    docs = {}
     for path, text in SOURCES.items():
         f = PinnedFile("fixture", path, blob_sha(text.encode()), text)
-        doc = source_doc(index, f, PERMALINK.format(sha="0" * 40, path=path), {})
-        doc = doc.__class__(**{**doc.__dict__, "notes": tuple(n for n in NOTES if n.path == path)})
-        page: Page = source_page(doc, None, commit="0" * 40, release="fixture==1.0",
-                                 commit_url="https://example.invalid/repo/tree/" + "0" * 40)
-        stem = Path(path).stem
+        doc = source_doc(index, f, PERMALINK.format(sha=SHA, path=path), {})
+        docs[path] = replace(doc, notes=tuple(n for n in NOTES if n.path == path))
+    prose = Prose(source_resolver(index, docs), {"golden-article": ARTICLE.title,
+                                                 "other-article": "Another article"},
+                  {"first_kernels": "First kernels"}, {})
+    pages: list[Page] = [source_page(d, None, prose, commit=SHA, release="fixture==1.0",
+                                     commit_url="https://example.invalid/repo/tree/" + SHA)
+                         for d in docs.values()]
+    notes = [n for n in NOTES if n.article == ARTICLE.slug]
+    labs = {"first_kernels": ("labs/first_kernels.md", "First kernels")}
+    pages.append(render_article(article_doc(ARTICLE, notes, docs, index, labs, SHA), None, prose))
+    out = {}
+    for page in pages:
+        stem = Path(page.src_uri).name.removesuffix(".md").removesuffix(".py")
         out[f"{stem}.html"] = page.html
         out[f"{stem}.md"] = page.markdown
     return out
@@ -84,6 +119,8 @@ def render_fixture() -> dict[str, str]:
 
 def main() -> None:
     GOLDEN.mkdir(exist_ok=True)
+    for old in GOLDEN.iterdir():
+        old.unlink()
     for name, text in render_fixture().items():
         (GOLDEN / name).write_text(text, encoding="utf-8")
         print(f"wrote {GOLDEN / name}")

@@ -70,3 +70,35 @@ def test_search_indexes_names_not_code(rendered):
     md = rendered["core.md"]
     assert "<code>BlockSpec</code>" in md and "BlockMapping(self, grid)" not in md
     assert "<!-- reader:page-body -->" in md
+
+
+def test_article_shows_its_symbols_with_notes_beside_and_gaps_linked(rendered):
+    page = rendered["golden-article.html"]
+    ids = re.findall(r'<div class="rd-l" id="([\w-]+)">', page)
+    assert ids == [f"L{n}" for n in range(5, 15)] + ["call-L5", "call-L6"]
+    assert '<a href="../source/fixture/core.py.html#L1">lines 1–4 not shown</a>' in page
+    note = re.search(r'<div class="rd-note rd-status-ok" id="note-golden-blockspec">(.*?)</aside>',
+                     page, re.S).group(1)
+    assert "#L5-L11" in note and 'href="#L5"' in note
+    assert '<a href="../source/fixture/core.py.html#L13" rel="noopener noreferrer">' in note
+
+
+def test_article_notes_link_placeholders_and_stay_inert(rendered):
+    page = rendered["golden-article.html"] + rendered["golden-article.md"]
+    assert "<script" not in page and "onerror=alert" not in page.replace("&lt;img src=x onerror=", "")
+    assert 'href="../labs/first_kernels.html"' in page
+    assert '<a href="other-article.html" rel="noopener noreferrer">Another article</a>' in page
+    assert '<a href="../source/fixture/call.py.html#L5" rel="noopener noreferrer">this function</a>' in page
+
+
+def test_article_prose_is_indexed_and_code_is_not(rendered):
+    md = rendered["golden-article.md"]
+    intro, _, outro = md.partition("<!-- reader:page-body -->")
+    assert "Because <em>tiles</em>" in intro and 'id="rd-s-why-blocks"' in intro
+    assert "First kernels" in outro and 'class="rd-l"' not in md
+
+
+def test_notes_from_an_article_appear_on_the_source_page_with_a_link_back(rendered):
+    page = rendered["call.html"]
+    assert 'href="../../articles/golden-article.html#note-golden-call"' in page
+    assert 'href="../../articles/other-article.html#note-' not in page

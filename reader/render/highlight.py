@@ -6,6 +6,8 @@ import hashlib
 import html
 import re
 import unicodedata
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import pygments
@@ -142,3 +144,26 @@ def link_line(line_html: str, links: list[LineLink]) -> str:
             pos = b
         out.append(run[pos:])
     return "".join(out)
+
+
+def _highlight_task(args: tuple[Cache, str, str]) -> None:
+    cache, blob, text = args
+    highlighted(cache, blob, text)
+
+
+def highlight_all(files: Sequence[tuple[str, str]], cache: Cache | None, workers: int) -> None:
+    """Fill the highlight cache for the (blob, text) that no earlier build highlighted, on every core.
+
+    Only text goes to the workers and nothing comes back but cache entries: pygments is the one
+    step costly enough to be worth a process pool.
+    """
+    if cache is None:
+        return
+    todo = [(cache, blob, text) for blob, text in files
+            if cache.get_text("highlight", cache_key(blob)) is None]
+    if workers < 2 or len(todo) < 4:
+        for task in todo:
+            _highlight_task(task)
+        return
+    with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+        list(pool.map(_highlight_task, todo, chunksize=max(1, len(todo) // (8 * workers))))

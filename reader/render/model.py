@@ -57,7 +57,8 @@ class NoteView:
     end: int | None
     status: str
     """ok | moved | stale | orphaned | ambiguous"""
-    body_html: str
+    body: str
+    """Markdown, with the track's placeholders; rendered per page (links are relative)."""
     permalink: str = ""
     """GitHub URL of the anchored lines at the pinned sha; '' when unanchored."""
 

@@ -14,16 +14,20 @@ from reader.model import Symbol
 from reader.render.code import CodeLines, MarginNote, code_view
 from reader.render.highlight import LineLink, hidden_characters, highlighted, link_line, split_lines
 from reader.render.model import SLOT, NoteView, Page, SourceDoc
+from reader.render.prose import Prose
 from reader.render.templates import render
 from reader.render.urls import article_page, line_id, rel
 
 _RESERVED_ID = re.compile(r"^(L\d+|.*-L\d+|uses-.*|note-.*|rd-.*|__(?!.*__$).*)$")
 
 
-def page_markdown(title: str, indexed: str = "", hide: Sequence[str] = ()) -> str:
-    """The Markdown mkdocs reads for a generated page: front matter, indexed text, the slot."""
+def page_markdown(title: str, indexed: str = "", hide: Sequence[str] = (), after: str = "") -> str:
+    """The Markdown mkdocs reads for a generated page: front matter, indexed HTML, the slot.
+
+    `indexed` and `after` (HTML that goes before and after the slot) are what search indexes.
+    """
     return render("page.md.j2", title=html.escape(title, quote=False), hide=list(hide),
-                  indexed=Markup(indexed), slot=Markup(SLOT))
+                  indexed=Markup(indexed), slot=Markup(SLOT), after=Markup(after))
 
 
 def symbol_anchors(symbols: Sequence[Symbol]) -> dict[int, tuple[str, ...]]:
@@ -87,16 +91,18 @@ def _uses_id(qualname: str) -> str:
     return f"uses-{qualname}"
 
 
-def note_html(note: NoteView, page: str, own: bool, prefix: str = "") -> str:
+def note_html(note: NoteView, page: str, own: bool, prose: Prose, prefix: str = "") -> str:
     """A note for the margin; on pages other than its article's it links back to the article."""
     back = "" if own else rel(page, article_page(note.article), f"note-{note.id}")
     first = line_id(note.start, prefix) if note.start is not None else ""
     return render("note.j2", note=note, own=own, back=back, first_line=first,
-                  body=Markup(note.body_html))
+                  body=Markup(prose.html(note.body, page)))
 
 
-def margin_notes(notes: Sequence[NoteView], page: str, own: bool, prefix: str = "") -> list[MarginNote]:
-    return [MarginNote(n.start, n.end if n.end is not None else n.start, note_html(n, page, own, prefix))
+def margin_notes(notes: Sequence[NoteView], page: str, own: bool, prose: Prose,
+                 prefix: str = "") -> list[MarginNote]:
+    return [MarginNote(n.start, n.end if n.end is not None else n.start,
+                       note_html(n, page, own, prose, prefix))
             for n in notes if n.start is not None]
 
 
@@ -113,13 +119,13 @@ def _definitions(doc: SourceDoc, page: str) -> list[dict[str, object]]:
     return out
 
 
-def source_page(doc: SourceDoc, cache: Cache | None, title: str = "", commit: str = "",
-                release: str = "", commit_url: str = "") -> Page:
+def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = "",
+                commit: str = "", release: str = "", commit_url: str = "") -> Page:
     """The page of one whole file: every line, every link, every note on it from any article."""
     page = doc.page
     lines = linked_lines(doc, page, cache, uses_page=page)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
-    code = code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, own=False))
+    code = code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose))
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
     body = render("source.j2", doc=doc, short=commit[:7], commit_url=commit_url, release=release,

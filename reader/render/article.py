@@ -1,0 +1,94 @@
+"""Article pages: the prose, then each pinned file it reads, line by line, with its notes beside."""
+
+from __future__ import annotations
+
+import html
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from reader.cache import Cache
+from reader.render.code import CodeLines, code_view
+from reader.render.model import NoteView, Page, SourceDoc
+from reader.render.pages import linked_lines, margin_notes, page_markdown, symbol_anchors
+from reader.render.prose import Prose
+from reader.render.templates import render
+from reader.render.urls import article_page, rel, slugify
+
+
+@dataclass(frozen=True)
+class ReadView:
+    """One file an article reads: which spans it shows (all of it when empty)."""
+
+    doc: SourceDoc
+    spans: tuple[tuple[int, int], ...] = ()
+    symbols: tuple[str, ...] = ()
+    """The symbols the spans come from, for the section's caption."""
+
+
+@dataclass(frozen=True)
+class ArticleDoc:
+    slug: str
+    title: str
+    phase: int
+    summary: str = ""
+    intro: str = ""
+    sections: tuple[tuple[str, str], ...] = ()
+    """(title, Markdown) between the intro and the source."""
+    outro: str = ""
+    reads: tuple[ReadView, ...] = ()
+    notes: tuple[NoteView, ...] = ()
+    labs: tuple[tuple[str, str], ...] = ()
+    """(lab page `src_uri`, title)."""
+    commit: str = ""
+
+
+def line_prefixes(paths: Sequence[str]) -> dict[str, str]:
+    """Line-anchor prefixes: '' for the first file (`#L12`), a short unique name for the others."""
+    out = {paths[0]: ""} if paths else {}
+    for path in paths[1:]:
+        parts = path.removesuffix(".py").split("/")
+        for depth in range(1, len(parts) + 1):
+            prefix = slugify("-".join(parts[-depth:])) + "-"
+            if prefix not in out.values():
+                break
+        out[path] = prefix
+    return out
+
+
+def render_article(doc: ArticleDoc, cache: Cache | None, prose: Prose) -> Page:
+    """The article's page: intro and sections (indexed by search), the code and notes, the outro."""
+    here = article_page(doc.slug)
+    prefixes = line_prefixes([r.doc.path for r in doc.reads])
+    reads = [_read(r, prefixes[r.doc.path], doc, here, cache, prose) for r in doc.reads]
+    loose = [{"id": n.id, "path": n.path, "status": n.status, "body": Markup(prose.html(n.body, here))}
+             for n in doc.notes if n.start is None]
+    body = render("article.j2", reads=reads, loose=loose, short=doc.commit[:7],
+                  labs=[(rel(here, page), title) for page, title in doc.labs])
+    before = [f'<div class="rd-lede">{prose.html(doc.summary, here)}</div>' if doc.summary else "",
+              prose.html(doc.intro, here)]
+    for title, text in doc.sections:
+        before.append(f'<h2 id="rd-s-{slugify(title)}">{html.escape(title)}</h2>')
+        before.append(prose.html(text, here))
+    after = prose.html(doc.outro, here) if doc.outro else ""
+    markdown = page_markdown(doc.title, "\n".join(b for b in before if b), ["toc"], after=after)
+    return Page(here, doc.title, markdown, body)
+
+
+def _read(view: ReadView, prefix: str, article: ArticleDoc, here: str, cache: Cache | None,
+          prose: Prose) -> dict[str, object]:
+    doc = view.doc
+    notes = [n for n in article.notes if n.path == doc.path and n.start is not None]
+    spans = list(view.spans)
+    if spans:  # a note outside the symbols shown still shows, with its lines
+        spans += [(n.start, n.end if n.end is not None else n.start) for n in notes if n.start is not None]
+    lines = linked_lines(doc, here, cache, uses_page=doc.page)
+    anchors = symbol_anchors([d.symbol for d in doc.definitions]) if not prefix else {}
+    code = code_view(CodeLines(lines, prefix, anchors), margin_notes(notes, here, True, prose, prefix),
+                     spans or None, gap_href=rel(here, doc.page))
+    what = (f"{', '.join(view.symbols)} from {posixpath.basename(doc.path)}" if view.symbols
+            else f"all {len(lines)} lines")
+    return {"id": f"rd-read-{prefix or 'main-'}".rstrip("-"), "path": doc.path, "what": what,
+            "page_href": rel(here, doc.page), "permalink": doc.permalink, "code": Markup(code)}

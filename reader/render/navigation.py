@@ -1,0 +1,140 @@
+"""The outline matched against what exists: the nav, each phase's page, and placeholders for the rest."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reader.corpus import Corpus
+from reader.render.model import Page
+from reader.render.overview import (
+    EntryLink,
+    FileInfo,
+    home_page,
+    labs_index,
+    phase_overview,
+    phase_title,
+    placeholder_page,
+    source_index,
+)
+from reader.render.urls import (
+    HOME,
+    LABS_INDEX,
+    RULES,
+    SOURCE_INDEX,
+    article_page,
+    lab_page,
+    phase_page,
+    slugify,
+    source_page,
+)
+from reader.track import Entry, Phase, Track
+
+
+@dataclass(frozen=True)
+class Written:
+    """A page that exists (an article or a lab), as the outline is matched against it."""
+
+    kind: str
+    """article | lab"""
+    key: str
+    """The article's slug or the lab's module name."""
+    title: str
+    phase: int
+    order: int = 0
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Generated:
+    """Every page of the site and the navigation (mkdocs' `nav`), in the track's order."""
+
+    pages: tuple[Page, ...]
+    nav: tuple[Any, ...]
+
+
+def _norm(title: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
+def match(entry: Entry, written: Sequence[Written]) -> Written | None:
+    """The article or lab an outline entry names: by slug or lab name, else by title."""
+    kind = "lab" if entry.kind == "lab" else "article"
+    key = entry.ref if entry.kind == "lab" else entry.slug
+    for w in written:
+        if w.kind == kind and key and w.key == key:
+            return w
+    if entry.kind == "article":
+        for w in written:
+            if w.kind == "article" and _norm(w.title) == _norm(entry.ref):
+                return w
+    return None
+
+
+def entry_link(entry: Entry, written: Sequence[Written], files: set[str]) -> EntryLink:
+    """Where an outline entry points, and why it is a placeholder when nothing is written yet."""
+    if entry.kind == "source":
+        missing = "" if entry.ref in files else f"{entry.ref} is not among the fetched pinned files."
+        return EntryLink("source", entry.title, entry.summary, source_page(entry.ref), missing)
+    found = match(entry, written)
+    if entry.kind == "lab":
+        return EntryLink("lab", entry.title, entry.summary, lab_page(entry.ref),
+                         "" if found else f"The lab kernels/{entry.ref}.py is not in the repository yet.")
+    if found is not None:
+        return EntryLink("article", found.title, entry.summary or found.summary, article_page(found.key))
+    return EntryLink("article", entry.title, entry.summary, article_page(entry.slug or slugify(entry.ref)),
+                     "No annotation file in annotations/ holds this article yet.")
+
+
+def phase_links(phase: Phase, written: Sequence[Written], files: set[str]) -> list[EntryLink]:
+    """The phase's outline entries in order, then what is written for the phase but not outlined."""
+    links = [entry_link(e, written, files) for e in phase.entries]
+    named = {link.page for link in links}
+    extra = sorted((w for w in written if w.phase == phase.number), key=lambda w: (w.order, w.title))
+    for w in extra:
+        page = article_page(w.key) if w.kind == "article" else lab_page(w.key)
+        if page not in named:
+            links.append(EntryLink(w.kind, w.title, w.summary, page))
+    return links
+
+
+def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Sequence[Written],
+             infos: Sequence[FileInfo], extra_nav: Mapping[str, str] | None = None) -> Generated:
+    """The rendered pages with the outline's phase pages, placeholders, home and indexes, and the nav."""
+    pages: dict[str, Page] = {p.src_uri: p for p in rendered}
+    files = {i.path for i in infos}
+    nav: list[Any] = [{"Home": HOME}]
+    all_labs: list[EntryLink] = []
+    for phase in track.phases:
+        links = phase_links(phase, written, files)
+        for link in links:
+            if link.page not in pages:
+                pages[link.page] = placeholder_page(link.page, link.title, link.summary,
+                                                    link.missing or "This page is being written.", phase)
+        all_labs += [link for link in links if link.kind == "lab"]
+        overview = phase_overview(phase, links)
+        pages[overview.src_uri] = overview
+        nav.append({phase_title(phase): [phase_page(phase.number)]
+                    + [{link.title: link.page} for link in links]})
+    counts = {pin: len(corpus.files(pin)) for pin in corpus.pins}
+    pages[HOME] = home_page(track, list(corpus.pins.values()), counts, has_rules=RULES in pages)
+    pages[SOURCE_INDEX] = source_index(list(corpus.pins.values()), infos)
+    pages[LABS_INDEX] = labs_index(all_labs)
+    for title, page in (extra_nav or {}).items():
+        nav.append({title: page})
+    nav += [{"Labs": LABS_INDEX}, {"Source files": SOURCE_INDEX}]
+    return Generated(tuple(pages.values()), tuple(nav))
+
+
+def nav_pages(nav: Iterable[Any]) -> set[str]:
+    """Every page (`src_uri`) named in a mkdocs nav."""
+    out: set[str] = set()
+    for item in nav:
+        if isinstance(item, str):
+            out.add(item)
+        elif isinstance(item, dict):
+            for value in item.values():
+                out |= nav_pages([value]) if isinstance(value, str) else nav_pages(value)
+    return out

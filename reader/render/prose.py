@@ -1,0 +1,71 @@
+"""The track's Markdown on a page: placeholders resolved to links and facts, then rendered safely."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from reader.annotations.markup import Placeholder, substitute
+from reader.render.markdown import render_markdown
+from reader.render.model import Target
+from reader.render.urls import article_page, lab_page, rel
+
+SourceResolver = Callable[[str, str], Target | None]
+"""(path, qualname or '') -> where that definition (or file) is on the site, or None."""
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>])")
+
+
+def md_escape(text: str) -> str:
+    """Text that Markdown shows as it is."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _code(text: str) -> str:
+    ticks = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+@dataclass
+class Prose:
+    """Renders Markdown with `{{fact:..}}`, `[[path::symbol]]`, `[[lab:..]]`, `[[page:..]]`."""
+
+    source: SourceResolver
+    articles: Mapping[str, str] = field(default_factory=dict)
+    """slug -> title of every article on the site."""
+    labs: Mapping[str, str] = field(default_factory=dict)
+    """name -> title of every lab on the site."""
+    facts: Mapping[str, object] | None = None
+    """The computed facts by name; None when they could not be computed in this build."""
+    unresolved: list[str] = field(default_factory=list)
+    """Placeholders that linked nowhere, for the build to report."""
+
+    def html(self, text: str, page: str) -> str:
+        """`text` as safe HTML for `page`, links relative to it."""
+        return render_markdown(substitute(text, lambda p: self._placeholder(p, page)))
+
+    def _placeholder(self, p: Placeholder, page: str) -> str:
+        if p.kind == "fact":
+            if self.facts is not None and p.target in self.facts:
+                return md_escape(str(self.facts[p.target]))
+            self.unresolved.append(f"fact {p.target}")
+            return _code(f"{{{{fact:{p.target}}}}}")
+        if p.kind == "lab":
+            return self._link(p.label or self.labs.get(p.target, p.target),
+                              rel(page, lab_page(p.target)) if p.target in self.labs else "", p)
+        if p.kind == "page":
+            title = self.articles.get(p.target, p.target)
+            return self._link(p.label or title,
+                              rel(page, article_page(p.target)) if p.target in self.articles else "", p)
+        target = self.source(p.target, p.symbol)
+        href = rel(page, target.page, target.fragment) if target is not None else ""
+        return self._link(p.label, href, p, code=p.symbol or p.target)
+
+    def _link(self, label: str, href: str, p: Placeholder, code: str = "") -> str:
+        text = md_escape(label) if label else _code(code)
+        if not href:
+            self.unresolved.append(f"{p.kind} {p.target}{'::' + p.symbol if p.symbol else ''}")
+            return text
+        return f"[{text}](<{href}>)"
