@@ -44,6 +44,13 @@ def flash_attention_kernel(q, k, v):
       plgpu.set_max_registers(232, action="increase")
       a = functools.partial(common.bar_arrive, barrier_id=9 - wg, num_threads=256)
       b = functools.partial(common.bar_sync, barrier_id=8 + wg, num_threads=256)
+      pl.when(wg == 1)(b)
+      plgpu.barrier_wait(q_barrier)
+      def body():
+        a()
+        plgpu.barrier_wait(k_barrier.at[0])
+        plgpu.barrier_arrive(k_consumed_barrier.at[0])
+        b()
     def memory_wg():
       plgpu.set_max_registers(40, action="decrease")
   compute_wgs = 2
@@ -99,6 +106,7 @@ def test_classifies_barriers_and_reads_warpgroups():
     # bias and mask are assigned only under an `if`.
     assert (p.fixed_barriers, p.stage_barriers, p.optional_stage_barriers) == (2, 2, 2)
     assert p.named_barrier_ids == (8, 9)
+    assert (p.barrier_waits, p.barrier_arrives, p.named_barrier_uses) == (2, 1, 3)
     assert (p.num_warpgroups, p.compute_wgs) == (3, 2)
     assert (p.compute_registers, p.memory_registers) == (232, 40)
 

@@ -50,6 +50,12 @@ class Sm90Params:
     optional_stage_barriers: int
     """mbarrier arrays of `max_stages` entries allocated only with a bias or mask in smem."""
     named_barrier_ids: tuple[int, ...]
+    barrier_waits: int
+    """Call sites of `plgpu.barrier_wait` in the kernel."""
+    barrier_arrives: int
+    """Call sites of `plgpu.barrier_arrive` (arrivals a thread makes by hand, not by TMA)."""
+    named_barrier_uses: int
+    """Places the kernel calls, or hands to `pl.when`, a `bar.arrive`/`bar.sync` partial."""
     head_dims: tuple[int, ...]
     smem_alignment: int
     reduction_scratch_bytes: int
@@ -199,6 +205,15 @@ def _named_barrier_ids(fn: ast.FunctionDef, compute_wgs: int, path: str) -> tupl
     return tuple(sorted(ids))
 
 
+def _named_barrier_uses(fn: ast.FunctionDef) -> int:
+    """Uses of the names bound to `functools.partial(common.bar_*, barrier_id=...)`."""
+    names = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
+             for t in n.targets if isinstance(t, ast.Name)
+             and any(_keyword(c, "barrier_id") is not None for c in _calls(n.value, "partial"))}
+    return sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+               for n in ast.walk(fn))
+
+
 class _Substitute(ast.NodeTransformer):
     def __init__(self, name: str, value: int):
         self.name, self.value = name, value
@@ -257,6 +272,9 @@ def sm90_params(sm90: str, arg_specs: str, mgpu_core: str) -> Sm90Params:
         compute_registers=compute_regs, memory_registers=memory_regs,
         fixed_barriers=fixed, stage_barriers=stages, optional_stage_barriers=optional,
         named_barrier_ids=_named_barrier_ids(kern, compute_wgs, SM90_PATH),
+        barrier_waits=len(_calls(kern, "barrier_wait")),
+        barrier_arrives=len(_calls(kern, "barrier_arrive")),
+        named_barrier_uses=_named_barrier_uses(kern),
         head_dims=_loop_values(specs, "head_dim", ARG_SPECS_PATH),
         smem_alignment=_module_int(core, "SMEM_ALIGNMENT", MGPU_CORE_PATH),
         reduction_scratch_bytes=_field_default(core, "CompilerParams", "reduction_scratch_bytes",

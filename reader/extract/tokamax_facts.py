@@ -177,6 +177,11 @@ def sm90_facts(p: Sm90Params) -> list[Fact]:
              * max(p.stages), "mbarriers with bias and mask at the deepest candidate pipeline"),
         Fact("tokamax.sm90.named_barriers", len(ids), "hardware barrier ids used by bar.arrive/bar.sync"),
         Fact("tokamax.sm90.named_barrier_ids", " and ".join(map(str, ids)), "their ids"),
+        Fact("tokamax.sm90.barrier_waits", p.barrier_waits, "plgpu.barrier_wait call sites"),
+        Fact("tokamax.sm90.barrier_arrives", p.barrier_arrives, "plgpu.barrier_arrive call sites"),
+        Fact("tokamax.sm90.named_barrier_uses", p.named_barrier_uses, "bar.arrive/bar.sync uses"),
+        Fact("tokamax.sm90.hand_placed_barriers", p.barrier_waits + p.barrier_arrives
+             + p.named_barrier_uses, "every wait and arrival the kernel places by hand"),
         Fact("tokamax.sm90.smem.budget_kib", p.budget_bytes // 1024, "budget in get_heuristics_config"),
         Fact("tokamax.sm90.smem.estimate_overhead", p.estimate_overhead, "the estimate's extra bytes"),
         Fact("tokamax.sm90.smem.candidates", len(p.candidates), "tilings get_autotuning_configs can offer"),
