@@ -153,16 +153,19 @@ def test_pinned_kernel_facts(corpus):
     assert len(names) == len(set(names)) and all(FACT_NAME.match(n) for n in names)
     values = {f.name: f.value for f in facts}
     assert values["tokamax.sm90.smem.candidates"] == len(p.block_qs) * len(p.block_kvs) * len(p.stages)
-    table = str(values["tokamax.sm90.smem.table"]).splitlines()
-    assert len(table) == 2 + len(p.candidates)
-    for i, d in enumerate(p.head_dims):
-        column = [row.split("|")[4 + i] for row in table[2:]]
-        assert sum("✓" in cell for cell in column) == values[f"tokamax.sm90.smem.fits.d{d}"]
-        assert all(("✓" in cell) != ("✗" in cell) for cell in column)
-    # The heuristic's pick always fits; its first choice does not at the largest head dim.
-    for d in p.head_dims:
+    for j, d in enumerate(p.head_dims, 1):
+        assert values[f"tokamax.sm90.smem.col{j}"] == d
+        cells = [str(values[f"tokamax.sm90.smem.row{i}.col{j}"]) for i in range(1, len(p.candidates) + 1)]
+        assert all(c.endswith((" KiB ✓", " KiB ✗")) for c in cells)
+        assert sum(c.endswith("✓") for c in cells) == values[f"tokamax.sm90.smem.col{j}.fits"]
+        # The heuristic's pick always fits, and its estimate errs on the safe side.
         assert tf.smem_bytes(p, tf.heuristic_tiling(p, d), d) <= tf.limit_bytes()
-    assert values[f"tokamax.sm90.smem.heuristic.d{max(p.head_dims)}"] == (
+        estimate = int(values[f"tokamax.sm90.smem.col{j}.first_choice_estimate"])
+        assert estimate >= int(values[f"tokamax.sm90.smem.col{j}.first_choice_alloc"])
+    assert f"tokamax.sm90.smem.row{len(p.candidates) + 1}" not in values
+    # At the largest head dim the first choice does not fit and the fallback is taken.
+    last = len(p.head_dims)
+    assert values[f"tokamax.sm90.smem.col{last}.heuristic"] == (
         f"block_q={p.fallback.block_q}, block_kv={p.fallback.block_kv}, "
         f"num_stages={p.fallback.num_stages}")
 

@@ -103,18 +103,6 @@ def limit_bytes() -> int:
     return HOPPER_SMEM_PER_BLOCK_KIB * 1024
 
 
-def smem_table(p: Sm90Params) -> str:
-    """The Markdown table: each candidate tiling, its allocation per head dim, fit or not."""
-    head = "| block_q | block_kv | stages | " + " | ".join(f"head_dim {d}" for d in p.head_dims) + " |"
-    rule = "|---:|---:|---:|" + "---:|" * len(p.head_dims)
-    lines = [head, rule]
-    for row in smem_rows(p):
-        cells = [f"{n / 1024:.1f} KiB {'✓' if n <= limit_bytes() else '✗'}" for n in row.bytes_by_head_dim]
-        t = row.tiling
-        lines.append(f"| {t.block_q} | {t.block_kv} | {t.num_stages} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 @dataclass(frozen=True)
 class Fact:
     """One named number or text for `{{fact:NAME}}`, with where it comes from."""
@@ -132,20 +120,38 @@ def _kib(n: int) -> str:
     return f"{n / 1024:.1f}"
 
 
+def _cell(n: int) -> str:
+    return f"{_kib(n)} KiB {'✓' if n <= limit_bytes() else '✗'}"
+
+
+def _table_facts(p: Sm90Params) -> list[Fact]:
+    """The budget table as one fact per row label and cell: `row{i}`, `row{i}.col{j}`, `col{j}`."""
+    out = []
+    for i, row in enumerate(smem_rows(p), 1):
+        t = row.tiling
+        out.append(Fact(f"tokamax.sm90.smem.row{i}", f"{t.block_q} × {t.block_kv} × {t.num_stages}",
+                        "block_q × block_kv × num_stages of candidate i"))
+        out += [Fact(f"tokamax.sm90.smem.row{i}.col{j}", _cell(n), "allocation, and whether it fits")
+                for j, n in enumerate(row.bytes_by_head_dim, 1)]
+    return out
+
+
 def _per_head_dim(p: Sm90Params) -> list[Fact]:
     out = []
-    for i, d in enumerate(p.head_dims):
-        fit = sum(r.bytes_by_head_dim[i] <= limit_bytes() for r in smem_rows(p))
+    for j, d in enumerate(p.head_dims, 1):
+        fit = sum(r.bytes_by_head_dim[j - 1] <= limit_bytes() for r in smem_rows(p))
         h = heuristic_tiling(p, d)
+        col = f"tokamax.sm90.smem.col{j}"
         out += [
-            Fact(f"tokamax.sm90.smem.fits.d{d}", fit, f"candidate tilings that fit at head_dim {d}"),
-            Fact(f"tokamax.sm90.smem.heuristic.d{d}", _tiling_text(h), f"heuristic config, head_dim {d}"),
-            Fact(f"tokamax.sm90.smem.first_choice_estimate.d{d}", estimate_bytes(p, p.heuristic, d),
-                 f"tokamax's estimate for its first-choice tiling at head_dim {d}, bytes"),
-            Fact(f"tokamax.sm90.smem.first_choice_alloc.d{d}", smem_bytes(p, p.heuristic, d),
-                 f"what the first-choice tiling allocates at head_dim {d}, bytes"),
-            Fact(f"tokamax.sm90.smem.heuristic_alloc_kib.d{d}", _kib(smem_bytes(p, h, d)),
-                 f"what the heuristic config allocates at head_dim {d}, KiB"),
+            Fact(col, d, "a head dim of tokamax's FlashAttention-3 benchmark specs"),
+            Fact(f"{col}.fits", fit, "candidate tilings that fit at this head dim"),
+            Fact(f"{col}.heuristic", _tiling_text(h), "the heuristic's config at this head dim"),
+            Fact(f"{col}.first_choice_estimate", estimate_bytes(p, p.heuristic, d),
+                 "tokamax's estimate for its first-choice tiling, bytes"),
+            Fact(f"{col}.first_choice_alloc", smem_bytes(p, p.heuristic, d),
+                 "what the first-choice tiling allocates, bytes"),
+            Fact(f"{col}.heuristic_alloc_kib", _kib(smem_bytes(p, h, d)),
+                 "what the heuristic's config allocates, KiB"),
         ]
     return out
 
@@ -185,9 +191,8 @@ def sm90_facts(p: Sm90Params) -> list[Fact]:
         Fact("tokamax.sm90.smem.budget_kib", p.budget_bytes // 1024, "budget in get_heuristics_config"),
         Fact("tokamax.sm90.smem.estimate_overhead", p.estimate_overhead, "the estimate's extra bytes"),
         Fact("tokamax.sm90.smem.candidates", len(p.candidates), "tilings get_autotuning_configs can offer"),
-        Fact("tokamax.sm90.smem.head_dims", ", ".join(map(str, p.head_dims)), "FA3 spec head dims"),
-        Fact("tokamax.sm90.smem.table", smem_table(p), "the budget table"),
         *_per_head_dim(p),
+        *_table_facts(p),
     ]
 
 
@@ -196,3 +201,8 @@ def load_sm90_params(corpus: Corpus) -> Sm90Params:
     return sm90_params(corpus.read_text("tokamax", SM90_PATH),
                        corpus.read_text("tokamax", ARG_SPECS_PATH),
                        corpus.read_text("jax", MGPU_CORE_PATH))
+
+
+def compute_facts(corpus: Corpus) -> dict[str, object]:
+    """These facts by name, in the shape of `reader.extract.facts.compute_facts` (ARCHITECTURE.md)."""
+    return {f.name: f.value for f in sm90_facts(load_sm90_params(corpus))}
