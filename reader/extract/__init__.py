@@ -8,6 +8,11 @@ The public API other stages use:
     index.references_in(text, "kernels/x.py")   # the same for code outside the pins
     index.where_used(module, qualname)          # -> [Use(pin, path, line, col, length)]
     index.resolve_module("jax.experimental.pallas.BlockSpec")   # -> Target
+
+    rules.load_rules(corpus, index)             # -> [RuleTable] per backend and key (cached)
+    structures.structures(index, read)          # -> pallas_call, classes, pipeline predicates
+    facts.load_facts(corpus)                    # -> [Fact(name, value, about, path, line)]
+    facts.compute_facts(corpus)                 # -> {name: value}, the contract of `reader check`
 """
 
 from reader.extract.index import Index, build_index, index_from_sources

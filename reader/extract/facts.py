@@ -1,0 +1,419 @@
+"""Computed facts for `{{fact:NAME}}`: flat dotted names -> numbers, text or lists, each with the
+pinned file and line it comes from. `reader facts` lists them; `reader check` validates names.
+
+Every name is documented in `NAMES` below (a test keeps the two in step): `{a|b}` is one of the
+alternatives, `*` one dotted component, `**` the rest of the name.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+
+from reader.corpus import Corpus
+from reader.extract.index import Index, build_index, corpus_key
+from reader.extract.rules import BACKENDS, RuleTable, load_rules
+from reader.extract.sm90_source import MGPU_CORE_PATH, SM90_PATH
+from reader.extract.structures import (
+    BACKEND_REGISTRAR,
+    PALLAS_CALL_P,
+    ClassInfo,
+    PrimitiveRule,
+    Structures,
+    structures,
+)
+from reader.extract.tokamax_facts import load_sm90_params, sm90_facts
+from reader.model import module_of
+
+FACTS_KIND = "facts-v3"
+SM90_MODULE = "tokamax._src.ops.attention.pallas_mosaic_gpu_kernel_sm90"
+BARRIER = ("jax._src.pallas.mosaic_gpu.core", "Barrier")
+
+
+NAMES: tuple[tuple[str, str], ...] = (
+    # rule tables (rules.py)
+    ("rules.tpu.{tc|sc_scalar|sc_vector}.count",
+     "primitives with a rule for each TPU core type: TensorCore, SparseCore scalar and vector"),
+    ("rules.tpu.union.count", "distinct TPU primitives over the three core types"),
+    ("rules.tpu.union.names.count", "distinct names among them (two primitives may share one)"),
+    ("rules.tpu.all_cores.{count|names}", "primitives with a rule on all three core types"),
+    ("rules.triton.count", "primitives in the Triton table"),
+    ("rules.mosaic_gpu.{lane_warpgroup|lane_warp|warpgroup_warpgroup|warpgroup_warp}.count",
+     "primitives per Mosaic GPU (lowering semantics, primitive semantics) key"),
+    ("rules.mosaic_gpu.union.count", "distinct Mosaic GPU primitives over the four keys"),
+    ("rules.mosaic_gpu.union.names.count", "distinct names among them"),
+    ("rules.{tpu|triton|mosaic_gpu}.registrations.{decorator|call|store|update}.count",
+     "how a backend's final rules were registered"),
+    ("rules.{tpu|triton|mosaic_gpu}.modules.{count|names}", "files registering a backend's rules"),
+    ("rules.only.{tpu|triton|mosaic_gpu}.{count|names}",
+     "primitive names only that backend lowers"),
+    ("rules.all_backends.{count|names}", "primitive names all three backends lower"),
+    ("rules.shared_names.{count|names}", "names that belong to two different primitives"),
+    # pallas_call (structures.py)
+    ("pallas_call.line", "the line of `def pallas_call`"),
+    ("pallas_call.params.{count|names}", "its parameters"),
+    ("pallas_call.params.keyword_only.count", "its keyword-only parameters"),
+    ("pallas_call.rules.{count|kinds}", "rules registered for `pallas_call_p`, and their kinds"),
+    ("pallas_call.rules.{impl|abstract_eval|jvp|transpose|batching|lowering|dce|typecheck|"
+     "discharge}.count",
+     "rules of that kind in the pinned source; 0 says none: `transpose` is 0, and at runtime "
+     "that slot holds `HiPrimitive.transpose` (jax/_src/hijax.py, outside the pins), which "
+     "asserts 'must override'"),
+    ("pallas_call.rules.{impl|abstract_eval|jvp|batching|lowering|dce|typecheck|discharge}",
+     "the rule function of that kind"),
+    ("pallas_call.platforms.{count|names}", "the platforms its lowering rule dispatches to"),
+    ("pallas_call.backends.{count|names}", "`CompilerParams` classes with a backend lowering"),
+    # classes and enums (structures.py)
+    ("{blockspec|gridspec|blockmapping|gridmapping|buffered|costestimate}.{line|methods.count}",
+     "where the class of `core.py` is defined, how many methods it has"),
+    ("{blockspec|gridspec|blockmapping|gridmapping|buffered|costestimate}.fields.{count|names}",
+     "its (dataclass) fields"),
+    ("{tpu|gpu}.{compilerparams|prefetchscalargridspec|blockspec}.{line|methods.count}",
+     "the same for classes of `mosaic/core.py` (tpu) and `mosaic_gpu/core.py` (gpu)"),
+    ("{tpu|gpu}.{compilerparams|prefetchscalargridspec|blockspec}.fields.{count|names}",
+     "their fields"),
+    ("memory_spaces.{core|tpu|gpu}.{count|names}", "members of each `MemorySpace` enum"),
+    ("tpu.{core_types|semaphore_types|grid_dimension_semantics}.{count|names}",
+     "members of `CoreType`, `SemaphoreType`, `GridDimensionSemantics` (mosaic/core.py)"),
+    ("gpu.{semaphore_types|primitive_semantics}.{count|names}",
+     "members of `SemaphoreType`, `PrimitiveSemantics` (mosaic_gpu/core.py)"),
+    # the TPU pipeline (structures.py)
+    ("pipeline.predicates.{count|names}", "the Scheduler's predicates: its schedule"),
+    ("pipeline.classes.{count|names}", "classes of mosaic/pipeline.py"),
+    ("pipeline.*.methods.count", "methods of each of its classes (lower-case name)"),
+    ("pipeline.functions.count", "its module-level functions"),
+    # tokamax
+    ("tokamax.sm90.barriers.{count|names}",
+     "`Barrier(...)` allocations in the sm90 attention kernel (calls resolved to the Mosaic GPU "
+     "`Barrier` class), and the name each is bound to"),
+    ("tokamax.sm90.**", "the sm90 kernel facts of tokamax_facts.py (its docstrings say which)"),
+    ("hopper.**", "Hopper hardware limits, from NVIDIA's guides (tokamax_facts.py)"),
+    ("mosaic_gpu.{smem_alignment|reduction_scratch_bytes}", "Mosaic GPU constants (tokamax_facts.py)"),
+    # the corpus
+    ("corpus.{files|lines|symbols}.count", "pinned files, their lines, their symbols"),
+    ("corpus.{jax|tokamax}.files.count", "pinned files per pin"),
+    ("lines.**", "the line count of a pinned module (`lines.jax._src.pallas.mosaic.lowering`)"),
+)
+
+
+def documented(name: str) -> bool:
+    """Whether `name` matches one of the NAMES patterns."""
+    return any(_pattern(p).fullmatch(name) for p, _ in NAMES)
+
+
+def _pattern(p: str) -> re.Pattern[str]:
+    out = re.escape(p).replace(r"\*\*", ".+").replace(r"\*", "[^.]+")
+    out = re.sub(r"\\\{(.*?)\\\}", lambda m: "(?:" + m.group(1).replace(r"\|", "|") + ")", out)
+    return re.compile(out)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One named value and where in the pinned source it comes from."""
+
+    name: str
+    value: int | str | list[str]
+    about: str
+    path: str = ""
+    line: int = 0
+
+
+def compute_facts(corpus: Corpus) -> dict[str, object]:
+    """The facts by name (the contract `reader check` relies on)."""
+    return {f.name: f.value for f in load_facts(corpus)}
+
+
+def load_facts(corpus: Corpus, index: Index | None = None) -> list[Fact]:
+    """Every fact, computed once per set of pinned blobs, then read from the cache."""
+    key = corpus_key(corpus, FACTS_KIND)
+    data = corpus.cache.get_json(FACTS_KIND, key)
+    if data is not None:
+        return [Fact(**d) for d in data]
+    index = index or build_index(corpus)
+    facts = all_facts(corpus, index)
+    corpus.cache.put_json(FACTS_KIND, key, [asdict(f) for f in facts])
+    return facts
+
+
+def all_facts(corpus: Corpus, index: Index) -> list[Fact]:
+    def read(m: str) -> str:
+        return corpus.read_text(*index.files[m])
+
+    tables = load_rules(corpus, index)
+    found = [*rule_facts(tables, index), *structure_facts(structures(index, read), index),
+             *barrier_facts(index, read), *tokamax_facts(corpus), *corpus_facts(corpus, index)]
+    names = [f.name for f in found]
+    duplicates = {n for n in names if names.count(n) > 1}
+    assert not duplicates, f"fact names computed twice: {sorted(duplicates)}"
+    return sorted(found, key=lambda f: f.name)
+
+
+# rules ------------------------------------------------------------------------------------------
+_TPU_KEYS = {"TC": "tc", "SC_SCALAR_SUBCORE": "sc_scalar", "SC_VECTOR_SUBCORE": "sc_vector"}
+
+
+def _key_name(table: RuleTable) -> str:
+    if table.backend == "tpu":
+        return _TPU_KEYS.get(table.key, table.key.lower())
+    return table.key.replace("/", "_").lower()
+
+
+def _table_source(index: Index, backend: str) -> tuple[str, int]:
+    """Where a backend's table is defined (`lowering_rules = ...`)."""
+    b = next(b for b in BACKENDS if b.name == backend)
+    sym = index.symbol(b.module, b.table)
+    return (index.files[b.module][1], sym.line) if sym and b.module in index.files else ("", 0)
+
+
+def rule_facts(tables: list[RuleTable], index: Index) -> list[Fact]:
+    out: list[Fact] = []
+    by_backend: dict[str, list[RuleTable]] = {}
+    for t in tables:
+        by_backend.setdefault(t.backend, []).append(t)
+    names_by_backend: dict[str, set[str]] = {}
+    for backend, group in by_backend.items():
+        at = _table_source(index, backend)
+        for t in group:
+            if t.key:
+                out.append(Fact(f"rules.{backend}.{_key_name(t)}.count", len(t.entries),
+                                f"primitives in the {backend} table for {t.key}", *at))
+        union = {e.primitive.key: e for t in group for e in t.entries}
+        names = {e.primitive.name for e in union.values()}
+        names_by_backend[backend] = names
+        prefix = f"rules.{backend}" + (".union" if group[0].key else "")
+        out.append(Fact(f"{prefix}.count", len(union), f"distinct primitives {backend} lowers", *at))
+        if group[0].key:
+            out.append(Fact(f"{prefix}.names.count", len(names),
+                            f"distinct primitive names {backend} lowers", *at))
+        out += _registration_facts(backend, group, at)
+    if "tpu" in by_backend:
+        out += _tpu_all_cores(by_backend["tpu"], _table_source(index, "tpu"))
+    out += _cross_backend(names_by_backend, tables)
+    return out
+
+
+def _registration_facts(backend: str, group: list[RuleTable], at: tuple[str, int]) -> list[Fact]:
+    forms: dict[str, int] = {}
+    paths: set[str] = set()
+    for t in group:
+        for e in t.entries:
+            forms[e.form] = forms.get(e.form, 0) + 1
+            paths.add(e.path)
+    out = [Fact(f"rules.{backend}.registrations.{form}.count", n,
+                f"{backend} rules registered by {form}", *at) for form, n in sorted(forms.items())]
+    out += [Fact(f"rules.{backend}.modules.count", len(paths), f"files registering {backend} rules",
+                 *at),
+            Fact(f"rules.{backend}.modules.names", sorted(paths), f"files registering {backend} rules",
+                 *at)]
+    return out
+
+
+def _tpu_all_cores(group: list[RuleTable], at: tuple[str, int]) -> list[Fact]:
+    common = set.intersection(*[t.primitives() for t in group])
+    names = sorted({e.primitive.name for t in group for e in t.entries if e.primitive.key in common})
+    return [Fact("rules.tpu.all_cores.count", len(common), "TPU primitives on every core type", *at),
+            Fact("rules.tpu.all_cores.names", names, "TPU primitives on every core type", *at)]
+
+
+def _cross_backend(names: dict[str, set[str]], tables: list[RuleTable]) -> list[Fact]:
+    out = []
+    for backend, own in names.items():
+        others = set().union(*[n for b, n in names.items() if b != backend])
+        only = sorted(own - others)
+        out += [Fact(f"rules.only.{backend}.count", len(only), f"primitive names only {backend} lowers"),
+                Fact(f"rules.only.{backend}.names", only, f"primitive names only {backend} lowers")]
+    common = sorted(set.intersection(*names.values())) if names else []
+    out += [Fact("rules.all_backends.count", len(common), "primitive names every backend lowers"),
+            Fact("rules.all_backends.names", common, "primitive names every backend lowers")]
+    keys_by_name: dict[str, set[str]] = {}
+    for t in tables:
+        for e in t.entries:
+            keys_by_name.setdefault(e.primitive.name, set()).add(e.primitive.key)
+    shared = sorted(n for n, keys in keys_by_name.items() if len(keys) > 1)
+    out += [Fact("rules.shared_names.count", len(shared), "names of two different primitives"),
+            Fact("rules.shared_names.names", shared, "names of two different primitives")]
+    return out
+
+
+# structures ----------------------------------------------------------------------------------
+_CORE = "jax/_src/pallas/core.py"
+_TPU = "jax/_src/pallas/mosaic/core.py"
+_GPU = "jax/_src/pallas/mosaic_gpu/core.py"
+_CLASSES = {
+    "blockspec": (_CORE, "BlockSpec"), "gridspec": (_CORE, "GridSpec"),
+    "blockmapping": (_CORE, "BlockMapping"), "gridmapping": (_CORE, "GridMapping"),
+    "buffered": (_CORE, "Buffered"), "costestimate": (_CORE, "CostEstimate"),
+    "tpu.compilerparams": (_TPU, "CompilerParams"),
+    "tpu.prefetchscalargridspec": (_TPU, "PrefetchScalarGridSpec"),
+    "gpu.compilerparams": (_GPU, "CompilerParams"), "gpu.blockspec": (_GPU, "BlockSpec"),
+}
+_ENUMS = {
+    "memory_spaces.core": (_CORE, "MemorySpace"), "memory_spaces.tpu": (_TPU, "MemorySpace"),
+    "memory_spaces.gpu": (_GPU, "MemorySpace"), "tpu.core_types": (_TPU, "CoreType"),
+    "tpu.semaphore_types": (_TPU, "SemaphoreType"),
+    "tpu.grid_dimension_semantics": (_TPU, "GridDimensionSemantics"),
+    "gpu.semaphore_types": (_GPU, "SemaphoreType"),
+    "gpu.primitive_semantics": (_GPU, "PrimitiveSemantics"),
+}
+_STANDARD_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batching", "lowering", "dce",
+                   "typecheck", "discharge")
+
+
+def structure_facts(s: Structures, index: Index) -> list[Fact]:
+    return [*_pallas_call_facts(s, index), *_class_facts(s), *_pipeline_facts(s)]
+
+
+def _source(index: Index, module: str, qualname: str) -> tuple[str, int]:
+    sym = index.symbol(module, qualname)
+    return (index.files[module][1], sym.line) if sym else ("", 0)
+
+
+def _pallas_call_facts(s: Structures, index: Index) -> list[Fact]:
+    sig = s.pallas_call
+    prim_at = _source(index, *PALLAS_CALL_P)
+    backend_at = _source(index, *BACKEND_REGISTRAR)
+    out = [Fact("pallas_call.line", sig.line, "where pallas_call is defined", sig.path, sig.line),
+           Fact("pallas_call.params.count", len(sig.params), "pallas_call's parameters",
+                sig.path, sig.line),
+           Fact("pallas_call.params.names", [p.name for p in sig.params], "pallas_call's parameters",
+                sig.path, sig.line),
+           Fact("pallas_call.params.keyword_only.count",
+                sum(p.kind == "keyword" for p in sig.params), "keyword-only parameters",
+                sig.path, sig.line)]
+    registered = [r for r in s.pallas_call_rules if r.registry != "mlir.lower_per_platform"]
+    out.append(Fact("pallas_call.rules.count", len(registered), "rules registered for pallas_call_p",
+                    *prim_at))
+    out.append(Fact("pallas_call.rules.kinds", sorted({r.kind for r in registered}),
+                    "kinds of rules registered for pallas_call_p", *prim_at))
+    for kind in _STANDARD_KINDS:
+        rules = [r for r in registered if r.kind == kind]
+        first = rules[0] if rules else None
+        out.append(Fact(f"pallas_call.rules.{kind}.count", len(rules), f"{kind} rules of pallas_call_p",
+                        *(_at(first) if first else prim_at)))
+        if first:
+            out.append(Fact(f"pallas_call.rules.{kind}", first.rule, f"the {kind} rule of pallas_call_p",
+                            first.path, first.line))
+    platforms = [r for r in s.pallas_call_rules if r.registry == "mlir.lower_per_platform"]
+    out += [Fact("pallas_call.platforms.count", len(platforms), "platforms pallas_call lowers for",
+                 *(_at(platforms[0]) if platforms else ("", 0))),
+            Fact("pallas_call.platforms.names", [r.platform for r in platforms],
+                 "platforms pallas_call lowers for", *(_at(platforms[0]) if platforms else ("", 0))),
+            Fact("pallas_call.backends.count", len(s.backend_lowerings),
+                 "CompilerParams classes registered with a backend lowering", *backend_at),
+            Fact("pallas_call.backends.names", [r.kind for r in s.backend_lowerings],
+                 "CompilerParams classes registered with a backend lowering", *backend_at)]
+    return out
+
+
+def _at(r: PrimitiveRule) -> tuple[str, int]:
+    return r.path, r.line
+
+
+def _class_facts(s: Structures) -> list[Fact]:
+    out = []
+    for name, (path, qual) in _CLASSES.items():
+        c = s.find(path, qual)
+        out += [Fact(f"{name}.line", c.line, f"where {qual} is defined", c.path, c.line),
+                Fact(f"{name}.fields.count", len(c.fields), f"fields of {qual}", c.path, c.line),
+                Fact(f"{name}.fields.names", [f.name for f in c.fields], f"fields of {qual}",
+                     c.path, c.line),
+                Fact(f"{name}.methods.count", len(c.methods), f"methods of {qual}", c.path, c.line)]
+    for name, (path, qual) in _ENUMS.items():
+        c = s.find(path, qual)
+        out += _enum_facts(name, c)
+    return out
+
+
+def _enum_facts(name: str, c: ClassInfo) -> list[Fact]:
+    members = [m.name for m in c.members if not m.name.startswith("_")]
+    return [Fact(f"{name}.count", len(members), f"members of {c.qualname}", c.path, c.line),
+            Fact(f"{name}.names", members, f"members of {c.qualname}", c.path, c.line)]
+
+
+def _pipeline_facts(s: Structures) -> list[Fact]:
+    preds = s.schedule_predicates
+    path = s.pipeline_classes[0].path if s.pipeline_classes else ""
+    out = [Fact("pipeline.predicates.count", len(preds), "the Scheduler's predicates", path,
+                preds[0].line if preds else 0),
+           Fact("pipeline.predicates.names", [p.name for p in preds], "the Scheduler's predicates",
+                path, preds[0].line if preds else 0),
+           Fact("pipeline.classes.count", len(s.pipeline_classes), "classes of pipeline.py", path),
+           Fact("pipeline.classes.names", [c.qualname for c in s.pipeline_classes],
+                "classes of pipeline.py", path),
+           Fact("pipeline.functions.count", len(s.pipeline_functions),
+                "module-level functions of pipeline.py", path)]
+    for c in s.pipeline_classes:
+        out.append(Fact(f"pipeline.{c.qualname.lower()}.methods.count", len(c.methods),
+                        f"methods of {c.qualname}", c.path, c.line))
+    return out
+
+
+# tokamax ---------------------------------------------------------------------------------------
+def barrier_facts(index: Index, read: Callable[[str], str]) -> list[Fact]:
+    """`Barrier(...)` allocations in tokamax's sm90 attention kernel, found through references
+    (so `plgpu.Barrier` counts, and a local named `Barrier` would not)."""
+    if SM90_MODULE not in index.files:
+        return []
+    pin, path = index.files[SM90_MODULE]
+    at = {(r.line, r.col) for r in index.references(pin, path)
+          if (r.target_module, r.target_qualname) == BARRIER}
+    text = read(SM90_MODULE)
+    lines = text.splitlines()
+    calls: list[tuple[int, str]] = []
+    for node, bound in _calls_with_names(ast.parse(text)):
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if name != "Barrier" or f.end_lineno is None or f.end_col_offset is None:
+            continue
+        line = lines[f.end_lineno - 1]
+        col = len(line.encode()[: f.end_col_offset].decode()) - len(name)
+        if (f.end_lineno, col) in at:
+            calls.append((node.lineno, bound))
+    calls.sort()
+    first = calls[0][0] if calls else 0
+    return [Fact("tokamax.sm90.barriers.count", len(calls), "Barrier allocations in the sm90 kernel",
+                 path, first),
+            Fact("tokamax.sm90.barriers.names", [b for _, b in calls],
+                 "what each Barrier allocation is bound to", path, first)]
+
+
+def _calls_with_names(tree: ast.Module) -> Iterable[tuple[ast.Call, str]]:
+    """Every call, with the name it is assigned to or passed as (`q_barrier=...`), if any."""
+    named: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            named[id(node.value)] = node.targets[0].id
+        elif isinstance(node, ast.keyword) and node.arg:
+            named[id(node.value)] = node.arg
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            yield node, named.get(id(node), "")
+
+
+def tokamax_facts(corpus: Corpus) -> list[Fact]:
+    """The sm90 kernel facts of `tokamax_facts.py`, with the kernel file as their source."""
+    if "tokamax" not in corpus.pins:
+        return []
+    sources = {"tokamax": SM90_PATH, "mosaic_gpu": MGPU_CORE_PATH}  # `hopper.*`: NVIDIA's guides
+    return [Fact(f.name, f.value, f.about, sources.get(f.name.split(".")[0], ""))
+            for f in sm90_facts(load_sm90_params(corpus))]
+
+
+# corpus ------------------------------------------------------------------------------------------
+def corpus_facts(corpus: Corpus, index: Index) -> list[Fact]:
+    files = corpus.all_files()
+    out = [Fact("corpus.files.count", len(files), "pinned files"),
+           Fact("corpus.symbols.count", sum(len(fs.symbols) for fs in index.summaries.values()),
+                "symbols in the pinned files")]
+    total = 0
+    for pin in sorted(corpus.pins):
+        out.append(Fact(f"corpus.{pin}.files.count", len(corpus.files(pin)), f"pinned files of {pin}"))
+    for pin, path in files:
+        n = len(corpus.read_text(pin, path).splitlines())
+        total += n
+        out.append(Fact(f"lines.{module_of(path)}", n, f"lines of {path}", path, 1))
+    out.append(Fact("corpus.lines.count", total, "lines in the pinned files"))
+    return out
