@@ -45,6 +45,8 @@ LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("flash_attention", "Flash attention, blind", "LAB·3.2", 5),
     Lab("flash_attention_bwd", "The backward pass", "LAB·3.3", 5),
     Lab("block_sparse", "Block-sparse attention", "LAB·3.4", 5),
+    Lab("autotuned_op", "An autotuned op", "LAB·4.1", 6),
+    Lab("ring_attention", "Ring attention", "LAB·4.2", 6),
 )}
 
 

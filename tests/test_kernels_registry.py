@@ -31,7 +31,7 @@ def _installed(path: str) -> Path:
 
 
 def test_registry_names_modules_that_exist_with_main():
-    assert len(LABS) >= 2
+    assert len(LABS) == 10
     for name, lab in LABS.items():
         assert lab.name == name and lab.path.is_file(), name
         assert lab.heading.startswith("LAB·") and " · " in lab.heading
