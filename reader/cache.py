@@ -37,6 +37,37 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def atomic_write_all(files: dict[Path, bytes]) -> None:
+    """Replace several files all or none: each is written in full beside its target first, then all
+    are renamed into place; if a rename fails, the files already replaced get their old bytes back."""
+    before = {p: p.read_bytes() if p.is_file() else None for p in files}
+    temps: list[tuple[str, Path]] = []
+    done: list[Path] = []
+    try:
+        for path, data in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            temps.append((tmp, path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for tmp, path in temps:
+            os.replace(tmp, path)
+            done.append(path)
+    except BaseException:
+        for path in done:
+            old = before[path]
+            if old is None:
+                path.unlink(missing_ok=True)
+            else:
+                atomic_write(path, old)
+        raise
+    finally:
+        for tmp, _path in temps:
+            Path(tmp).unlink(missing_ok=True)
+
+
 def default_root() -> Path:
     env = os.environ.get("READER_CACHE")
     return Path(env) if env else Path(platformdirs.user_cache_dir("reader"))

@@ -129,17 +129,22 @@ def pip_download_sdist(release: str, dest: Path) -> Path:
 
 def read_archive(archive: Path, wanted: dict[str, str]) -> Iterator[tuple[str, bytes]]:
     """Members of a .tar.gz or .zip sdist whose path below the top folder is wanted; nothing is extracted."""
+    return archive_members(archive, wanted.__contains__)
+
+
+def archive_members(archive: Path, keep: Callable[[str], bool]) -> Iterator[tuple[str, bytes]]:
+    """(path below the top folder, bytes) of each regular member whose path `keep` accepts."""
     if archive.suffix == ".zip":
         with zipfile.ZipFile(archive) as z:
             for info in z.infolist():
                 rel = info.filename.split("/", 1)[-1]
-                if rel in wanted and not info.is_dir():
+                if keep(rel) and not info.is_dir():
                     yield rel, z.read(info)
         return
     with tarfile.open(archive) as tar:
         for member in tar:
             rel = member.name.split("/", 1)[-1]
-            if rel in wanted and member.isfile():
+            if keep(rel) and member.isfile():
                 f = tar.extractfile(member)
                 if f is not None:
                     yield rel, f.read()

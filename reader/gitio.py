@@ -1,4 +1,4 @@
-"""All git access, through GitPython: fetch one commit of a pin and read its blobs, nothing more."""
+"""All git access, through GitPython: fetch a pin's commit and its blobs, read the project's history."""
 
 from __future__ import annotations
 
@@ -89,6 +89,13 @@ def _missing(repo: git.Repo, commit: str) -> set[str]:
 
 def resolve_ref(url: str, ref: str) -> str:
     """The commit sha a tag or branch names at `url` (`git ls-remote`)."""
+    return remote_ref(url, ref)[0]
+
+
+def remote_ref(url: str, ref: str) -> tuple[str, str]:
+    """(commit sha, full ref name such as `refs/tags/v1`) of the tag or branch `ref` at `url`."""
+    if not ref or ref.startswith("-"):
+        raise GitError(f"{ref!r} is not a tag or branch name")
     url = _normalize(url)
     try:
         out = git.cmd.Git().execute(["git", *SAFE_CONFIG, "ls-remote", "--", url, ref,
@@ -96,7 +103,29 @@ def resolve_ref(url: str, ref: str) -> str:
     except git.GitCommandError as e:
         raise GitError(f"git ls-remote failed: {(e.stderr or '').strip()[:300]}") from None
     rows = [line.split("\t") for line in out.splitlines() if line.strip()]
-    peeled = [sha for sha, name in rows if name.endswith("^{}")]
+    peeled = [(sha, name.removesuffix("^{}")) for sha, name in rows if name.endswith("^{}")]
     if peeled or rows:
-        return (peeled or [rows[0][0]])[0]
+        sha, name = (peeled or [(rows[0][0], rows[0][1])])[0]
+        return sha, name
     raise GitError(f"{ref!r} names nothing at {url}")
+
+
+def commit_date(repo: git.Repo, commit: str) -> str:
+    """The committer date of a fetched commit, as YYYY-MM-DD."""
+    return _git(repo, "show", "-s", "--format=%cs", commit).strip()
+
+
+def show_at(root: Path, rev: str, path: Path) -> str:
+    """The text of `path` (a file of the project repository holding `root`) as committed at `rev`."""
+    if not rev or rev.startswith("-") or any(c in rev for c in "\n\0"):
+        raise GitError(f"{rev!r} is not a git revision")
+    try:
+        repo = git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise GitError(f"{root} is not inside a git repository") from None
+    top = Path(repo.working_tree_dir or root).resolve()
+    try:
+        rel = path.resolve().relative_to(top).as_posix()
+    except ValueError:
+        raise GitError(f"{path} is outside the repository at {top}") from None
+    return _git(repo, "cat-file", "blob", f"{rev}:{rel}")

@@ -1,4 +1,4 @@
-"""Compute a pin's lock entry: from its git tree, or from an upstream `ls-tree` listing."""
+"""Compute a pin's lock entry: from its git tree, an upstream `ls-tree` listing or a release archive."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 from reader import gitio
-from reader.cache import Cache
-from reader.errors import InputError, Location
+from reader.cache import Cache, blob_sha
+from reader.errors import FetchError, InputError, Location
+from reader.fetch import archive_members
 from reader.pins import LockEntry, Pin, read_listing
 
 
@@ -23,7 +24,32 @@ def lock_from_listing(pin: Pin, tsv: Path) -> LockEntry:
     return LockEntry(pin.name, pin.commit, _pinned_py(pin, listing.blobs))
 
 
+def git_url(pin: Pin) -> str:
+    """Where git fetches `pin` from: `READER_MIRROR_<NAME>` when set, else the pin's repo."""
+    return os.environ.get(f"READER_MIRROR_{pin.name.upper().replace('-', '_')}") or pin.repo
+
+
 def lock_from_git(pin: Pin, cache: Cache) -> LockEntry:
-    url = os.environ.get(f"READER_MIRROR_{pin.name.upper().replace('-', '_')}") or pin.repo
-    repo = gitio.fetch_commit(cache.root / "git" / f"{pin.name}.git", url, pin.commit)
+    repo = gitio.fetch_commit(cache.root / "git" / f"{pin.name}.git", git_url(pin), pin.commit)
     return LockEntry(pin.name, pin.commit, _pinned_py(pin, gitio.list_tree(repo, pin.commit, pin.paths)))
+
+
+def git_date(pin: Pin, cache: Cache) -> str:
+    """The commit date of `pin`, once `lock_from_git` has fetched its commit."""
+    repo = gitio.fetch_commit(cache.root / "git" / f"{pin.name}.git", git_url(pin), pin.commit)
+    return gitio.commit_date(repo, pin.commit)
+
+
+def lock_from_archive(pin: Pin, archive: Path) -> LockEntry:
+    """The blob shas of the pinned `.py` files that the release archive of `pin.release` carries.
+
+    An archive is not the git tree: it may omit files git has (jax's sdist lacks six of the 113),
+    so the entry records its source and a later `reader lock` with git access completes it.
+    """
+    blobs = {rel: blob_sha(data) for rel, data in
+             archive_members(archive, lambda rel: rel.endswith(".py") and pin.covers(rel))}
+    if not blobs:
+        raise FetchError(f"the {pin.release} archive {archive.name} holds no .py file under "
+                         f"{', '.join(pin.paths)}", Location(archive.name),
+                         "check --release: it must name the package built from this commit")
+    return LockEntry(pin.name, pin.commit, _pinned_py(pin, blobs), f"archive {pin.release}")

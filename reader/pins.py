@@ -60,6 +60,8 @@ class LockEntry:
     name: str
     commit: str
     files: dict[str, str] = field(default_factory=dict)
+    source: str = ""
+    """Where the blob shas came from when not from git: `archive jax==0.10.1` (archives omit files)."""
 
 
 def check_url(url: str, where: Location | None = None) -> str:
@@ -93,22 +95,30 @@ def _line_of(text: str, needle: str) -> int | None:
     return None
 
 
-def _parse_toml(path: Path) -> tuple[str, tomlkit.TOMLDocument]:
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise PinError("file not found", Location(str(path)), "run reader from the project root") from None
     except UnicodeDecodeError as e:
         raise PinError(f"not UTF-8 (byte {e.start})", Location(str(path)), "save it as UTF-8") from None
+
+
+def _parse_toml(text: str, label: str) -> tomlkit.TOMLDocument:
     try:
-        return text, tomlkit.parse(text)
+        return tomlkit.parse(text)
     except ParseError as e:
-        raise PinError(f"malformed TOML: {e}", Location(str(path), e.line), "fix the syntax") from None
+        raise PinError(f"malformed TOML: {e}", Location(label, e.line), "fix the syntax") from None
 
 
 def load_pins(path: Path) -> dict[str, Pin]:
     """Read and validate `pins.toml`; every problem is reported with its line."""
-    text, doc = _parse_toml(path)
+    return parse_pins(_read_text(path), str(path))
+
+
+def parse_pins(text: str, path: str) -> dict[str, Pin]:
+    """Validate the text of a pins file; `path` names it in errors (a path or `REV:pins.toml`)."""
+    doc = _parse_toml(text, path)
     table = doc.get("pins")
     if not isinstance(table, dict) or not table:
         raise PinError("no [pins.NAME] tables", Location(str(path), 1), "add one per upstream")
@@ -129,7 +139,7 @@ def load_pins(path: Path) -> dict[str, Pin]:
     return pins
 
 
-def _pin_from(name: str, raw: dict, text: str, path: Path) -> Pin:
+def _pin_from(name: str, raw: dict, text: str, path: str) -> Pin:
     def loc(key: str) -> Location:
         return Location(str(path), _line_of(text, key) if key in raw else _line_of(text, f"[pins.{name}]"))
 
@@ -162,7 +172,12 @@ def _pin_from(name: str, raw: dict, text: str, path: Path) -> Pin:
 
 def load_lock(path: Path, pins: dict[str, Pin]) -> dict[str, LockEntry]:
     """Read `pins.lock`; it must cover every pin at the pinned commit."""
-    text, doc = _parse_toml(path)
+    return parse_lock(_read_text(path), str(path), pins)
+
+
+def parse_lock(text: str, path: str, pins: dict[str, Pin]) -> dict[str, LockEntry]:
+    """Validate the text of a lock against `pins`; `path` names it in errors."""
+    doc = _parse_toml(text, path)
     locks = {}
     for name, raw in doc.items():
         where = Location(str(path), _line_of(text, f"[{name}]"))
@@ -177,7 +192,7 @@ def load_lock(path: Path, pins: dict[str, Pin]) -> dict[str, LockEntry]:
                 raise PinError(f"blob sha of {rel!r} is not 40 hex digits",
                                Location(str(path), _line_of(text, rel)), "run 'reader lock'")
             files[check_rel_path(rel, Location(str(path), _line_of(text, rel)))] = blob
-        locks[name] = LockEntry(name, str(raw.get("commit", "")), files)
+        locks[name] = LockEntry(name, str(raw.get("commit", "")), files, str(raw.get("source", "")))
     for name, pin in pins.items():
         if name not in locks:
             raise PinError(f"pin {name!r} is not in the lock", Location(str(path)),
@@ -197,6 +212,8 @@ def dump_lock(locks: dict[str, LockEntry]) -> str:
         entry = locks[name]
         t = tomlkit.table()
         t.add("commit", entry.commit)
+        if entry.source:
+            t.add("source", entry.source)
         files = tomlkit.table()
         for rel in sorted(entry.files):
             files.add(rel, entry.files[rel])

@@ -1,0 +1,54 @@
+"""`reader diff [OLD [NEW]] [--format text|markdown|json]`: what moving the pins does to the track."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reader.annotations import load_articles
+from reader.cache import Cache
+from reader.cli import progress
+from reader.corpus import Corpus, Project
+from reader.diff.changes import NoteChange
+from reader.diff.compare import diff_sides
+from reader.diff.notes import apply_moved
+from reader.diff.printers import PRINTERS
+from reader.diff.sides import load_side
+from reader.errors import InputError, Location
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("diff", help="what a pin move does: notes, symbols, rule tables, facts",
+                       description="Compare two pin sets. OLD and NEW are pins files (the lock beside "
+                       "each) or REV:pins.toml from the project's git history. Exit 0 when no note "
+                       "needs a person, 1 otherwise, 2 on input errors.")
+    p.add_argument("old", nargs="?", default="HEAD:pins.toml", metavar="OLD",
+                   help="default: HEAD:pins.toml")
+    p.add_argument("new", nargs="?", default="", metavar="NEW",
+                   help="default: the working tree's pins.toml")
+    p.add_argument("--format", choices=sorted(PRINTERS), default="text",
+                   help="markdown is ready to paste as a pull-request comment")
+    p.add_argument("--apply", action="store_true",
+                   help="record the new line of every note whose code moved unchanged (like "
+                        "'reader accept --moved'); changed notes stay for a person")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.project)
+    old = load_side(root, args.old)
+    new = load_side(root, args.new or str(root / "pins.toml"))
+    if args.apply and Path(new.label).resolve() != (root / "pins.toml").resolve():
+        raise InputError(f"--apply records lines at the working tree's pins, not at {new.label}",
+                         Location(new.label), "drop NEW, or run 'reader pin' first")
+    cache = Cache()
+    report = diff_sides(root, old, new, cache, progress)
+    sys.stdout.write(PRINTERS[args.format](report))
+    if args.apply:
+        corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
+        moved = [c for c in report.changes if isinstance(c, NoteChange)]
+        done = apply_moved(root, load_articles(root), moved, corpus)
+        print(f"reader diff --apply: {len(done)} moved notes updated"
+              + (f" ({', '.join(done)})" if done else ""), file=sys.stderr)
+    return report.exit_code

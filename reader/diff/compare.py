@@ -1,0 +1,85 @@
+"""`reader diff` as a recipe: two sides -> their corpora -> pins, notes, files, symbols, rules, facts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reader.annotations import load_articles
+from reader.annotations.check import installed_facts
+from reader.cache import Cache
+from reader.corpus import Corpus, Project
+from reader.diff.changes import Change, DiffReport, FileChange, PinChange
+from reader.diff.code import diff_symbols
+from reader.diff.notes import annotated_symbols, diff_notes
+from reader.diff.sides import Side
+from reader.diff.tables import diff_facts, diff_rules
+from reader.extract import build_index
+from reader.extract.rules import RuleTable, load_rules
+from reader.fetch import Progress
+from reader.pins import LockEntry
+
+
+def diff_pins(old: Side, new: Side) -> list[PinChange]:
+    """Pins whose commit differs, or that only one side has."""
+    out = []
+    for name in sorted(set(old.pins) | set(new.pins)):
+        a, b = old.pins.get(name), new.pins.get(name)
+        if a and b and a.commit != b.commit:
+            out.append(PinChange(status="moved", pin=name, repo=b.repo, old=a.commit, new=b.commit,
+                                 old_label=a.tag or a.release, new_label=b.tag or b.release))
+        elif a and not b:
+            out.append(PinChange(status="removed", pin=name, repo=a.repo, old=a.commit, new=""))
+        elif b and not a:
+            out.append(PinChange(status="added", pin=name, repo=b.repo, old="", new=b.commit))
+    return out
+
+
+def diff_files(pin: str, old: Corpus, new: Corpus, annotated: dict[str, frozenset[str]]) -> list[Change]:
+    """Files added or removed in `pin`'s lock, and the symbol changes of every file whose blob changed."""
+    a, b = old.project.locks[pin], new.project.locks[pin]
+    out: list[Change] = []
+    for path in sorted(set(a.files) | set(b.files)):
+        if path in a.files and path in b.files:
+            if a.files[path] != b.files[path] and old.has(pin, path) and new.has(pin, path):
+                out.extend(diff_symbols(pin, path, old.read_text(pin, path), new.read_text(pin, path),
+                                        annotated.get(path, frozenset())))
+        else:
+            out.append(_presence(pin, path, a, b))
+    return out
+
+
+def _presence(pin: str, path: str, a: LockEntry, b: LockEntry) -> FileChange:
+    lacking = b if path in a.files else a
+    if lacking.source.startswith("archive"):
+        return FileChange(status="unknown", pin=pin, path=path,
+                          detail=f"the {'new' if lacking is b else 'old'} lock comes from the "
+                                 f"{lacking.source.removeprefix('archive ')} archive, which omits files")
+    return FileChange(status="added" if path in b.files else "removed", pin=pin, path=path)
+
+
+def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
+               progress: Progress = lambda _m: None) -> DiffReport:
+    """Every change from `old` to `new` for the project's annotations at `root`; fetches both
+    sides' files (a cache hit once fetched)."""
+    cache = cache or Cache()
+    articles = load_articles(root)
+    old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
+    new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
+    changes: list[Change] = [*diff_pins(old, new), *diff_notes(articles, old_corpus, new_corpus)]
+    annotated = annotated_symbols(articles)
+    for name in sorted(set(old.pins) & set(new.pins)):
+        if old.locks[name].files != new.locks[name].files:
+            changes.extend(diff_files(name, old_corpus, new_corpus, annotated))
+    progress("comparing the lowering rule tables")
+    changes.extend(diff_rules(_rules(old_corpus), _rules(new_corpus)))
+    remarks = []
+    facts = installed_facts(old_corpus), installed_facts(new_corpus)
+    if facts[0] is None or facts[1] is None:
+        remarks.append(("facts", "not compared: reader.extract.facts is not part of this reader"))
+    else:
+        changes.extend(diff_facts(facts[0], facts[1], articles))
+    return DiffReport(old.label, new.label, tuple(changes), tuple(remarks))
+
+
+def _rules(corpus: Corpus) -> list[RuleTable]:
+    return load_rules(corpus, build_index(corpus))

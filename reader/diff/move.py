@@ -1,0 +1,139 @@
+"""`reader pin`: move one pin to another commit, fetch its files, rewrite pins.toml and the lock."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import tomlkit
+
+from reader import gitio
+from reader.cache import Cache, atomic_write_all
+from reader.errors import FetchError, GitError, InputError, Location, VerificationError
+from reader.fetch import (
+    ArchiveSource,
+    FetchReport,
+    GitSource,
+    Progress,
+    Source,
+    fetch_pin,
+    pip_download_sdist,
+)
+from reader.lockfile import git_date, git_url, lock_from_archive, lock_from_git
+from reader.pins import (
+    SHA_RE,
+    LockEntry,
+    Pin,
+    dump_lock,
+    load_lock,
+    load_pins,
+    parse_lock,
+    parse_pins,
+)
+
+Download = Callable[[str, Path], Path]
+"""(release `name==version`, folder) -> the path of its source archive, downloaded into the folder."""
+
+RELEASE_RE = re.compile(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$")
+
+
+@dataclass(frozen=True)
+class PinMove:
+    """What `reader pin` did: the pin before and after, its new lock entry and how it was served."""
+
+    old: Pin
+    new: Pin
+    lock: LockEntry
+    fetched: FetchReport
+    via: str
+    """`git <url>` or `archive <release>`: where the new blob shas came from."""
+    remarks: tuple[str, ...] = ()
+
+
+def resolve_target(pin: Pin, target: str) -> tuple[str, str]:
+    """(full commit sha, tag label) for `--to`: a full sha as is, else a tag or branch via git."""
+    if SHA_RE.match(target.lower()):
+        return target.lower(), ""
+    url = git_url(pin)
+    try:
+        sha, ref = gitio.remote_ref(url, target)
+    except GitError as e:
+        raise InputError(f"--to {target!r} is not a full 40-hex commit sha, and resolving it as a "
+                         f"tag or branch at {url} failed: {e.message}", Location("pins.toml"),
+                         "pass the full sha (and --release SPEC when git is unreachable)") from None
+    return sha, ref.removeprefix("refs/tags/") if ref.startswith("refs/tags/") else ""
+
+
+def rewrite_pins(text: str, new: Pin) -> str:
+    """`text` of pins.toml with pin `new.name` moved, keeping every comment and the layout."""
+    doc = tomlkit.parse(text)
+    table = doc["pins"][new.name]
+    table["commit"] = new.commit
+    for key, value in (("tag", new.tag), ("release", new.release), ("date", new.date)):
+        if value:
+            table[key] = value
+        elif key in table:
+            del table[key]
+    return tomlkit.dumps(doc)
+
+
+def _new_lock(new: Pin, cache: Cache, download: Download, tmp: Path,
+              progress: Progress) -> tuple[LockEntry, str, Source, str]:
+    """(lock entry, commit date, the source to fetch from, `via`): git first, else the archive."""
+    url = git_url(new)
+    try:
+        progress(f"{new.name}: reading the tree of {new.short} from {url}")
+        lock = lock_from_git(new, cache)
+        return lock, git_date(new, cache), GitSource(cache, url), f"git {url}"
+    except GitError as e:
+        if not new.release:
+            raise FetchError(f"git source {url} failed ({e.message}) and no --release names an "
+                             f"archive to take {new.short}'s files from", Location("pins.toml"),
+                             "pass --release NAME==VERSION, or set READER_MIRROR_"
+                             f"{new.name.upper().replace('-', '_')} to a reachable clone") from None
+        progress(f"{new.name}: git unreachable ({e.message[:80]}); using the {new.release} archive")
+    archive = download(new.release, tmp)
+    lock = lock_from_archive(new, archive)
+    return lock, "", ArchiveSource(lambda _release, _dest: archive), f"archive {new.release}"
+
+
+def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache | None = None,
+             progress: Progress = lambda _m: None, download: Download = pip_download_sdist) -> PinMove:
+    """Move pin `name` to `target`, fetch and verify its files, then rewrite pins.toml and pins.lock.
+
+    Nothing is written unless every step succeeded; both files are replaced together.
+    """
+    cache = cache or Cache()
+    pins_path, lock_path = root / "pins.toml", root / "pins.lock"
+    pins = load_pins(pins_path)
+    text = pins_path.read_text(encoding="utf-8")
+    locks = load_lock(lock_path, pins)
+    if name not in pins:
+        raise InputError(f"unknown pin {name!r}", Location(str(pins_path)),
+                         f"known pins: {', '.join(sorted(pins))}")
+    if release and not RELEASE_RE.match(release):
+        raise InputError(f"--release {release!r} is not NAME==VERSION", None, "e.g. jax==0.10.1")
+    old = pins[name]
+    sha, tag = resolve_target(old, target)
+    new = replace(old, commit=sha, tag=tag, release=release, date="")
+    remarks = []
+    if old.tag and not tag:
+        remarks.append(f"dropped tag {old.tag!r}: it labels the old commit")
+    if old.release and not release:
+        remarks.append(f"dropped release {old.release!r}: it is the old commit's; pass --release "
+                       "to keep a release archive as a fallback source")
+    with tempfile.TemporaryDirectory(prefix="reader-pin-") as tmp:
+        lock, date, source, via = _new_lock(new, cache, download, Path(tmp), progress)
+        new = replace(new, date=date)
+        report = fetch_pin(new, lock, cache, [source], progress, refresh=True)
+    if report.mismatches:
+        raise VerificationError("; ".join(str(m) for m in report.mismatches), Location(str(lock_path)))
+    new_text = rewrite_pins(text, new)
+    locks = {**locks, name: lock}
+    lock_text = dump_lock(locks)
+    parse_lock(lock_text, str(lock_path), parse_pins(new_text, str(pins_path)))
+    atomic_write_all({lock_path: lock_text.encode(), pins_path: new_text.encode()})
+    return PinMove(old, new, lock, report, via, tuple(remarks))

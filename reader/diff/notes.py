@@ -1,0 +1,124 @@
+"""What a pin move does to each note: the annotation stage's pure anchoring run on the old and new text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reader.annotations import Anchor, Article, Note, Status, resolve_text
+from reader.annotations.accept import Stamp, stamp_notes
+from reader.cache import atomic_write_all
+from reader.corpus import Corpus
+from reader.diff.changes import NoteChange
+from reader.diff.code import unified
+from reader.model import Span
+
+
+def _text(corpus: Corpus, path: str) -> tuple[str, str] | None:
+    """(pin, text) of `path` in `corpus`, or None when no pin there serves it."""
+    pin = corpus.pin_of(path)
+    if pin is None or not corpus.has(pin, path):
+        return None
+    return pin, corpus.read_text(pin, path)
+
+
+def _absent(path: str, corpus: Corpus) -> str:
+    """Why `corpus` has no text for `path`."""
+    pin = corpus.pin_of(path)
+    if pin is None:
+        return "the file is outside the new pins"
+    lock = corpus.project.locks[pin]
+    if path in lock.files:
+        return "the file is locked but no source served it"
+    if lock.source.startswith("archive "):
+        return (f"the new lock comes from the {lock.source.removeprefix('archive ')} archive, "
+                "which lacks the file; run 'reader lock' where git is reachable")
+    return "the file is gone from the new pins"
+
+
+def _lines(text: str, span: Span) -> list[str]:
+    return text.replace("\r\n", "\n").split("\n")[span.start - 1 : span.end]
+
+
+def diff_note(note: Note, old: Corpus, new: Corpus) -> NoteChange:
+    """The note's fate from `old` to `new`: unchanged, moved, changed, orphaned or ambiguous."""
+    a, b = _text(old, note.path), _text(new, note.path)
+    base: dict[str, Any] = dict(note=note.id, where=note.where, pin=(b or a or ("", ""))[0], path=note.path)
+    if b is None:
+        return NoteChange(status="orphaned", detail=_absent(note.path, new), **base)
+    new_anchor = resolve_text(note, b[1], f"{note.path}@new")
+    if a is None:
+        return _judge_alone(note, new_anchor, base)
+    if a[1] == b[1]:
+        return NoteChange(status="unchanged", old=new_anchor.span, new=new_anchor.span, **base)
+    old_anchor = resolve_text(note, a[1], f"{note.path}@old")
+    if new_anchor.status is Status.AMBIGUOUS:
+        return NoteChange(status="ambiguous", old=old_anchor.span, detail=new_anchor.message, **base)
+    if new_anchor.span is None:
+        status = "changed" if new_anchor.status is Status.STALE else "orphaned"
+        return NoteChange(status=status, old=old_anchor.span, detail=new_anchor.message, **base)
+    if old_anchor.span is None:
+        return _judge_alone(note, new_anchor, base, f"it did not anchor before: {old_anchor.message}")
+    return _compare(old_anchor, new_anchor, a[1], b[1], base)
+
+
+def _compare(a: Anchor, b: Anchor, old_text: str, new_text: str, base: dict[str, Any]) -> NoteChange:
+    assert a.span is not None and b.span is not None
+    detail = b.message if not b.acceptable else ""
+    if a.fingerprint == b.fingerprint and b.acceptable:
+        status = "unchanged" if a.span == b.span else "moved"
+        return NoteChange(status=status, old=a.span, new=b.span, **base)
+    diff = unified(_lines(old_text, a.span), _lines(new_text, b.span), a.span.start, b.span.start,
+                   base["path"])
+    return NoteChange(status="changed", old=a.span, new=b.span, diff=diff, detail=detail, **base)
+
+
+def _judge_alone(note: Note, b: Anchor, base: dict[str, Any], why: str = "") -> NoteChange:
+    """No old code to compare with: judge the new anchor against what the note recorded."""
+    if b.status is Status.AMBIGUOUS:
+        return NoteChange(status="ambiguous", detail=b.message, **base)
+    if b.span is None:
+        return NoteChange(status="orphaned", detail=b.message, **base)
+    if b.status in (Status.OK, Status.MOVED):
+        return NoteChange(status="unchanged" if b.status is Status.OK else "moved", new=b.span, **base)
+    return NoteChange(status="changed", new=b.span, detail=why or b.message, **base)
+
+
+def diff_notes(articles: list[Article], old: Corpus, new: Corpus) -> list[NoteChange]:
+    return [diff_note(n, old, new) for a in articles for n in a.notes]
+
+
+def annotated_symbols(articles: list[Article]) -> dict[str, frozenset[str]]:
+    """Path -> the symbols that notes anchor to or that pages show (`reads: symbols:`)."""
+    out: dict[str, set[str]] = {}
+    for article in articles:
+        for note in article.notes:
+            if note.symbol:
+                out.setdefault(note.path, set()).add(note.symbol)
+        for read in article.reads:
+            out.setdefault(read.path, set()).update(read.symbols)
+    return {path: frozenset(names) for path, names in out.items()}
+
+
+def apply_moved(root: Path, articles: list[Article], changes: list[NoteChange], new: Corpus) -> list[str]:
+    """Record the new line of every moved note (`fingerprint` and `line`, nothing else in the
+    YAML); notes that need a person are left alone. Returns the ids of the notes updated."""
+    moved = {c.note for c in changes if c.status == "moved"}
+    stamps: dict[str, dict[int, Stamp]] = {}
+    for article in articles:
+        for note in article.notes:
+            served = _text(new, note.path) if note.id in moved else None
+            if served is None:
+                continue
+            anchor = resolve_text(note, served[1])
+            # Only code that is unchanged since a person accepted it may move on its own.
+            if anchor.status is Status.MOVED and anchor.acceptable and anchor.span and anchor.fingerprint:
+                stamps.setdefault(note.where.path, {})[note.index] = Stamp(anchor.fingerprint,
+                                                                          anchor.span.start)
+    files = {}
+    for path, by_index in stamps.items():
+        text = (root / path).read_bytes().decode("utf-8")
+        files[root / path] = stamp_notes(text, by_index, path).encode("utf-8")
+    atomic_write_all(files)
+    by_file = {(p, i) for p, s in stamps.items() for i in s}
+    return [n.id for a in articles for n in a.notes if (n.where.path, n.index) in by_file]

@@ -1,0 +1,70 @@
+"""Lowering rule tables and computed facts before and after a move, and the prose that cites facts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from reader.annotations import Article
+from reader.annotations.markup import parse
+from reader.diff.changes import FactChange, RuleChange
+from reader.errors import Location
+from reader.extract.rules import RuleEntry, RuleTable
+
+
+def _rule(e: RuleEntry) -> str:
+    return f"{e.rule.qualname} ({e.rule.path}:{e.rule.line})"
+
+
+def diff_rules(old: list[RuleTable], new: list[RuleTable]) -> list[RuleChange]:
+    """Per backend and key: primitives added or removed, and rules that moved to another function
+    or file (a rule that only shifted lines, or its registration, is not reported)."""
+    before = {(t.backend, t.key): {e.primitive.key: e for e in t.entries} for t in old}
+    after = {(t.backend, t.key): {e.primitive.key: e for e in t.entries} for t in new}
+    out = []
+    for table in [*after, *(k for k in before if k not in after)]:
+        a, b = before.get(table, {}), after.get(table, {})
+        for prim in sorted(set(a) | set(b), key=lambda k: (b.get(k) or a[k]).primitive.dotted):
+            x, y = a.get(prim), b.get(prim)
+            common = dict(backend=table[0], key=table[1],
+                          primitive=(y or x).primitive.dotted)  # type: ignore[union-attr]
+            if x is None and y is not None:
+                out.append(RuleChange(status="added", new_rule=_rule(y), **common))
+            elif y is None and x is not None:
+                out.append(RuleChange(status="removed", old_rule=_rule(x), **common))
+            elif x is not None and y is not None and _moved(x, y):
+                out.append(RuleChange(status="moved", old_rule=_rule(x), new_rule=_rule(y), **common))
+    return out
+
+
+def _moved(x: RuleEntry, y: RuleEntry) -> bool:
+    return (x.rule.path, x.rule.qualname, x.rule.kind) != (y.rule.path, y.rule.qualname, y.rule.kind)
+
+
+def citations(articles: list[Article]) -> dict[str, list[Location]]:
+    """Fact name -> where the prose cites it (`{{fact:NAME}}`): the text's key or note in its file."""
+    out: dict[str, list[Location]] = {}
+    for article in articles:
+        for text, where in article.prose():
+            for p in parse(text)[0]:
+                if p.kind == "fact" and where not in out.get(p.target, []):
+                    out.setdefault(p.target, []).append(where)
+    return out
+
+
+def _show(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def diff_facts(old: Mapping[str, object], new: Mapping[str, object],
+               articles: list[Article]) -> list[FactChange]:
+    """Facts whose value changed (or that appeared or went), each with the prose citing it."""
+    cites = citations(articles)
+    out = []
+    for name in sorted(set(old) | set(new)):
+        a = _show(old[name]) if name in old else "(none)"
+        b = _show(new[name]) if name in new else "(none)"
+        if a != b:
+            out.append(FactChange(status="changed", name=name, old=a, new=b,
+                                  cited_by=tuple(cites.get(name, ()))))
+    return out

@@ -1,0 +1,180 @@
+"""`reader diff` on synthetic moves in a temporary git repo: notes, symbols, rules, the three printers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import markdown
+import pytest
+
+from reader.cli import main
+from reader.diff.changes import DiffReport, FactChange, NoteChange, PinChange
+from reader.diff.printers import PRINTERS
+from tests.conftest import git
+from tests.diff_project import ANNOTATION, make_demo
+
+
+@pytest.fixture
+def moved(tmp_path, cache, monkeypatch):
+    """The demo project after `reader pin jax --to v1`, uncommitted."""
+    upstream, root = make_demo(tmp_path, monkeypatch)
+    assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
+    return upstream, root
+
+
+def _json(capsys, root: Path, *argv: str, code: int = 1) -> dict:
+    capsys.readouterr()
+    assert main(["-C", str(root), "diff", *argv, "--format", "json"]) == code
+    return json.loads(capsys.readouterr().out)
+
+
+def _notes(report: dict) -> dict[str, dict]:
+    return {c["note"]: c for c in report["changes"] if c["section"] == "notes"}
+
+
+def test_each_note_gets_its_fate(moved, capsys):
+    _, root = moved
+    notes = _notes(_json(capsys, root))
+    assert {k: v["status"] for k, v in notes.items()} == {
+        "note-moved": "moved", "note-changed": "changed", "note-orphaned": "orphaned",
+        "note-quote": "moved", "note-unchanged": "unchanged"}
+    # moved_fn went down by 6 lines (a constant and a function inserted above it).
+    assert (notes["note-moved"]["old"], notes["note-moved"]["new"]) == (
+        {"start": 13, "end": 15}, {"start": 19, "end": 21})
+    assert notes["note-changed"]["diff"].splitlines()[2:] == [
+        "@@ -9 +15 @@", "-    total = a + b", "+    total = a * b"]
+    assert "symbol 'deleted_fn' not found" in notes["note-orphaned"]["detail"]
+    assert [n["needs_person"] for n in notes.values()].count(True) == 2
+
+
+def test_symbols_rules_and_pins(moved, capsys):
+    upstream, root = moved
+    report = _json(capsys, root)
+    symbols = {(c["path"].rsplit("/", 1)[-1], c["qualname"], c["status"])
+               for c in report["changes"] if c["section"] == "symbols"}
+    assert symbols == {
+        ("core.py", "NEW_CONSTANT", "added"), ("core.py", "inserted", "added"),
+        ("core.py", "helper", "signature"), ("core.py", "deleted_fn", "removed"),
+        # Annotated symbols whose code changed; moved_fn moved unchanged, so it is not listed.
+        ("core.py", "helper", "body"), ("core.py", "kernel", "body"),
+        ("primitives.py", "get_p", "added"),
+        ("lowering.py", "_get_rule", "added"), ("lowering.py", "_swap_rule", "removed")}
+    sig = next(c for c in report["changes"] if c.get("status") == "signature")
+    assert (sig["old_signature"], sig["new_signature"]) == ("def helper(x)", "def helper(x, y=0)")
+    rules = [(c["backend"], c["primitive"], c["status"]) for c in report["changes"]
+             if c["section"] == "rules"]
+    assert rules == [("triton", "jax._src.pallas.primitives.get_p", "added"),
+                     ("triton", "jax._src.pallas.primitives.swap_p", "removed")]
+    pin = next(c for c in report["changes"] if c["section"] == "pins")
+    assert pin["explain"] == f"pin jax moved {upstream.commits[0][:7]} (v0) -> {upstream.commits[1][:7]} (v1)"
+    assert report["exit_code"] == 1 and report["needs_person"] == 2
+
+
+def test_text_and_markdown_print_the_same_records(moved, capsys):
+    _, root = moved
+    records = _json(capsys, root)["changes"]
+    assert main(["-C", str(root), "diff"]) == 1
+    text = capsys.readouterr().out
+    for title in ("Pins", "Notes:", "Files:", "Symbols:", "Lowering rule tables:", "Facts:"):
+        assert re.search(rf"^{re.escape(title)}", text, re.M), title
+    for c in records:
+        if c["section"] in ("notes", "rules", "pins") and c["status"] != "unchanged":
+            assert c["explain"] in text
+    assert main(["-C", str(root), "diff", "--format", "markdown"]) == 1
+    md = capsys.readouterr().out
+    html = markdown.markdown(md, extensions=["tables", "fenced_code"])
+    assert html.count("<table>") == 3  # pins, notes, rules
+    assert html.count("<h3>") == 5 and "<h2>reader diff: <code>HEAD:pins.toml</code>" in html
+    assert '<code class="language-diff">' in html and "-    total = a + b" in html
+    assert "compare/" in html and "<details>" in md and md.count("<details>") == md.count("</details>")
+    assert "**changed**" in md and "| `note-moved` | `annotations/demo.yaml:12` | moved | 13-15 | 19-21 |" in md
+
+
+def test_apply_records_moved_notes_only_and_keeps_the_yaml(moved, capsys):
+    _, root = moved
+    path = root / "annotations" / "demo.yaml"
+    before = path.read_text()
+    assert main(["-C", str(root), "diff", "--apply"]) == 1
+    assert "2 moved notes updated (note-moved, note-quote)" in capsys.readouterr().err
+    after = path.read_text()
+    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
+    assert changed == [("    line: 13", "    line: 19"), ("    line: 5", "    line: 11")]
+    assert "# a comment that --apply must keep" in after
+    # Now only the notes that need a person are left.
+    notes = _notes(_json(capsys, root))
+    assert {k: v["status"] for k, v in notes.items() if v["status"] != "unchanged"} == {
+        "note-moved": "moved", "note-changed": "changed", "note-orphaned": "orphaned",
+        "note-quote": "moved"}
+    assert main(["-C", str(root), "check"]) == 1
+    out = capsys.readouterr()
+    assert "note-moved" not in out.out + out.err and "note-changed" in out.out + out.err
+
+
+def test_only_moved_notes_exit_0(moved, capsys):
+    _, root = moved
+    kept = ANNOTATION.split("  - id: note-changed")[0]
+    (root / "annotations" / "demo.yaml").write_text(kept)
+    notes = _notes(_json(capsys, root, code=0))
+    assert {k: v["status"] for k, v in notes.items()} == {"note-moved": "moved"}
+
+
+def test_two_revisions_and_explicit_files(moved, capsys, tmp_path):
+    _, root = moved
+    git(root, "commit", "-qam", "moved to v1")
+    same = _json(capsys, root, "HEAD:pins.toml", "HEAD:pins.toml", code=0)
+    assert [c["section"] for c in same["changes"]] == ["notes"] * 5
+    back = _json(capsys, root, "HEAD:pins.toml", "HEAD~1:pins.toml")
+    assert _notes(back)["note-moved"]["status"] == "moved"
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in ("pins.toml", "pins.lock"):
+        (copy / name).write_text(git(root, "show", f"HEAD~1:{name}") + "\n")
+    files = _json(capsys, root, str(copy / "pins.toml"))
+    assert files["old"] == str(copy / "pins.toml") and _notes(files)["note-changed"]["status"] == "changed"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["no-such-rev:pins.toml"], "no-such-rev:pins.toml: cannot read it from git"),
+    (["HEAD:missing.toml"], "HEAD:missing.toml: cannot read it from git"),
+    (["does-not-exist.toml"], "does-not-exist.toml: file not found"),
+    (["HEAD:pins.toml", "HEAD:pins.toml", "--apply"], "--apply records lines at the working tree's pins"),
+])
+def test_input_errors_exit_2(moved, capsys, monkeypatch, argv, message):
+    _, root = moved
+    monkeypatch.chdir(root)
+    assert main(["diff", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reader: error: ") and message in err and "Traceback" not in err
+
+
+def test_outside_a_git_repository_head_is_an_input_error(tmp_path, cache, capsys):
+    (tmp_path / "pins.toml").write_text('[pins.x]\nrepo = "r"\ncommit = "' + "a" * 40 + '"\npaths = ["x"]\n')
+    assert main(["-C", str(tmp_path), "diff"]) == 2
+    assert "is not inside a git repository" in capsys.readouterr().err
+
+
+def test_facts_name_the_prose_that_cites_them():
+    from reader.annotations.load import load_file
+    from reader.diff.tables import diff_facts
+
+    loaded = load_file(Path(__file__).parent / "fixtures" / "diff" / "facts-demo.yaml",
+                       "annotations/facts-demo.yaml")
+    assert loaded.article is not None, loaded.problems
+    changes = diff_facts({"rules.triton.count": 101, "corpus.files.count": 285, "same": [1, 2]},
+                         {"rules.triton.count": 102, "pallas_call.line": 1131, "same": [1, 2]},
+                         [loaded.article])
+    assert [(c.name, c.old, c.new) for c in changes] == [
+        ("corpus.files.count", "285", "(none)"), ("pallas_call.line", "(none)", "1131"),
+        ("rules.triton.count", "101", "102")]
+    cited = {c.name: [str(w) for w in c.cited_by] for c in changes}
+    assert cited == {"corpus.files.count": [], "pallas_call.line": [],
+                     "rules.triton.count": ["annotations/facts-demo.yaml:6",
+                                            "annotations/facts-demo.yaml:11"]}
+    report = DiffReport("a", "b", (PinChange(status="moved", pin="p", repo="r", old="1", new="2"),
+                                   *changes))
+    md = PRINTERS["markdown"](report)
+    assert "| `rules.triton.count` | `101` | `102` | `annotations/facts-demo.yaml:6`, " in md
+    assert not report.needs_person and report.exit_code == 0
+    assert isinstance(changes[0], FactChange) and not isinstance(changes[0], NoteChange)

@@ -1,0 +1,149 @@
+"""`reader pin`: move a pin by tag or sha through git, or from a release archive; atomic rewrites."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from reader import cache as cache_mod
+from reader.cache import Cache, blob_sha
+from reader.cli import main
+from reader.corpus import Corpus, Project
+from reader.diff.move import move_pin
+from reader.errors import FetchError
+from reader.lockfile import lock_from_archive
+from reader.pins import Pin, load_lock, load_pins
+from tests.diff_project import make_demo, tree
+
+
+@pytest.fixture
+def demo(tmp_path, cache, monkeypatch):
+    return make_demo(tmp_path, monkeypatch)
+
+
+def _snapshot(root: Path) -> tuple[bytes, bytes]:
+    return (root / "pins.toml").read_bytes(), (root / "pins.lock").read_bytes()
+
+
+def _shas(files: dict[str, str]) -> dict[str, str]:
+    return {p: blob_sha(t.encode()) for p, t in files.items()}
+
+
+def test_pin_to_a_tag_rewrites_pins_and_lock_keeping_comments(demo, capsys):
+    upstream, root = demo
+    before = (root / "pins.toml").read_text()
+    assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
+    out = capsys.readouterr().out
+    assert f"jax: {upstream.commits[0][:7]} -> {upstream.commits[1][:7]} (v1)" in out
+    after = (root / "pins.toml").read_text()
+    expected = before.replace(upstream.commits[0], upstream.commits[1]).replace('"v0"', '"v1"')
+    # Only the commit and tag changed, and the commit date was added after the last key.
+    assert after.startswith("# The demo's pins: keep this comment.\n")
+    date = [line for line in after.splitlines() if line.startswith("date = ")]
+    assert len(date) == 1 and after.replace(date[0] + "\n", "") == expected
+    pins = load_pins(root / "pins.toml")
+    lock = load_lock(root / "pins.lock", pins)["jax"]
+    assert lock.commit == upstream.commits[1] and lock.source == ""
+    assert lock.files == _shas(tree(1))
+    # The new files are in the cache already: opening the corpus needs no source.
+    corpus = Corpus.open(Project.load(root), Cache(), names=["jax"])
+    assert corpus.read_text("jax", "jax/_src/pallas/core.py") == tree(1)["jax/_src/pallas/core.py"]
+
+
+def test_pin_to_a_full_sha_drops_the_old_tag(demo, capsys):
+    upstream, root = demo
+    assert main(["-C", str(root), "pin", "jax", "--to", upstream.commits[1].upper()]) == 0
+    assert "dropped tag 'v0'" in capsys.readouterr().out
+    pin = load_pins(root / "pins.toml")["jax"]
+    assert (pin.commit, pin.tag) == (upstream.commits[1], "")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["pin", "jax", "--to", "no-such-tag"], "'no-such-tag' is not a full 40-hex commit sha"),
+    (["pin", "numpy", "--to", "v1"], "unknown pin 'numpy'"),
+    (["pin", "jax", "--to", "v1", "--release", "jax"], "--release 'jax' is not NAME==VERSION"),
+])
+def test_bad_input_exits_2_and_writes_nothing(demo, capsys, argv, message):
+    _, root = demo
+    before = _snapshot(root)
+    assert main(["-C", str(root), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reader: error: ") and message in err and "Traceback" not in err
+    assert _snapshot(root) == before
+
+
+def test_unreachable_git_without_release_says_what_to_do(demo, tmp_path, monkeypatch, capsys):
+    upstream, root = demo
+    monkeypatch.setenv("READER_MIRROR_JAX", str(tmp_path / "nowhere"))
+    before = _snapshot(root)
+    assert main(["-C", str(root), "pin", "jax", "--to", upstream.commits[1]]) == 2
+    err = capsys.readouterr().err
+    assert "no --release names an archive" in err and "READER_MIRROR_JAX" in err
+    assert _snapshot(root) == before
+
+
+def _sdist(path: Path, top: str, files: dict[str, str]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for rel, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_without_git_the_release_archive_is_locked_by_blob(demo, tmp_path, monkeypatch, capsys):
+    upstream, root = demo
+    monkeypatch.setenv("READER_MIRROR_JAX", str(tmp_path / "nowhere"))
+    shipped = {p: t for p, t in tree(1).items() if p != "jax/_src/pallas/utils.py"}
+    archive = _sdist(tmp_path / "jax-1.0.tar.gz", "jax-1.0",
+                     {**shipped, "PKG-INFO": "Name: jax\n", "jax/version.py": "x = 1\n"})
+    asked = []
+    move = move_pin(root, "jax", upstream.commits[1], "jax==1.0", Cache(),
+                    download=lambda release, dest: asked.append(release) or archive)
+    assert asked == ["jax==1.0"] and move.via == "archive jax==1.0"
+    lock = load_lock(root / "pins.lock", load_pins(root / "pins.toml"))["jax"]
+    # Exactly the pinned .py files the archive carries, by their git blob shas.
+    assert lock.files == _shas(shipped) and lock.source == "archive jax==1.0"
+    pin = load_pins(root / "pins.toml")["jax"]
+    assert (pin.commit, pin.release, pin.tag, pin.date) == (upstream.commits[1], "jax==1.0", "", "")
+    assert move.fetched.served == len(shipped) and not move.fetched.mismatches
+    # The file the archive lacks is not reported as deleted upstream.
+    assert main(["-C", str(root), "diff", "--format", "json"]) == 1
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    files = [(c["path"], c["status"]) for c in changes if c["section"] == "files"]
+    assert files == [("jax/_src/pallas/utils.py", "unknown")]
+    note = next(c for c in changes if c.get("note") == "note-unchanged")
+    assert note["status"] == "orphaned" and "jax==1.0 archive" in note["detail"]
+
+
+def test_an_archive_without_pinned_files_is_refused(tmp_path):
+    archive = _sdist(tmp_path / "other-1.0.tar.gz", "other-1.0", {"other/x.py": "x = 1\n"})
+    pin = Pin("jax", "https://example.invalid/jax", "0" * 40, ("jax/_src/pallas",), "other==1.0")
+    with pytest.raises(FetchError, match="holds no .py file under jax/_src/pallas"):
+        lock_from_archive(pin, archive)
+
+
+def test_a_failed_write_leaves_pins_and_lock_as_they_were(demo, monkeypatch):
+    upstream, root = demo
+    before = _snapshot(root)
+    real, calls = os.replace, []
+
+    def flaky(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        real(src, dst)
+
+    monkeypatch.setattr(cache_mod.os, "replace", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        move_pin(root, "jax", "v1", cache=Cache())
+    monkeypatch.setattr(cache_mod.os, "replace", real)
+    # The lock was renamed into place first, then restored when pins.toml failed.
+    assert len(calls) >= 2 and _snapshot(root) == before
+    assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
