@@ -9,9 +9,18 @@ from pathlib import Path
 import markdown
 import pytest
 
+from reader.annotations import load_articles, resolve
+from reader.cache import Cache
+from reader.corpus import Corpus, Project
 from reader.cli import main
 from reader.diff.changes import DiffReport, FactChange, NoteChange, PinChange
+from reader.diff.compare import diff_sides
 from reader.diff.printers import PRINTERS
+from reader.diff.sides import load_side
+from reader.errors import Location
+from reader.extract import build_index
+from reader.extract.facts import corpus_facts, rule_facts
+from reader.extract.rules import load_rules
 from tests.conftest import git
 from tests.diff_project import ANNOTATION, make_demo
 
@@ -107,9 +116,11 @@ def test_apply_records_moved_notes_only_and_keeps_the_yaml(moved, capsys):
     assert {k: v["status"] for k, v in notes.items() if v["status"] != "unchanged"} == {
         "note-moved": "moved", "note-changed": "changed", "note-orphaned": "orphaned",
         "note-quote": "moved"}
-    assert main(["-C", str(root), "check"]) == 1
-    out = capsys.readouterr()
-    assert "note-moved" not in out.out + out.err and "note-changed" in out.out + out.err
+    # At the new pin, the moved notes are now simply ok; the others still need a person.
+    corpus = Corpus.open(Project.load(root), Cache())
+    statuses = {r.note.id: r.status.value for a in load_articles(root) for r in resolve(a, corpus)}
+    assert statuses == {"note-moved": "ok", "note-quote": "ok", "note-changed": "stale",
+                        "note-orphaned": "orphaned", "note-unchanged": "ok"}
 
 
 def test_only_moved_notes_exit_0(moved, capsys):
@@ -178,3 +189,33 @@ def test_facts_name_the_prose_that_cites_them():
     assert "| `rules.triton.count` | `101` | `102` | `annotations/facts-demo.yaml:6`, " in md
     assert not report.needs_person and report.exit_code == 0
     assert isinstance(changes[0], FactChange) and not isinstance(changes[0], NoteChange)
+
+
+def _rule_and_corpus_facts(corpus):
+    """The extraction stage's rule and corpus facts: the ones a two-file upstream can have."""
+    index = build_index(corpus)
+    found = [*rule_facts(load_rules(corpus, index), index), *corpus_facts(corpus, index)]
+    return {f.name: f.value for f in found}
+
+
+def test_a_changed_fact_names_the_prose_citing_it(moved):
+    _, root = moved
+    report = diff_sides(root, load_side(root, "HEAD:pins.toml"),
+                        load_side(root, str(root / "pins.toml")), Cache(),
+                        facts=_rule_and_corpus_facts)
+    facts = {c.name: c for c in report.of("facts") if isinstance(c, FactChange)}
+    core = facts["lines.jax._src.pallas.core"]
+    assert (core.old, core.new) == ("19", "21")
+    assert core.cited_by == (Location("annotations/demo.yaml", 6),)
+    only = facts["rules.only.triton.names"]
+    assert (only.old, only.new, only.cited_by) == ('["load", "swap"]', '["get", "load"]', ())
+    assert "rules.triton.count" not in facts  # one rule added, one removed
+    assert f"fact lines.jax._src.pallas.core: 19 -> 21 (cited by annotations/demo.yaml:6)" in \
+        PRINTERS["text"](report)
+
+
+def test_facts_that_cannot_be_computed_cost_only_their_section(moved, capsys):
+    _, root = moved
+    report = _json(capsys, root)
+    assert "computing them at HEAD:pins.toml failed" in report["remarks"]["facts"]
+    assert not [c for c in report["changes"] if c["section"] == "facts"]

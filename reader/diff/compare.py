@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from reader.annotations import load_articles
-from reader.annotations.check import installed_facts
+from reader.annotations.check import FactSource, installed_facts
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.diff.changes import Change, DiffReport, FileChange, PinChange
@@ -13,6 +14,7 @@ from reader.diff.code import diff_symbols
 from reader.diff.notes import annotated_symbols, diff_notes
 from reader.diff.sides import Side
 from reader.diff.tables import diff_facts, diff_rules
+from reader.errors import ReaderError
 from reader.extract import build_index
 from reader.extract.rules import RuleTable, load_rules
 from reader.fetch import Progress
@@ -58,9 +60,10 @@ def _presence(pin: str, path: str, a: LockEntry, b: LockEntry) -> FileChange:
 
 
 def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
-               progress: Progress = lambda _m: None) -> DiffReport:
+               progress: Progress = lambda _m: None,
+               facts: FactSource = installed_facts) -> DiffReport:
     """Every change from `old` to `new` for the project's annotations at `root`; fetches both
-    sides' files (a cache hit once fetched)."""
+    sides' files (a cache hit once fetched). `facts` computes a corpus' facts by name."""
     cache = cache or Cache()
     articles = load_articles(root)
     old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
@@ -72,13 +75,28 @@ def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
             changes.extend(diff_files(name, old_corpus, new_corpus, annotated))
     progress("comparing the lowering rule tables")
     changes.extend(diff_rules(_rules(old_corpus), _rules(new_corpus)))
+    progress("comparing the facts")
+    before, why_not = _facts(facts, old_corpus, old.label)
+    after, why_not_new = _facts(facts, new_corpus, new.label)
     remarks = []
-    facts = installed_facts(old_corpus), installed_facts(new_corpus)
-    if facts[0] is None or facts[1] is None:
-        remarks.append(("facts", "not compared: reader.extract.facts is not part of this reader"))
+    if before is None or after is None:
+        remarks.append(("facts", f"not compared: {why_not or why_not_new}"))
     else:
-        changes.extend(diff_facts(facts[0], facts[1], articles))
+        changes.extend(diff_facts(before, after, articles))
     return DiffReport(old.label, new.label, tuple(changes), tuple(remarks))
+
+
+def _facts(source: FactSource, corpus: Corpus, label: str) -> tuple[Mapping[str, object] | None, str]:
+    """The facts of one side, or None and why not."""
+    try:
+        found = source(corpus)
+    except ReaderError:
+        raise
+    except Exception as e:
+        # Facts are read from known places in the pinned source; a move that renames one of
+        # them must cost the facts section, not the whole diff.
+        return None, f"computing them at {label} failed ({type(e).__name__}: {e})"
+    return found, "" if found is not None else "reader.extract.facts is not part of this reader"
 
 
 def _rules(corpus: Corpus) -> list[RuleTable]:
