@@ -11,8 +11,8 @@ import pytest
 
 from reader.annotations import load_articles, resolve
 from reader.cache import Cache
-from reader.corpus import Corpus, Project
 from reader.cli import main
+from reader.corpus import Corpus, Project
 from reader.diff.changes import DiffReport, FactChange, NoteChange, PinChange
 from reader.diff.compare import diff_sides
 from reader.diff.printers import PRINTERS
@@ -210,7 +210,7 @@ def test_a_changed_fact_names_the_prose_citing_it(moved):
     only = facts["rules.only.triton.names"]
     assert (only.old, only.new, only.cited_by) == ('["load", "swap"]', '["get", "load"]', ())
     assert "rules.triton.count" not in facts  # one rule added, one removed
-    assert f"fact lines.jax._src.pallas.core: 19 -> 21 (cited by annotations/demo.yaml:6)" in \
+    assert "fact lines.jax._src.pallas.core: 19 -> 21 (cited by annotations/demo.yaml:6)" in \
         PRINTERS["text"](report)
 
 
