@@ -10,6 +10,7 @@ from functools import cached_property
 
 from reader.cache import Cache
 from reader.corpus import Corpus
+from reader.errors import InputError, Location
 from reader.extract.references import Definition, Target, Use, references_of, uses_by_target
 from reader.extract.scan import Binding, FileSummary, summarize
 from reader.model import Reference, Symbol, module_of
@@ -172,6 +173,9 @@ class Index:
     def references(self, pin: str, path: str) -> list[Reference]:
         """Every identifier occurrence of a pinned file that resolves to a corpus definition."""
         module = module_of(path)
+        if self.files.get(module) != (pin, path):
+            raise InputError(f"{path!r} is not an indexed .py file of pin {pin!r}", Location(path),
+                             "name a file that `reader fetch --status` lists")
         if module not in self._refs:
             self._refs[module] = self.references_of(self.summaries[module])
         return self._refs[module]
