@@ -147,3 +147,15 @@ def test_cli_facts_json_and_text(capsys, facts):
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("blockspec.fields.count = "))
     assert line.endswith(f"(jax/_src/pallas/core.py:{facts['blockspec.line'].value})")
+
+
+def test_a_corpus_without_the_usual_files_gets_the_facts_it_can(tmp_path):
+    from reader.cache import Cache
+    cache = Cache(tmp_path / "cache")
+    files = {"jax/_src/pallas/helpers.py": "def when(c):\n    pass\n"}
+    manifest = {p: cache.put_blob(t.encode()) for p, t in files.items()}
+    small = Corpus(Project(tmp_path, {}, {}), cache, {"jax": manifest})
+    facts = compute_facts(small)
+    assert facts["corpus.files.count"] == 1
+    assert facts["lines.jax._src.pallas.helpers"] == 2
+    assert not any(n.startswith(("rules.tpu.", "pallas_call.", "blockspec.")) for n in facts)

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from reader.corpus import Corpus
 from reader.extract.index import Index, build_index, corpus_key
 from reader.extract.rules import BACKENDS, RuleTable, load_rules
-from reader.extract.sm90_source import MGPU_CORE_PATH, SM90_PATH
+from reader.extract.sm90_source import ARG_SPECS_PATH, MGPU_CORE_PATH, SM90_PATH
 from reader.extract.structures import (
     BACKEND_REGISTRAR,
     PALLAS_CALL_P,
@@ -272,6 +272,8 @@ def _source(index: Index, module: str, qualname: str) -> tuple[str, int]:
 
 def _pallas_call_facts(s: Structures, index: Index) -> list[Fact]:
     sig = s.pallas_call
+    if sig is None:
+        return []
     prim_at = _source(index, *PALLAS_CALL_P)
     backend_at = _source(index, *BACKEND_REGISTRAR)
     out = [Fact("pallas_call.line", sig.line, "where pallas_call is defined", sig.path, sig.line),
@@ -315,14 +317,16 @@ def _class_facts(s: Structures) -> list[Fact]:
     out = []
     for name, (path, qual) in _CLASSES.items():
         c = s.find(path, qual)
+        if c is None:
+            continue
         out += [Fact(f"{name}.line", c.line, f"where {qual} is defined", c.path, c.line),
                 Fact(f"{name}.fields.count", len(c.fields), f"fields of {qual}", c.path, c.line),
                 Fact(f"{name}.fields.names", [f.name for f in c.fields], f"fields of {qual}",
                      c.path, c.line),
                 Fact(f"{name}.methods.count", len(c.methods), f"methods of {qual}", c.path, c.line)]
     for name, (path, qual) in _ENUMS.items():
-        c = s.find(path, qual)
-        out += _enum_facts(name, c)
+        e = s.find(path, qual)
+        out += _enum_facts(name, e) if e else []
     return out
 
 
@@ -333,6 +337,8 @@ def _enum_facts(name: str, c: ClassInfo) -> list[Fact]:
 
 
 def _pipeline_facts(s: Structures) -> list[Fact]:
+    if not s.pipeline_classes:
+        return []
     preds = s.schedule_predicates
     path = s.pipeline_classes[0].path if s.pipeline_classes else ""
     out = [Fact("pipeline.predicates.count", len(preds), "the Scheduler's predicates", path,
@@ -395,7 +401,8 @@ def _calls_with_names(tree: ast.Module) -> Iterable[tuple[ast.Call, str]]:
 
 def tokamax_facts(corpus: Corpus) -> list[Fact]:
     """The sm90 kernel facts of `tokamax_facts.py`, with the kernel file as their source."""
-    if "tokamax" not in corpus.pins:
+    if not all(corpus.has(pin, p) for pin, p in (("tokamax", SM90_PATH),
+                                                  ("tokamax", ARG_SPECS_PATH), ("jax", MGPU_CORE_PATH))):
         return []
     sources = {"tokamax": SM90_PATH, "mosaic_gpu": MGPU_CORE_PATH}  # `hopper.*`: NVIDIA's guides
     return [Fact(f.name, f.value, f.about, sources.get(f.name.split(".")[0], ""))

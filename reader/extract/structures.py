@@ -96,7 +96,7 @@ class PrimitiveRule:
 
 @dataclass(frozen=True)
 class Structures:
-    pallas_call: Signature
+    pallas_call: Signature | None
     pallas_call_rules: tuple[PrimitiveRule, ...]
     """Registered for `pallas_call_p`, then the platforms its lowering rule dispatches to."""
     backend_lowerings: tuple[PrimitiveRule, ...]
@@ -110,10 +110,10 @@ class Structures:
     schedule_predicates: tuple[Method, ...]
     """The Scheduler's methods that answer yes or no: every `return` gives a boolean."""
 
-    def find(self, path: str, qualname: str) -> ClassInfo:
+    def find(self, path: str, qualname: str) -> ClassInfo | None:
         """The class `qualname` of the file `path`."""
         every = (*self.core_classes, *self.tpu_classes, *self.gpu_classes, *self.pipeline_classes)
-        return next(c for c in every if c.path == path and c.qualname == qualname)
+        return next((c for c in every if c.path == path and c.qualname == qualname), None)
 
 
 _KINDS = {
@@ -132,28 +132,34 @@ def _kind(name: str) -> str:
 
 
 def structures(index: Index, read: Callable[[str], str]) -> Structures:
-    """Everything this module extracts, from the pinned files (`read`: module -> text)."""
-    trees = {m: ast.parse(read(m)) for m in (PALLAS_CALL[0], CORE, TPU_CORE, GPU_CORE, PIPELINE)}
+    """Everything this module extracts, from the pinned files (`read`: module -> text). A file
+    the corpus lacks (a small test corpus) leaves its part empty."""
+    trees = {m: ast.parse(read(m)) for m in (PALLAS_CALL[0], CORE, TPU_CORE, GPU_CORE, PIPELINE)
+             if m in index.files}
     path = {m: index.files[m][1] for m in trees}
-    pipeline = classes(trees[PIPELINE], path[PIPELINE])
-    rules = primitive_rules(index, read, PALLAS_CALL_P)
+
+    def of(module: str) -> tuple[ClassInfo, ...]:
+        return classes(trees[module], path[module]) if module in trees else ()
+
+    call = trees.get(PALLAS_CALL[0])
+    node = _function(call, PALLAS_CALL[1]) if call else None
+    rules = primitive_rules(index, read, PALLAS_CALL_P) if node else ()
+    pipeline = trees.get(PIPELINE)
     return Structures(
-        pallas_call=signature(_function(trees[PALLAS_CALL[0]], PALLAS_CALL[1]), path[PALLAS_CALL[0]]),
+        pallas_call=signature(node, path[PALLAS_CALL[0]]) if node else None,
         pallas_call_rules=(*rules, *per_platform(index, read, rules)),
         backend_lowerings=backend_lowerings(index, read),
-        core_classes=classes(trees[CORE], path[CORE]),
-        tpu_classes=classes(trees[TPU_CORE], path[TPU_CORE]),
-        gpu_classes=classes(trees[GPU_CORE], path[GPU_CORE]),
-        pipeline_classes=pipeline,
-        pipeline_functions=tuple(signature(n, path[PIPELINE]) for n in trees[PIPELINE].body
-                                 if isinstance(n, ast.FunctionDef)),
-        schedule_predicates=predicates(trees[PIPELINE], SCHEDULER),
+        core_classes=of(CORE), tpu_classes=of(TPU_CORE), gpu_classes=of(GPU_CORE),
+        pipeline_classes=of(PIPELINE),
+        pipeline_functions=tuple(signature(n, path[PIPELINE]) for n in pipeline.body
+                                 if isinstance(n, ast.FunctionDef)) if pipeline else (),
+        schedule_predicates=predicates(pipeline, SCHEDULER) if pipeline else (),
     )
 
 
 # signatures and classes ------------------------------------------------------------------
-def _function(tree: ast.Module, name: str) -> ast.FunctionDef:
-    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+def _function(tree: ast.Module, name: str) -> ast.FunctionDef | None:
+    return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
 
 def signature(node: ast.FunctionDef, path: str, prefix: str = "") -> Signature:
@@ -225,7 +231,9 @@ def predicates(tree: ast.Module, cls: str) -> tuple[Method, ...]:
     """Methods of `cls` whose every `return` gives a boolean: comparisons, `not`, `and`/`or`,
     bool literals, `jnp.bool(...)`, a `functools.reduce` from a bool, or another predicate
     (a method through `self.`, or a module-level function), found to a fixed point."""
-    node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+    node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None)
+    if node is None:
+        return ()
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     methods = {n.name: n for n in node.body if isinstance(n, ast.FunctionDef)}
     known: set[str] = set()
