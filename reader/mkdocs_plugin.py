@@ -50,6 +50,11 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             level = InclusionLevel.INCLUDED if page.src_uri in in_nav else InclusionLevel.NOT_IN_NAV
             files.append(File.generated(config, page.src_uri, content=page.markdown, inclusion=level))
             self.bodies[page.src_uri] = page.html
+        for asset in self.generated.assets:
+            files.append(File.generated(config, asset.src_uri, content=asset.data,
+                                        inclusion=InclusionLevel.NOT_IN_NAV))
+        for warning in self.generated.warnings:
+            log.info("reader: %s", warning)
         config.nav = list(self.generated.nav)
         log.info("reader: generated %d pages", len(self.generated.pages))
         return files

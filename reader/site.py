@@ -90,6 +90,8 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
         progress("generating pages")
         generated = generate_site(root, plugin.config.track, jobs)
         plugin.preloaded = generated
+        for warning in generated.warnings:
+            progress(f"note: {warning}")
         progress(f"running mkdocs on {len(generated.pages)} pages")
         config.plugins.on_startup(command="build", dirty=False)
         try:

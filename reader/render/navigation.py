@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reader.corpus import Corpus
+from reader.render.lab import Asset
 from reader.render.model import Page
 from reader.render.overview import (
     EntryLink,
@@ -53,6 +54,10 @@ class Generated:
 
     pages: tuple[Page, ...]
     nav: tuple[Any, ...]
+    assets: tuple[Asset, ...] = ()
+    """Files served as they are (lab artifact images)."""
+    warnings: tuple[str, ...] = ()
+    """What the build should say without failing (a lab whose artifacts failed, a dead placeholder)."""
 
 
 def _norm(title: str) -> str:
@@ -101,7 +106,8 @@ def phase_links(phase: Phase, written: Sequence[Written], files: set[str]) -> li
 
 
 def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Sequence[Written],
-             infos: Sequence[FileInfo], extra_nav: Mapping[str, str] | None = None) -> Generated:
+             infos: Sequence[FileInfo], extra_nav: Mapping[str, str] | None = None,
+             assets: Sequence[Asset] = (), warnings: Sequence[str] = ()) -> Generated:
     """The rendered pages with the outline's phase pages, placeholders, home and indexes, and the nav."""
     pages: dict[str, Page] = {p.src_uri: p for p in rendered}
     files = {i.path for i in infos}
@@ -125,7 +131,7 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
     for title, page in (extra_nav or {}).items():
         nav.append({title: page})
     nav += [{"Labs": LABS_INDEX}, {"Source files": SOURCE_INDEX}]
-    return Generated(tuple(pages.values()), tuple(nav))
+    return Generated(tuple(pages.values()), tuple(nav), tuple(assets), tuple(warnings))
 
 
 def nav_pages(nav: Iterable[Any]) -> set[str]:

@@ -46,6 +46,11 @@ def _relpath(from_src: str, to_src: str) -> str:
     return posixpath.relpath(html_of(to_src), posixpath.dirname(html_of(from_src)) or ".")
 
 
+def rel_file(from_src: str, path: str) -> str:
+    """A relative link from page `from_src` to a plain file of the site (an image)."""
+    return posixpath.relpath(path, posixpath.dirname(html_of(from_src)) or ".")
+
+
 def slugify(text: str) -> str:
     """A URL name from a title: lower-case words joined by '-'."""
     words = re.findall(r"[a-z0-9]+", text.lower())

@@ -1,0 +1,66 @@
+"""Lab pages: what a lab teaches, the pinned code it exercises, its artifacts, its source linked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from reader.cache import Cache
+from reader.render.code import CodeLines, code_view
+from reader.render.labs import LabArtifacts, LabInfo
+from reader.render.model import Page, SourceDoc, Target
+from reader.render.pages import linked_lines, page_markdown, symbol_anchors
+from reader.render.prose import Prose
+from reader.render.templates import render
+from reader.render.urls import lab_page, rel, rel_file
+
+
+@dataclass(frozen=True)
+class LabDoc:
+    info: LabInfo
+    doc: SourceDoc
+    """The lab's own file, linked like a pinned one; its page is the lab page."""
+    exercises: tuple[tuple[str, str, Target | None], ...] = ()
+    artifacts: LabArtifacts = LabArtifacts()
+    articles: tuple[tuple[str, str], ...] = ()
+    """(article page `src_uri`, title) of the articles that link the lab."""
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A file the site serves as it is (an artifact image)."""
+
+    src_uri: str
+    data: bytes
+
+
+def description(docstring: str) -> str:
+    """The docstring without its title line and its `Exercises:` line."""
+    lines = docstring.splitlines()
+    body = lines[1:] if lines else []
+    return "\n".join(line for line in body if not line.startswith("Exercises:")).strip()
+
+
+def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose) -> tuple[Page, list[Asset]]:
+    here = lab_page(lab.info.name)
+    lines = linked_lines(lab.doc, here, cache)
+    code = code_view(CodeLines(lines, "", symbol_anchors([d.symbol for d in lab.doc.definitions])))
+    assets, artifacts = [], []
+    for a in lab.artifacts.files:
+        if a.is_image:
+            uri = f"labs/artifacts/{lab.info.name}/{a.name}"
+            assets.append(Asset(uri, a.data))
+            artifacts.append({"name": a.name, "image": True, "href": rel_file(here, uri)})
+        else:
+            text = a.data.decode("utf-8", errors="replace")
+            artifacts.append({"name": a.name, "image": False, "text": text,
+                              "lines": text.count("\n") + (not text.endswith("\n"))})
+    exercises = [(path, symbol, rel(here, t.page, t.fragment) if t else "")
+                 for path, symbol, t in lab.exercises]
+    body = render("lab.j2", lab=lab.info, line_count=len(lines), exercises=exercises,
+                  artifacts=artifacts, error=lab.artifacts.error, code=Markup(code),
+                  articles=[(rel(here, page), title) for page, title in lab.articles])
+    title = lab.info.heading
+    markdown = page_markdown(title, prose.html(description(lab.info.docstring), here), ["toc"])
+    return Page(here, title, markdown, body), assets

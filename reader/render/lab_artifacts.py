@@ -1,0 +1,39 @@
+"""Runs labs' `artifacts(out_dir)` in a child process (jax imported once): `python -m reader.render.lab_artifacts`.
+
+Usage: `python -m reader.render.lab_artifacts OUT_DIR NAME...`; writes `OUT_DIR/manifest.json`
+mapping each lab to the files it wrote (relative to `OUT_DIR/NAME`) or to the error it raised.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import traceback
+from pathlib import Path
+
+
+def run(out_dir: Path, names: list[str]) -> dict[str, dict[str, object]]:
+    manifest: dict[str, dict[str, object]] = {}
+    for name in names:
+        target = out_dir / name
+        try:
+            module = importlib.import_module(f"kernels.{name}")
+            paths = module.artifacts(target)
+            manifest[name] = {"files": [Path(p).resolve().relative_to(target.resolve()).as_posix()
+                                        for p in paths], "error": ""}
+        except Exception as e:  # a lab's failure is reported on its page, not fatal to the others
+            last = traceback.format_exception_only(type(e), e)[-1].strip()
+            manifest[name] = {"files": [], "error": last}
+    return manifest
+
+
+def main(argv: list[str]) -> int:
+    out_dir = Path(argv[0])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "manifest.json").write_text(json.dumps(run(out_dir, argv[1:]), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,162 @@
+"""The labs (`kernels/`) as the site shows them: registry, docstrings, and build-time artifacts.
+
+A lab's artifacts (jaxprs, MLIR, a roofline or a timeline) are produced by running its
+`artifacts(out_dir)` in one child process for all labs that need it, and cached by the hash of the
+lab's file and the `kernels/` helpers it shares, so an unchanged lab never runs again.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from reader import __version__
+from reader.cache import Cache
+from reader.errors import InputError, Location
+
+ARTIFACTS_KIND = "lab-artifacts-v1"
+ARTIFACT_TIMEOUT_S = 900
+
+
+@dataclass(frozen=True)
+class LabInfo:
+    """One registered lab: its module name, title, phase, file and docstring."""
+
+    name: str
+    heading: str
+    phase: int
+    path: str
+    """Relative to the project root: `kernels/tiled_matmul.py`."""
+    text: str
+    docstring: str
+    exercises: tuple[tuple[str, str], ...]
+    has_artifacts: bool
+
+
+@dataclass(frozen=True)
+class Artifact:
+    name: str
+    data: bytes
+
+    @property
+    def is_image(self) -> bool:
+        return self.name.endswith((".svg", ".png"))
+
+
+@dataclass(frozen=True)
+class LabArtifacts:
+    files: tuple[Artifact, ...] = ()
+    error: str = ""
+
+
+def load_labs(root: Path) -> list[LabInfo]:
+    """The labs registered in `root/kernels` (none when the project has no `kernels/`)."""
+    folder = root / "kernels"
+    if not (folder / "__init__.py").is_file():
+        return []
+    registry = _registry(root)
+    out = []
+    for lab in registry.LABS.values():
+        path = folder / f"{lab.name}.py"
+        if not path.is_file():
+            raise InputError(f"lab {lab.name!r} is registered but has no file", Location(str(path)),
+                             "add the module or remove it from kernels.LABS")
+        text = path.read_text(encoding="utf-8")
+        out.append(LabInfo(lab.name, lab.heading, lab.phase, f"kernels/{lab.name}.py", text,
+                           registry.docstring(lab.name), tuple(registry.exercises(lab.name)),
+                           "\ndef artifacts(" in text))
+    return out
+
+
+def _registry(root: Path):
+    """The project's `kernels` package (importing it imports no jax)."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    module = importlib.import_module("kernels")
+    if Path(module.__file__ or "").resolve().parent != (root / "kernels").resolve():
+        raise InputError(f"the 'kernels' package imported from {module.__file__} is not the project's",
+                         Location(str(root / "kernels")), "run reader from the project root")
+    return module
+
+
+def artifact_key(root: Path, lab: LabInfo) -> str:
+    """The lab's file plus the shared helpers (`kernels/_*.py`, `kernels/__init__.py`)."""
+    h = hashlib.sha1(f"{ARTIFACTS_KIND}:{__version__}:{lab.name}".encode())
+    h.update(lab.text.encode())
+    for helper in sorted((root / "kernels").glob("_*.py")):
+        h.update(helper.name.encode() + b"\0" + helper.read_bytes())
+    return h.hexdigest()
+
+
+class ArtifactRun:
+    """Artifacts from the cache, and one child process (started at once) for the rest."""
+
+    def __init__(self, root: Path, labs: list[LabInfo], cache: Cache | None):
+        self.root, self.cache = root, cache
+        self.keys = {lab.name: artifact_key(root, lab) for lab in labs if lab.has_artifacts}
+        self.ready: dict[str, LabArtifacts] = {}
+        todo = []
+        for name, key in self.keys.items():
+            hit = cache.get_json(ARTIFACTS_KIND, key) if cache is not None else None
+            if hit is None:
+                todo.append(name)
+            else:
+                self.ready[name] = LabArtifacts(tuple(Artifact(n, base64.b64decode(d)) for n, d in hit))
+        self.out = Path(tempfile.mkdtemp(prefix="reader-artifacts-")) if todo else None
+        self.proc = None
+        if todo and self.out is not None:
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                [str(root), *filter(None, [os.environ.get("PYTHONPATH", "")])])}
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "reader.render.lab_artifacts", str(self.out), *todo],
+                cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def results(self) -> Mapping[str, LabArtifacts]:
+        """Wait for the child process; cache what it produced."""
+        if self.proc is not None and self.out is not None:
+            try:
+                output, _ = self.proc.communicate(timeout=ARTIFACT_TIMEOUT_S)
+                self._collect(output.decode(errors="replace"))
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.communicate()
+                for name in self.keys:
+                    self.ready.setdefault(name, LabArtifacts(
+                        error=f"artifacts took longer than {ARTIFACT_TIMEOUT_S} s"))
+            finally:
+                self.proc = None
+                _remove(self.out)
+        return self.ready
+
+    def _collect(self, output: str) -> None:
+        assert self.out is not None
+        try:
+            manifest = json.loads((self.out / "manifest.json").read_text())
+        except (FileNotFoundError, ValueError):
+            tail = output.strip().splitlines()[-1:] or ["no output"]
+            manifest = {n: {"files": [], "error": f"the artifact run failed: {tail[0]}"}
+                        for n in self.keys if n not in self.ready}
+        for name, entry in manifest.items():
+            if entry["error"]:
+                self.ready[name] = LabArtifacts(error=entry["error"])
+                continue
+            files = tuple(Artifact(Path(f).name, (self.out / name / f).read_bytes())
+                          for f in entry["files"])
+            self.ready[name] = LabArtifacts(files)
+            if self.cache is not None:
+                self.cache.put_json(ARTIFACTS_KIND, self.keys[name],
+                                    [[a.name, base64.b64encode(a.data).decode()] for a in files])
+
+
+def _remove(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)

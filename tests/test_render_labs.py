@@ -1,0 +1,132 @@
+"""Lab pages and their build-time artifacts (run in a child process, cached by the lab's hash)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reader.cache import Cache
+from reader.extract import index_from_sources
+from reader.render.generate import _lab_doc, source_resolver
+from reader.render.lab import render_lab
+from reader.render.labs import Artifact, ArtifactRun, LabArtifacts, load_labs
+from reader.render.model import SourceDoc
+from reader.render.prose import Prose
+
+REGISTRY = '''"""A tiny lab registry."""
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+@dataclass(frozen=True)
+class Lab:
+    name: str
+    title: str
+    label: str
+    phase: int
+
+    @property
+    def heading(self):
+        return f"{self.label} · {self.title}"
+
+LABS = {lab.name: lab for lab in (Lab("toy", "A toy", "LAB·0.1", 1), Lab("broken", "Broken", "LAB·0.2", 1))}
+
+def docstring(name):
+    return ast.get_docstring(ast.parse((Path(__file__).parent / f"{name}.py").read_text())) or ""
+
+def exercises(name):
+    for line in docstring(name).splitlines():
+        if line.startswith("Exercises:"):
+            items = [i.strip() for i in line.removeprefix("Exercises:").split(",")]
+            return tuple((i.partition("::")[0], i.partition("::")[2]) for i in items if i)
+    return ()
+'''
+
+TOY = '''"""LAB·0.1 · A toy: writes two artifacts.
+
+It *teaches* nothing <script>alert(1)</script>.
+
+Exercises: pkg/core.py::BlockSpec, pkg/core.py::Missing
+"""
+from pathlib import Path
+from pkg import core
+
+
+def artifacts(out_dir):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "toy.txt").write_text("a < b\\n")
+    (out_dir / "toy.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (out_dir / "ran").mkdir(exist_ok=True)
+    return [out_dir / "toy.txt", out_dir / "toy.svg"]
+
+
+SPEC = core.BlockSpec
+'''
+
+BROKEN = '''"""LAB·0.2 · Broken."""
+
+
+def artifacts(out_dir):
+    raise RuntimeError("no chip here")
+'''
+
+CORE = "class BlockSpec:\n    pass\n"
+
+
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "kernels").mkdir(parents=True)
+    (root / "kernels/__init__.py").write_text(REGISTRY)
+    (root / "kernels/toy.py").write_text(TOY)
+    (root / "kernels/broken.py").write_text(BROKEN)
+    (root / "pkg").mkdir()
+    (root / "pkg/__init__.py").write_text("")
+    (root / "pkg/core.py").write_text(CORE)
+    return root
+
+
+def test_artifacts_run_once_then_come_from_the_cache(tmp_path, monkeypatch):
+    import sys
+
+    root = project(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "kernels", raising=False)
+    labs = load_labs(root)
+    assert [lab.name for lab in labs] == ["toy", "broken"]
+    toy = labs[0]
+    assert toy.exercises == (("pkg/core.py", "BlockSpec"), ("pkg/core.py", "Missing"))
+    cache = Cache(tmp_path / "cache")
+    first = ArtifactRun(root, labs, cache).results()
+    assert [a.name for a in first["toy"].files] == ["toy.txt", "toy.svg"]
+    assert first["toy"].files[0].data == b"a < b\n"
+    assert "RuntimeError: no chip here" in first["broken"].error
+    again = ArtifactRun(root, labs, cache)
+    assert again.proc is not None  # the failed lab is tried again; the good one is a cache hit
+    assert again.results()["toy"] == first["toy"]
+    monkeypatch.delitem(sys.modules, "kernels", raising=False)
+
+
+def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path, monkeypatch):
+    import sys
+
+    root = project(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "kernels", raising=False)
+    toy = load_labs(root)[0]
+    monkeypatch.delitem(sys.modules, "kernels", raising=False)
+    index = index_from_sources({"pkg/core.py": CORE})
+    docs = {"pkg/core.py": SourceDoc("pin", "pkg/core.py", "b" * 40, CORE, "source/pkg/core.py.md")}
+    resolver = source_resolver(index, docs)
+    refs = index.references_in(toy.text, toy.path)
+    artifacts = LabArtifacts((Artifact("toy.txt", b"x < y\n"), Artifact("toy.svg", b"<svg/>")))
+    doc = _lab_doc(toy, index, refs, resolver, {"toy": artifacts}, (("articles/a.md", "An article"),))
+    page, assets = render_lab(doc, None, Prose(resolver))
+    assert page.src_uri == "labs/toy.md" and page.title == "LAB·0.1 · A toy"
+    assert '<a href="../source/pkg/core.py.html#L1"><code>BlockSpec</code></a>' in page.html
+    assert "<code>Missing</code> <em class=\"rd-missing\">(not found at the pin)</em>" in page.html
+    assert [a.src_uri for a in assets] == ["labs/artifacts/toy/toy.svg"]
+    assert '<img src="artifacts/toy/toy.svg" alt="toy.svg">' in page.html
+    assert "<pre><code>x &lt; y\n</code></pre>" in page.html
+    assert 'title="pkg.core.BlockSpec">BlockSpec</a>' in page.html  # the lab's code is linked
+    assert '<a href="../articles/a.html">An article</a>' in page.html
+    assert "<em>teaches</em>" in page.markdown and "<script>" not in page.markdown
+    assert "Exercises:" not in page.markdown
