@@ -86,7 +86,7 @@ ARTICLE = Article(
     kernels=("first_kernels",),
     intro="Read [[fixture/core.py::BlockSpec]] first. " + HOSTILE,
     sections=(Section("Why blocks", "Because *tiles*.", Location("annotations/golden.yaml", 9)),),
-    outro="Then [[lab:first_kernels]].",
+    outro="Then [[lab:first_kernels]]; {{fact:golden.count}} things, {{fact:golden.unknown}}.",
     notes=(Note("golden-blockspec", "fixture/core.py", "", Location("annotations/golden.yaml", 12)),
            Note("golden-call", "fixture/call.py", "", Location("annotations/golden.yaml", 14))),
 )
@@ -102,7 +102,7 @@ def render_fixture() -> dict[str, str]:
         docs[path] = replace(doc, notes=tuple(n for n in NOTES if n.path == path))
     prose = Prose(source_resolver(index, docs), {"golden-article": ARTICLE.title,
                                                  "other-article": "Another article"},
-                  {"first_kernels": "First kernels"}, {})
+                  {"first_kernels": "First kernels"}, lambda: {"golden.count": 3})
     pages: list[Page] = [source_page(d, None, prose, commit=SHA, release="fixture==1.0",
                                      commit_url="https://example.invalid/repo/tree/" + SHA)
                          for d in docs.values()]

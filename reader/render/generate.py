@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reader.annotations import load_articles, resolve
-from reader.annotations.check import installed_facts
 from reader.cache import Cache, blob_sha
 from reader.corpus import Corpus, Project
 from reader.extract import Index, build_index
+from reader.extract.facts import load_facts
 from reader.extract.rules import load_rules
 from reader.extract.symbols import symbols_of
 from reader.model import Reference, module_of
@@ -75,7 +75,8 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     resolver = source_resolver(index, docs)
     outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
     prose = Prose(resolver, {**outlined, **{a.slug: a.title for a in articles}},
-                  {lab.name: lab.heading for lab in labs}, installed_facts(corpus))
+                  {lab.name: lab.heading for lab in labs},
+                  lambda: {f.name: f.value for f in load_facts(corpus, index)})
     pages = [_source_page(d, corpus, cache, prose) for d in docs.values()]
     lab_links = {lab.name: (lab_page(lab.name), lab.heading) for lab in labs}
     for a in articles:

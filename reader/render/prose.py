@@ -28,6 +28,13 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+def fact_text(value: object) -> str:
+    """A fact as Markdown: a number or a string as it is, a list as its items in code, comma-separated."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_code(str(v)) for v in value)
+    return md_escape(str(value))
+
+
 @dataclass
 class Prose:
     """Renders Markdown with `{{fact:..}}`, `[[path::symbol]]`, `[[lab:..]]`, `[[page:..]]`."""
@@ -37,10 +44,12 @@ class Prose:
     """slug -> title of every article on the site."""
     labs: Mapping[str, str] = field(default_factory=dict)
     """name -> title of every lab on the site."""
-    facts: Mapping[str, object] | None = None
-    """The computed facts by name; None when they could not be computed in this build."""
+    facts: Callable[[], Mapping[str, object] | None] = lambda: None
+    """The computed facts by name, computed on the first fact a text cites; None: not computable."""
     unresolved: list[str] = field(default_factory=list)
     """Placeholders that linked nowhere, for the build to report."""
+
+    _facts: dict[str, object] | None = field(default=None, init=False, repr=False)
 
     def html(self, text: str, page: str) -> str:
         """`text` as safe HTML for `page`, links relative to it."""
@@ -48,8 +57,10 @@ class Prose:
 
     def _placeholder(self, p: Placeholder, page: str) -> str:
         if p.kind == "fact":
-            if self.facts is not None and p.target in self.facts:
-                return md_escape(str(self.facts[p.target]))
+            if self._facts is None:
+                self._facts = dict(self.facts() or {})
+            if p.target in self._facts:
+                return fact_text(self._facts[p.target])
             self.unresolved.append(f"fact {p.target}")
             return _code(f"{{{{fact:{p.target}}}}}")
         if p.kind == "lab":
