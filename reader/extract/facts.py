@@ -27,7 +27,7 @@ from reader.extract.structures import (
 from reader.extract.tokamax_facts import load_sm90_params, sm90_facts
 from reader.model import module_of
 
-FACTS_KIND = "facts-v3"
+FACTS_KIND = "facts-v4"
 SM90_MODULE = "tokamax._src.ops.attention.pallas_mosaic_gpu_kernel_sm90"
 BARRIER = ("jax._src.pallas.mosaic_gpu.core", "Barrier")
 
