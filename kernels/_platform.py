@@ -13,9 +13,16 @@ import numpy as np
 
 NO_GPU_REASON = "no GPU: jax.default_backend() is not 'gpu' on this machine"
 
+TARGET = jax.make_user_context(None)
+"""`with TARGET("gpu"):` builds the native GPU kernels whatever the backend (to lower them for
+`lowering_platforms=("cuda",)` on a CPU host); `with TARGET("interpret"):` builds interpreted
+ones (for host devices on a GPU machine). Part of jit's cache key, so no stale traces."""
+
 
 def on_gpu() -> bool:
     """True when jax runs on a GPU, where the labs' kernels compile natively (Triton)."""
+    if TARGET.value is not None:
+        return TARGET.value == "gpu"
     return jax.default_backend() == "gpu"
 
 
@@ -30,6 +37,12 @@ def compiler_params(num_warps: int = 4, num_stages: int = 2) -> Any:
         return None
     from jax.experimental.pallas import triton as pltriton
     return pltriton.CompilerParams(num_warps=num_warps, num_stages=num_stages)
+
+
+def lower_for_gpu(fn: Any, *args: Any) -> str:
+    """The StableHLO of `fn` built for a GPU and lowered for CUDA, on any host (no compile)."""
+    with TARGET("gpu"):
+        return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
 
 
 def where() -> str:

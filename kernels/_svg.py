@@ -48,3 +48,23 @@ class Svg:
 
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+
+def block_grid(labels: list[list[int]], names: tuple[str, ...], colors: tuple[str, ...],
+               title: str, cell: int = 22) -> str:
+    """A matrix of blocks (rows: query blocks, columns: key blocks) coloured by label."""
+    rows, cols = len(labels), len(labels[0]) if labels else 0
+    left, top = 60, 40
+    svg = Svg(left + cols * cell + 170, top + rows * cell + 40, title)
+    svg.text(left, 20, title, 12)
+    svg.text(left + cols * cell / 2, top + rows * cell + 22, "key block", 11, "middle")
+    svg.text(24, top + rows * cell / 2, "query block", 11, "middle", rotate=-90)
+    for r, row in enumerate(labels):
+        for c, value in enumerate(row):
+            svg.rect(left + c * cell, top + r * cell, cell, cell, colors[value],
+                     f"query block {r}, key block {c}: {names[value]}", "#888")
+    for i, (name, color) in enumerate(zip(names, colors, strict=True)):
+        y = top + i * 20
+        svg.rect(left + cols * cell + 16, y, 14, 14, color, name, "#888")
+        svg.text(left + cols * cell + 36, y + 11, name, 11)
+    return svg.document()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -29,6 +30,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
 from kernels import _platform as plat
+from kernels._svg import block_grid
 from kernels.flash_attention import HIGHEST, MASK_VALUE, attention_reference
 
 EMPTY, PARTIAL, FULL = 0, 1, 2
@@ -181,6 +183,14 @@ def check(heads: int = 2, seq: int = 256, head_dim: int = 64, block_q: int = 32,
     splash = splash_reference(q, k, v, mask, sm_scale=scale)
     same = bool((splash_labels(mask, block_q, block_k) == schedule.labels).all())
     return schedule, Check(plat.max_abs_error(out, dense), plat.max_abs_error(out, splash), same)
+
+
+def artifacts(out_dir: Path) -> list[Path]:
+    """The block labels of the lab's mask as an SVG, for the lab page (no kernel runs)."""
+    labels = build_schedule(window_with_sinks(256), 32, 32).labels.tolist()
+    svg = block_grid(labels, ("empty: never scheduled", "partial: mask applied", "full: no mask work"),
+                     ("#ffffff", "#f2b134", "#2f6db5"), "Causal window 80 + 16 sinks, 32 x 32 blocks")
+    return [plat.write(out_dir, "block_sparse.labels.svg", svg)]
 
 
 def picture(labels: np.ndarray) -> str:

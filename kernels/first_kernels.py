@@ -4,10 +4,13 @@ A Pallas kernel is a Python function over refs; `pallas_call` runs it once per g
 the blocks its BlockSpecs cut. Each kernel here is checked against jnp, then the lab prints the
 two jaxprs that one call produces: the outer jaxpr, where the whole kernel is a single
 `pallas_call` equation, and the kernel jaxpr inside it, where refs are read (`<-`) and
-written. The reduction revisits its output block across the grid's last axis and initialises
-it under `pl.when` on the first visit.
+written. The reduction walks its row panel inside the kernel and writes its output once: a
+grid whose programs revisit one output block and accumulate into it is the TPU idiom (the
+grid runs in order there and in interpret mode), but on a GPU the programs run concurrently
+and would race. With `interpret=True` the HLO interpreter turns the grid into a loop of
+dynamic slices; on a GPU the same call compiles with Triton.
 
-Exercises: jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/pallas_call.py::_pallas_call_impl, jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/primitives.py::program_id, jax/_src/pallas/helpers.py::when, jax/_src/pallas/hlo_interpreter.py::pallas_call_hlo_interpret
+Exercises: jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/pallas_call.py::_trace_kernel_to_jaxpr, jax/_src/pallas/pallas_call.py::_pallas_call_impl, jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/core.py::GridMapping, jax/_src/pallas/hlo_interpreter.py::pallas_call_hlo_interpret
 """
 
 from __future__ import annotations
@@ -35,12 +38,12 @@ def scale_kernel(x_ref, o_ref, *, factor: float):
 
 
 def rowsum_kernel(x_ref, o_ref):
-    # The output block (i,) is the same for every j: zero it on the first visit, then accumulate.
-    @pl.when(pl.program_id(1) == 0)
-    def _init():
-        o_ref[...] = jnp.zeros_like(o_ref)
+    # x_ref is one (8, cols) row panel: walk it 128 columns at a time, then write once.
+    def step(j, acc):
+        return acc + jnp.sum(x_ref[:, pl.ds(j * BLOCK[1], BLOCK[1])], axis=1)
 
-    o_ref[...] += jnp.sum(x_ref[...], axis=1)
+    zero = jnp.zeros(o_ref.shape, jnp.float32)
+    o_ref[...] = jax.lax.fori_loop(0, x_ref.shape[1] // BLOCK[1], step, zero).astype(o_ref.dtype)
 
 
 def _tile_spec():
@@ -73,8 +76,9 @@ def scale(x: jax.Array, factor: float = 2.0) -> jax.Array:
 def rowsum(x: jax.Array) -> jax.Array:
     return pl.pallas_call(
         rowsum_kernel, out_shape=jax.ShapeDtypeStruct((x.shape[0],), x.dtype),
-        grid=_tile_grid(x.shape), in_specs=[_tile_spec()],
-        out_specs=pl.BlockSpec((BLOCK[0],), lambda i, j: (i,)),
+        grid=(x.shape[0] // BLOCK[0],),
+        in_specs=[pl.BlockSpec((BLOCK[0], x.shape[1]), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((BLOCK[0],), lambda i: (i,)),
         interpret=plat.interpret(), compiler_params=plat.compiler_params())(x)
 
 

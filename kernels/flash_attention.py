@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -27,6 +28,7 @@ import numpy as np
 from jax.experimental import pallas as pl
 
 from kernels import _platform as plat
+from kernels._svg import block_grid
 
 MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)  # finite, as the TPU kernel uses: no inf - inf
 HIGHEST = jax.lax.Precision.HIGHEST                   # f32 dots stay f32 (IEEE, not TF32, on a GPU)
@@ -169,6 +171,23 @@ def diagonal_test_agrees(seq: int, block_q: int, block_k: int) -> bool:
 
     return all(bool(tpu_flash.below_or_on_diag(r, block_q, c, block_k)) == below_or_on_diag(r, block_q, c, block_k)
                for r in range(seq // block_q) for c in range(seq // block_k))
+
+
+def schedule_labels(seq: int, block_q: int, block_k: int) -> list[list[int]]:
+    """Per (query block, key block): 0 skipped, 1 masked (on the diagonal), 2 unmasked; causal."""
+    labels = []
+    for r in range(seq // block_q):
+        unmasked, visible = (int(x) for x in kv_block_ranges(r, block_q, block_k, seq // block_k, True))
+        labels.append([2 if c < unmasked else 1 if c < visible else 0 for c in range(seq // block_k)])
+    return labels
+
+
+def artifacts(out_dir: Path) -> list[Path]:
+    """The causal block schedule (skipped, masked, unmasked) as an SVG (no kernel runs)."""
+    svg = block_grid(schedule_labels(512, 64, 32),
+                     ("skipped: the diagonal test", "masked: crosses the diagonal", "unmasked: below it"),
+                     ("#ffffff", "#f2b134", "#2f6db5"), "Causal flash attention, seq 512, block_q 64, block_k 32")
+    return [plat.write(out_dir, "flash_attention.causal_schedule.svg", svg)]
 
 
 @dataclass(frozen=True)

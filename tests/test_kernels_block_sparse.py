@@ -41,3 +41,11 @@ def test_main_prints_the_block_picture(capsys):
     assert lab.main(["--seq", "128", "--block", "32"]) == 0
     out = capsys.readouterr().out
     assert "'.' empty" in out and "labels equal splash's process_mask block_mask: True" in out
+
+
+def test_labels_svg_colours_every_block(tmp_path):
+    import xml.etree.ElementTree as ET
+    (path,) = lab.artifacts(tmp_path)
+    rects = ET.fromstring(path.read_text()).findall("{http://www.w3.org/2000/svg}rect")
+    assert len(rects) == 1 + 8 * 8 + 3   # background, blocks, legend
+    assert sum("partial" in (r.findtext("{http://www.w3.org/2000/svg}title") or "") for r in rects) == 22 + 1

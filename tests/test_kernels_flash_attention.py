@@ -46,7 +46,22 @@ def test_blocks_must_divide():
         lab.flash_forward(q, q, q, block_q=64, block_k=64)
 
 
+def test_native_gpu_build_lowers_to_triton_on_any_host():
+    q, k, v = plat.randn(0, *[(1, 2, 128, 32)] * 3)
+    hlo = plat.lower_for_gpu(lambda q, k, v: lab.flash_attention(q, k, v, causal=True), q, k, v)
+    assert hlo.count("__gpu$xla.gpu.triton") == 1
+
+
 @pytest.mark.skipif(not plat.on_gpu(), reason=plat.NO_GPU_REASON)
 def test_native_gpu_matches_reference():
     for c in lab.check(seq=256, head_dim=64, block=64, with_tpu_kernel=False):
         assert c.vs_reference <= 1e-5
+
+
+def test_schedule_svg_matches_the_block_counts(tmp_path):
+    labels = lab.schedule_labels(512, 64, 32)
+    n = lab.block_count(512, 512, 64, 32, causal=True)
+    flat = [v for row in labels for v in row]
+    assert (flat.count(2), flat.count(1), flat.count(0)) == (n.unmasked, n.masked, n.skipped)
+    (path,) = lab.artifacts(tmp_path)
+    assert path.read_text().count("<rect") == 1 + len(flat) + 3

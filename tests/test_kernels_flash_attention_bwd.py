@@ -35,6 +35,12 @@ def test_backward_is_the_pallas_kernels():
     assert len(list(plat.pallas_calls(jaxpr))) == 3   # forward, dkv, dq
 
 
+def test_native_gpu_build_of_the_gradient_lowers_to_three_triton_kernels():
+    q, k, v = plat.randn(0, *[(1, 2, 128, 32)] * 3)
+    grad = jax.grad(lambda q, k, v: lab.flash_attention(q, k, v, causal=True).sum(), argnums=(0, 1, 2))
+    assert plat.lower_for_gpu(grad, q, k, v).count("__gpu$xla.gpu.triton") == 3
+
+
 @pytest.mark.skipif(not plat.on_gpu(), reason=plat.NO_GPU_REASON)
 def test_native_gpu_gradients():
     assert all(c.worst <= 2e-5 for c in lab.check())

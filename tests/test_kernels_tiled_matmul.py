@@ -52,3 +52,9 @@ def test_main_prints_the_table(capsys):
     out = capsys.readouterr().out
     assert "TPU v5e" in out and "H200 SXM" in out and "FLOP/B" in out
     assert out.count("max abs error") == 2
+
+
+def test_native_gpu_build_lowers_to_triton_on_any_host():
+    x, y = plat.randn(0, (256, 256), (256, 256))
+    hlo = plat.lower_for_gpu(lambda a, b: lab.matmul(a, b, (128, 128, 64)), x, y)
+    assert hlo.count("__gpu$xla.gpu.triton") == 1 and "grid_x = 2" in hlo
