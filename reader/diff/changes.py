@@ -51,6 +51,9 @@ class PinChange(Change):
     old_label: str = ""
     new_label: str = ""
 
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "compare_url": self.compare_url}
+
     @property
     def compare_url(self) -> str:
         """The upstream compare view (`<repo>/compare/<old>...<new>`), for web-hosted repositories."""

@@ -29,11 +29,11 @@ def unified(old: list[str], new: list[str], old_start: int, new_start: int, labe
     return "\n".join(out)
 
 
-def signatures_of(text: str) -> dict[str, str]:
+def signatures_of(tree: ast.Module) -> dict[str, str]:
     """Qualname -> the canonical header of each function and class (`ast.unparse`: no comments, no
     layout), so that reformatting a signature is no change and a changed one reads on one line."""
     out: dict[str, str] = {}
-    _signatures(ast.parse(text).body, "", out)
+    _signatures(tree.body, "", out)
     return out
 
 
@@ -77,8 +77,9 @@ def diff_symbols(pin: str, path: str, old_text: str, new_text: str,
 
     Members of an added or removed class are not listed on their own.
     """
-    old, new = _by_name(symbols_of(old_text)), _by_name(symbols_of(new_text))
-    old_sig, new_sig = signatures_of(old_text), signatures_of(new_text)
+    old_tree, new_tree = ast.parse(old_text), ast.parse(new_text)
+    old, new = _by_name(symbols_of(old_text, old_tree)), _by_name(symbols_of(new_text, new_tree))
+    old_sig, new_sig = signatures_of(old_tree), signatures_of(new_tree)
     added, removed = set(new) - set(old), set(old) - set(new)
     out = []
     for name in sorted(set(old) | set(new), key=lambda n: (new[n] if n in new else old[n]).line):
@@ -90,7 +91,8 @@ def diff_symbols(pin: str, path: str, old_text: str, new_text: str,
             out.append(SymbolChange(status="removed", pin=pin, path=path, qualname=name, kind=a.kind,
                                     old_line=a.line, old_signature=old_sig.get(name, "")))
         elif a is not None and b is not None:
-            sigs = (old_sig.get(name, ""), new_sig.get(name, ""))
+            # A name that changed kind (a variable become a method) shows its kind for a header.
+            sigs = (old_sig.get(name, f"({a.kind})"), new_sig.get(name, f"({b.kind})"))
             out.extend(_compare(pin, path, a, b, sigs, (old_text, new_text), name in annotated))
     return out
 

@@ -56,7 +56,7 @@ def text(report: DiffReport) -> str:
             out += [f"    {line}" for line in c.diff.splitlines()]
     out += _text_code(report)
     out += _text_simple(report, "rules", "Lowering rule tables")
-    out += _text_simple(report, "facts", "Facts")
+    out += _text_facts(report)
     return "\n".join(out) + "\n"
 
 
@@ -82,6 +82,28 @@ def _symbol_line(c: SymbolChange) -> str:
         return f"{c.qualname} ({c.kind}, was line {c.old_line})"
     what = "signature" if c.status == "signature" else "annotated; body changed"
     return f"{c.qualname} ({what}, line {c.old_line} -> {c.new_line})"
+
+
+def _short(value: str, limit: int = 70) -> str:
+    return value if len(value) <= limit else value[: limit - 3] + "..."
+
+
+def _split_facts(report: DiffReport) -> tuple[list[FactChange], list[FactChange]]:
+    """(facts some prose cites, the others): the first need reading again, the rest are context."""
+    facts = [c for c in report.of("facts") if isinstance(c, FactChange)]
+    return [c for c in facts if c.cited_by], [c for c in facts if not c.cited_by]
+
+
+def _text_facts(report: DiffReport) -> list[str]:
+    cited, other = _split_facts(report)
+    if report.remark("facts") or not (cited or other):
+        return _text_simple(report, "facts", "Facts")
+    out = ["", f"Facts: {len(cited) + len(other)} changed, {len(cited)} cited by prose"]
+    out += [f"  {c.explain()}" for c in cited]
+    if other:
+        out.append(f"  cited by no prose ({len(other)}):")
+        out += [f"    {c.name}: {_short(c.old)} -> {_short(c.new)}" for c in other]
+    return out
 
 
 def _text_simple(report: DiffReport, section: str, title: str) -> list[str]:
@@ -130,7 +152,7 @@ def markdown(report: DiffReport) -> str:
     out += _md_code(report)
     out += _md_simple(report, "rules", "Lowering rule tables", _rule_row,
                       ["table", "primitive", "change", "old rule", "new rule"])
-    out += _md_simple(report, "facts", "Facts", _fact_row, ["fact", "old", "new", "cited by"])
+    out += _md_facts(report)
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -184,6 +206,19 @@ def _fact_row(c: Change) -> list[str]:
     assert isinstance(c, FactChange)
     return [_code(c.name), _code(c.old), _code(c.new),
             ", ".join(_code(w) for w in c.cited_by) or "no prose"]
+
+
+def _md_facts(report: DiffReport) -> list[str]:
+    cited, other = _split_facts(report)
+    if report.remark("facts") or not (cited or other):
+        return _md_simple(report, "facts", "Facts", _fact_row, [])
+    out = ["", "### Facts", "", f"{len(cited) + len(other)} changed, {len(cited)} cited by prose."]
+    if cited:
+        out += _table(["fact", "old", "new", "cited by"], [_fact_row(c) for c in cited])
+    if other:
+        out += _details(f"{len(other)} facts that no prose cites",
+                        _table(["fact", "old", "new"], [_fact_row(c)[:3] for c in other]))
+    return out
 
 
 def _md_simple(report: DiffReport, section: str, title: str, row: Callable[[Change], list[str]],
