@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -13,8 +14,6 @@ from typing import Any
 
 import filelock
 import platformdirs
-
-from reader import __version__
 
 
 def blob_sha(data: bytes) -> str:
@@ -68,13 +67,25 @@ def atomic_write_all(files: dict[Path, bytes]) -> None:
             Path(tmp).unlink(missing_ok=True)
 
 
+@functools.cache
+def code_version() -> str:
+    """A hash of reader's own source: derived results are keyed by the code that produced them."""
+    package = Path(__file__).resolve().parent
+    h = hashlib.sha1()
+    for path in sorted(package.rglob("*")):
+        if path.suffix in {".py", ".j2", ".json", ".css", ".js"} and path.is_file():
+            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def default_root() -> Path:
     env = os.environ.get("READER_CACHE")
     return Path(env) if env else Path(platformdirs.user_cache_dir("reader"))
 
 
 class Cache:
-    """Files under one root: `objects/ab/cdef…` (verified blobs), `pins/` manifests, `derived/`."""
+    """Files under one root: `objects/ab/cdef…` (verified blobs), `pins/` manifests, and
+    `derived/<code version>/…` (results of reader's stages, dropped whenever reader's code changes)."""
 
     def __init__(self, root: Path | None = None):
         self.root = (root or default_root()).expanduser()
@@ -122,7 +133,7 @@ class Cache:
 
     # derived results -----------------------------------------------------------
     def _derived_path(self, kind: str, key: str) -> Path:
-        return self.root / "derived" / __version__ / kind / key[:2] / key
+        return self.root / "derived" / code_version() / kind / key[:2] / key
 
     def get_json(self, kind: str, key: str) -> Any | None:
         try:
