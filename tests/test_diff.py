@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-import markdown
 import pytest
+from markdown_it import MarkdownIt
 
 from reader.annotations import load_articles, resolve
 from reader.cache import Cache
@@ -17,12 +17,13 @@ from reader.diff.changes import DiffReport, FactChange, NoteChange, PinChange
 from reader.diff.compare import diff_sides
 from reader.diff.printers import PRINTERS
 from reader.diff.sides import load_side
-from reader.errors import Location
-from reader.extract import build_index
-from reader.extract.facts import corpus_facts, rule_facts
-from reader.extract.rules import load_rules
 from tests.conftest import git
 from tests.diff_project import ANNOTATION, make_demo
+
+
+def _render(text: str) -> str:
+    """HTML as a CommonMark renderer with tables (GitHub's flavour) makes of a PR comment."""
+    return MarkdownIt("commonmark").enable("table").render(text)
 
 
 @pytest.fixture
@@ -93,8 +94,9 @@ def test_text_and_markdown_print_the_same_records(moved, capsys):
             assert c["explain"] in text
     assert main(["-C", str(root), "diff", "--format", "markdown"]) == 1
     md = capsys.readouterr().out
-    html = markdown.markdown(md, extensions=["tables", "fenced_code"])
-    assert html.count("<table>") == 3  # pins, notes, rules
+    html = _render(md)
+    assert html.count("<table>") == 5  # pins, notes, rules, cited facts, the other facts
+    assert "|---|" not in html and "```" not in html  # every table and fence was recognised
     assert html.count("<h3>") == 5 and "<h2>reader diff: <code>HEAD:pins.toml</code>" in html
     assert '<code class="language-diff">' in html and "-    total = a + b" in html
     assert "compare/" in html and "<details>" in md and md.count("<details>") == md.count("</details>")
@@ -191,31 +193,31 @@ def test_facts_name_the_prose_that_cites_them():
     assert isinstance(changes[0], FactChange) and not isinstance(changes[0], NoteChange)
 
 
-def _rule_and_corpus_facts(corpus):
-    """The extraction stage's rule and corpus facts: the ones a two-file upstream can have."""
-    index = build_index(corpus)
-    found = [*rule_facts(load_rules(corpus, index), index), *corpus_facts(corpus, index)]
-    return {f.name: f.value for f in found}
-
-
-def test_a_changed_fact_names_the_prose_citing_it(moved):
+def test_a_changed_fact_names_the_prose_citing_it(moved, capsys):
     _, root = moved
-    report = diff_sides(root, load_side(root, "HEAD:pins.toml"),
-                        load_side(root, str(root / "pins.toml")), Cache(),
-                        facts=_rule_and_corpus_facts)
-    facts = {c.name: c for c in report.of("facts") if isinstance(c, FactChange)}
+    facts = {c["name"]: c for c in _json(capsys, root)["changes"] if c["section"] == "facts"}
     core = facts["lines.jax._src.pallas.core"]
-    assert (core.old, core.new) == ("19", "21")
-    assert core.cited_by == (Location("annotations/demo.yaml", 6),)
+    assert (core["old"], core["new"]) == ("19", "21")
+    assert core["cited_by"] == [{"path": "annotations/demo.yaml", "line": 6}]
     only = facts["rules.only.triton.names"]
-    assert (only.old, only.new, only.cited_by) == ('["load", "swap"]', '["get", "load"]', ())
+    assert (only["old"], only["new"], only["cited_by"]) == ('["load", "swap"]', '["get", "load"]', [])
     assert "rules.triton.count" not in facts  # one rule added, one removed
-    assert "fact lines.jax._src.pallas.core: 19 -> 21 (cited by annotations/demo.yaml:6)" in \
-        PRINTERS["text"](report)
+    assert main(["-C", str(root), "diff"]) == 1
+    text = capsys.readouterr().out
+    assert "fact lines.jax._src.pallas.core: 19 -> 21 (cited by annotations/demo.yaml:6)" in text
+    assert "  cited by no prose (5):\n    corpus.lines.count: 48 -> 51\n" in text
 
 
-def test_facts_that_cannot_be_computed_cost_only_their_section(moved, capsys):
+def test_facts_that_cannot_be_computed_cost_only_their_section(moved):
     _, root = moved
-    report = _json(capsys, root)
-    assert "computing them at HEAD:pins.toml failed" in report["remarks"]["facts"]
-    assert not [c for c in report["changes"] if c["section"] == "facts"]
+
+    def failing(corpus):
+        # What the facts did before they degraded to a partial corpus.
+        raise KeyError("jax._src.pallas.pallas_call")
+
+    report = diff_sides(root, load_side(root, "HEAD:pins.toml"),
+                        load_side(root, str(root / "pins.toml")), Cache(), facts=failing)
+    assert report.remark("facts") == ("not compared: computing them at HEAD:pins.toml failed "
+                                      "(KeyError: 'jax._src.pallas.pallas_call')")
+    assert not report.of("facts") and report.of("rules") and report.exit_code == 1
+    assert "Facts: not compared: computing them at HEAD:pins.toml failed" in PRINTERS["text"](report)
