@@ -59,6 +59,14 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         log.info("reader: generated %d pages", len(self.generated.pages))
         return files
 
+    def on_serve(self, server, /, *, config: MkDocsConfig, builder):
+        """`mkdocs serve` rebuilds when the outline, an annotation file or a lab changes."""
+        root = Path(config.config_file_path or "mkdocs.yml").resolve().parent
+        for path in (root / self.config.track, root / "annotations", root / "kernels", root / "pins.toml"):
+            if path.exists():
+                server.watch(str(path))
+        return server
+
     def on_post_page(self, output: str, /, *, page: MkPage, config: MkDocsConfig) -> str:
         body = self.bodies.get(page.file.src_uri)
         if body is None:

@@ -21,6 +21,11 @@ class BuildReport:
     site: Path
     pages: int
     seconds: float
+    steps: tuple[tuple[str, float], ...] = ()
+    """(step, seconds): generating the pages, mkdocs, the link check."""
+
+    def timings(self) -> str:
+        return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps)
 
 
 def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
@@ -35,9 +40,11 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
     start = time.perf_counter()
     fresh = Path(tempfile.mkdtemp(prefix=".site-new-", dir=site_dir.parent))
     try:
-        _mkdocs_build(root, fresh, jobs, progress)
+        steps = _mkdocs_build(root, fresh, jobs, progress)
         progress("checking links")
+        t = time.perf_counter()
         problems = check_links(fresh)
+        steps.append(("link check", time.perf_counter() - t))
         if problems:
             shown = "\n  ".join(str(p) for p in problems[:20])
             more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
@@ -48,7 +55,7 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    return BuildReport(site_dir, pages, time.perf_counter() - start)
+    return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps))
 
 
 def swap_in(fresh: Path, site_dir: Path) -> None:
@@ -68,7 +75,9 @@ def swap_in(fresh: Path, site_dir: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None]) -> None:
+def _mkdocs_build(root: Path, out: Path, jobs: int | None,
+                  progress: Callable[[str], None]) -> list[tuple[str, float]]:
+    """Generate the pages, then run mkdocs with them; (step, seconds) of both."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -88,16 +97,21 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
             raise BuildError("mkdocs.yml does not enable the 'reader' plugin", Location(str(config_file)),
                              "add '- reader' under 'plugins:'")
         progress("generating pages")
+        t = time.perf_counter()
         generated = generate_site(root, plugin.config.track, jobs)
+        steps = [("pages", time.perf_counter() - t)]
         plugin.preloaded = generated
         for warning in generated.warnings:
             progress(f"note: {warning}")
         progress(f"running mkdocs on {len(generated.pages)} pages")
+        t = time.perf_counter()
         config.plugins.on_startup(command="build", dirty=False)
         try:
             build(config)
         finally:
             config.plugins.on_shutdown()
+        steps.append(("mkdocs", time.perf_counter() - t))
+        return steps
     except MkDocsException as e:
         raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
 

@@ -84,8 +84,9 @@ def test_broken_internal_link_fails_the_build_and_keeps_the_old_site(project, mo
     real = reader.site._mkdocs_build
 
     def build_with_a_broken_link(root, out, jobs, progress):
-        real(root, out, jobs, progress)
+        steps = real(root, out, jobs, progress)
         (out / "index.html").write_text('<a href="source/pkg/none.py.html#L1">x</a>')
+        return steps
 
     monkeypatch.setattr(reader.site, "_mkdocs_build", build_with_a_broken_link)
     with pytest.raises(BuildError, match="1 broken internal link"):

@@ -20,5 +20,5 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.project)
     report = build_site(root, Path(args.site) if args.site else None, args.jobs or None, progress)
-    print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s")
+    print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
     return 0

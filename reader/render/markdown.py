@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import markdown
 import nh3
 
@@ -22,6 +24,7 @@ ALLOWED_ATTRIBUTES = {
 URL_SCHEMES = {"http", "https", "mailto"}
 
 
+@lru_cache(maxsize=1)
 def _converter() -> markdown.Markdown:
     md = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists"], output_format="html")
     # Raw HTML in a note is text, never markup: drop the block and inline HTML handlers.
@@ -38,4 +41,6 @@ def sanitize(html: str) -> str:
 
 def render_markdown(text: str) -> str:
     """Markdown -> safe HTML: raw HTML is escaped as text, `javascript:` links and handlers removed."""
-    return sanitize(_converter().convert(text))
+    md = _converter()
+    md.reset()
+    return sanitize(md.convert(text))
