@@ -6,7 +6,7 @@ from pathlib import Path
 
 import git
 
-from reader.errors import GitError
+from reader.errors import GitError, ReaderError
 from reader.pins import check_url
 
 # Never let a URL pick a transport that runs commands (ext::, fd::), whatever git's defaults are.
@@ -108,6 +108,16 @@ def remote_ref(url: str, ref: str) -> tuple[str, str]:
         sha, name = (peeled or [(rows[0][0], rows[0][1])])[0]
         return sha, name
     raise GitError(f"{ref!r} names nothing at {url}")
+
+
+def reachable(url: str) -> bool:
+    """Whether a git repository answers at `url` (`git ls-remote` of its HEAD)."""
+    try:
+        git.cmd.Git().execute(["git", *SAFE_CONFIG, "ls-remote", "--", _normalize(url), "HEAD"],
+                              stdout_as_string=True)
+    except (git.GitCommandError, ReaderError):
+        return False
+    return True
 
 
 def commit_date(repo: git.Repo, commit: str) -> str:

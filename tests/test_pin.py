@@ -147,3 +147,12 @@ def test_a_failed_write_leaves_pins_and_lock_as_they_were(demo, monkeypatch):
     # The lock was renamed into place first, then restored when pins.toml failed.
     assert len(calls) >= 2 and _snapshot(root) == before
     assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_commit_the_reachable_repository_lacks_is_not_taken_from_the_archive(demo, capsys):
+    _, root = demo
+    before = _snapshot(root)
+    assert main(["-C", str(root), "pin", "jax", "--to", "1" * 40, "--release", "jax==1.0"]) == 2
+    err = capsys.readouterr().err
+    assert f"does not serve commit {'1' * 40}" in err and "check the sha" in err
+    assert _snapshot(root) == before

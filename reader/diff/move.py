@@ -87,8 +87,16 @@ def _new_lock(new: Pin, cache: Cache, download: Download, tmp: Path,
     try:
         progress(f"{new.name}: reading the tree of {new.short} from {url}")
         lock = lock_from_git(new, cache)
+        if not lock.files:
+            raise FetchError(f"commit {new.short} has no .py file under {', '.join(new.paths)}",
+                             Location("pins.toml"), "check the commit and the pin's paths")
         return lock, git_date(new, cache), GitSource(cache, url), f"git {url}"
     except GitError as e:
+        if gitio.reachable(url):
+            # The archive stands in for git only when git cannot be asked, never for a commit
+            # that the repository does not have.
+            raise FetchError(f"{url} does not serve commit {new.commit}: {e.message}",
+                             Location("pins.toml"), "check the sha (or the tag it came from)") from None
         if not new.release:
             raise FetchError(f"git source {url} failed ({e.message}) and no --release names an "
                              f"archive to take {new.short}'s files from", Location("pins.toml"),
