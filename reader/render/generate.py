@@ -97,7 +97,10 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     warnings = [f"lab {name}: {r.error}" for name, r in ready.items() if r.error]
     warnings += [f"{p} links nowhere yet" for p in sorted(set(prose.unresolved))]
 
-    written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles]
+    # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
+    lab_names = {lab.name for lab in labs}
+    written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
+               if not (a.kind == "lab" and a.kernels and set(a.kernels) <= lab_names)]
     written += [Written("lab", lab.name, lab.heading, lab.phase) for lab in labs]
     infos = [FileInfo(d.pin, d.path, len(split_lines(d.text)), len(d.notes)) for d in docs.values()]
     return assemble(track, corpus, pages, written, infos, {"Lowering rules": RULES}, assets, warnings)
