@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+import pytest
 
 from reader.cache import Cache
 from reader.extract import index_from_sources
@@ -84,12 +87,18 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def test_artifacts_run_once_then_come_from_the_cache(tmp_path, monkeypatch):
-    import sys
+@pytest.fixture(autouse=True)
+def isolated_kernels():
+    """Each test imports its own `kernels`; the project's is put back afterwards."""
+    saved = {n: m for n, m in sys.modules.items() if n == "kernels" or n.startswith("kernels.")}
+    yield
+    for name in [n for n in sys.modules if n == "kernels" or n.startswith("kernels.")]:
+        del sys.modules[name]
+    sys.modules.update(saved)
 
+
+def test_artifacts_run_once_then_come_from_the_cache(tmp_path):
     root = project(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.delitem(sys.modules, "kernels", raising=False)
     labs = load_labs(root)
     assert [lab.name for lab in labs] == ["toy", "broken"]
     toy = labs[0]
@@ -102,17 +111,11 @@ def test_artifacts_run_once_then_come_from_the_cache(tmp_path, monkeypatch):
     again = ArtifactRun(root, labs, cache)
     assert again.proc is not None  # the failed lab is tried again; the good one is a cache hit
     assert again.results()["toy"] == first["toy"]
-    monkeypatch.delitem(sys.modules, "kernels", raising=False)
 
 
-def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path, monkeypatch):
-    import sys
-
+def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path):
     root = project(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.delitem(sys.modules, "kernels", raising=False)
     toy = load_labs(root)[0]
-    monkeypatch.delitem(sys.modules, "kernels", raising=False)
     index = index_from_sources({"pkg/core.py": CORE})
     docs = {"pkg/core.py": SourceDoc("pin", "pkg/core.py", "b" * 40, CORE, "source/pkg/core.py.md")}
     resolver = source_resolver(index, docs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from reader import __version__
 from reader.cache import Cache
@@ -78,14 +80,26 @@ def load_labs(root: Path) -> list[LabInfo]:
     return out
 
 
-def _registry(root: Path):
-    """The project's `kernels` package (importing it imports no jax)."""
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    module = importlib.import_module("kernels")
-    if Path(module.__file__ or "").resolve().parent != (root / "kernels").resolve():
-        raise InputError(f"the 'kernels' package imported from {module.__file__} is not the project's",
-                         Location(str(root / "kernels")), "run reader from the project root")
+def _registry(root: Path) -> ModuleType:
+    """The project's `kernels` package (importing it imports no jax), replacing any other one
+    imported before (a different project, or a test's fixture)."""
+    init = (root / "kernels" / "__init__.py").resolve()
+    current = sys.modules.get("kernels")
+    if current is not None and Path(current.__file__ or "").resolve() == init:
+        return current
+    for name in [n for n in sys.modules if n == "kernels" or n.startswith("kernels.")]:
+        del sys.modules[name]
+    spec = importlib.util.spec_from_file_location("kernels", init,
+                                                  submodule_search_locations=[str(init.parent)])
+    if spec is None or spec.loader is None:
+        raise InputError("cannot import the labs' package", Location(str(init)))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["kernels"] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules["kernels"]
+        raise InputError(f"importing kernels failed: {e}", Location(str(init))) from None
     return module
 
 
