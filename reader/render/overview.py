@@ -68,7 +68,7 @@ def phase_overview(phase: Phase, entries: Sequence[EntryLink]) -> Page:
     here = phase_page(phase.number)
     rows = [{"kind": e.kind, "label": KIND_LABELS[e.kind], "title": e.title, "summary": e.summary,
              "href": rel(here, e.page), "missing": e.missing} for e in entries]
-    body = render("phase.j2", phase=phase, entries=rows)
+    body = render("phase.j2", entries=rows)
     title = f"Phase {phase_title(phase)}"
     return Page(here, title, page_markdown(title, f"<p>{_esc(phase.summary)}</p>"), body)
 
@@ -84,7 +84,7 @@ def labs_index(labs: Sequence[EntryLink]) -> Page:
     rows = [{"kind": e.kind, "label": "lab", "title": e.title, "summary": e.summary,
              "href": rel(here, e.page), "missing": e.missing} for e in labs]
     text = "<p>Each lab is a runnable module in <code>kernels/</code>: <code>python -m kernels.NAME</code>.</p>"
-    body = render("phase.j2", phase={"summary": ""}, entries=rows)
+    body = render("phase.j2", entries=rows)
     return Page(here, "Labs", page_markdown("Labs", text), body)
 
 
