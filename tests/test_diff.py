@@ -14,6 +14,7 @@ from reader.cache import Cache
 from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.diff.changes import DiffReport, FactChange, NoteChange, PinChange
+from reader.diff.comment import markdown
 from reader.diff.compare import diff_sides
 from reader.diff.printers import PRINTERS
 from reader.diff.sides import load_side
@@ -95,12 +96,31 @@ def test_text_and_markdown_print_the_same_records(moved, capsys):
     assert main(["-C", str(root), "diff", "--format", "markdown"]) == 1
     md = capsys.readouterr().out
     html = _render(md)
-    assert html.count("<table>") == 5  # pins, notes, rules, cited facts, the other facts
+    # pins, notes that need a person, moved notes, rules, cited facts, the other facts
+    assert html.count("<table>") == 6
     assert "|---|" not in html and "```" not in html  # every table and fence was recognised
     assert html.count("<h3>") == 5 and "<h2>reader diff: <code>HEAD:pins.toml</code>" in html
     assert '<code class="language-diff">' in html and "-    total = a + b" in html
     assert "compare/" in html and "<details>" in md and md.count("<details>") == md.count("</details>")
     assert "**changed**" in md and "| `note-moved` | `annotations/demo.yaml:12` | moved | 13-15 | 19-21 |" in md
+
+
+def test_a_long_report_is_cut_to_fit_a_comment_by_priority(moved, capsys):
+    _, root = moved
+    report = diff_sides(root, load_side(root, "HEAD:pins.toml"),
+                        load_side(root, str(root / "pins.toml")), Cache())
+    whole = markdown(report)
+    assert "Left out" not in whole
+    cut = markdown(report, limit=len(whole) - 200)
+    assert len(cut) <= len(whole) - 200
+    # The body diffs of annotated symbols go first; what needs a person stays.
+    assert "_Left out to fit a comment: 1 body diff; `reader diff --format json` has everything._" in cut
+    assert "| `note-changed` |" in cut and "-    total = a + b" in cut
+    tiny = markdown(report, limit=2500)
+    assert len(tiny) <= 2500 and "### Facts" in tiny and "**2 notes need a person.**" in tiny
+    assert "1 table of notes that need a person" not in tiny and "| `note-changed` |" in tiny
+    assert "_Left out to fit a comment: 1 body diff, 2 symbol lists;" in tiny
+    assert "| `note-moved` |" in tiny and "1 fact table" in tiny  # moved notes outrank symbols
 
 
 def test_apply_records_moved_notes_only_and_keeps_the_yaml(moved, capsys):

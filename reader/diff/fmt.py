@@ -1,0 +1,59 @@
+"""What the printers share: the order things are shown in, counts, summary lines, groupings."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from reader.diff.changes import Change, DiffReport, FactChange, NoteChange, SymbolChange
+
+NOTE_ORDER = ("changed", "orphaned", "ambiguous", "moved", "unchanged")
+STATUSES = ("added", "removed", "moved", "changed")
+FILE_STATUSES = ("added", "removed", "unknown")
+SYMBOL_MARK = {"added": "+", "removed": "-", "signature": "~", "body": "~"}
+
+
+def counts(changes: Iterable[Change], order: Iterable[str]) -> str:
+    """`2 added, 1 removed`: how many changes have each status, in `order`."""
+    seen = Counter(c.status for c in changes)
+    return ", ".join(f"{seen[s]} {s}" for s in order if seen[s])
+
+
+def summary(report: DiffReport) -> str:
+    people = len(report.needs_person)
+    if not people:
+        return "no note needs a person"
+    return f"{people} note{'s' if people != 1 else ''} need{'s' if people == 1 else ''} a person"
+
+
+def notes_in_order(report: DiffReport) -> list[NoteChange]:
+    """The notes, those that need a person first, then by annotation file and line."""
+    notes = [c for c in report.of("notes") if isinstance(c, NoteChange)]
+    return sorted(notes, key=lambda c: (NOTE_ORDER.index(c.status), c.where))
+
+
+def symbols_by_file(report: DiffReport) -> dict[str, list[SymbolChange]]:
+    out: dict[str, list[SymbolChange]] = defaultdict(list)
+    for c in report.of("symbols"):
+        if isinstance(c, SymbolChange):
+            out[c.path].append(c)
+    return dict(out)
+
+
+def symbol_line(c: SymbolChange) -> str:
+    if c.status == "added":
+        return f"{c.qualname} ({c.kind}, line {c.new_line})"
+    if c.status == "removed":
+        return f"{c.qualname} ({c.kind}, was line {c.old_line})"
+    what = "signature" if c.status == "signature" else "annotated; body changed"
+    return f"{c.qualname} ({what}, line {c.old_line} -> {c.new_line})"
+
+
+def split_facts(report: DiffReport) -> tuple[list[FactChange], list[FactChange]]:
+    """(facts some prose cites, the others): the first need reading again, the rest are context."""
+    facts = [c for c in report.of("facts") if isinstance(c, FactChange)]
+    return [c for c in facts if c.cited_by], [c for c in facts if not c.cited_by]
+
+
+def short(value: str, limit: int = 70) -> str:
+    return value if len(value) <= limit else value[: limit - 3] + "..."
