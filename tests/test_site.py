@@ -118,3 +118,6 @@ def test_the_real_site_builds_with_a_page_for_every_pinned_file(tmp_path):
     call = (site / "source/jax/_src/pallas/pallas_call.py.html").read_text()
     assert 'title="jax._src.pallas.core.BlockSpec">BlockSpec</a>' in call
     assert report.pages > len(corpus.all_files())
+    index = (site / "search/search_index.json").read_text()
+    assert len(index) < 2_000_000 and "_pallas_call_impl(*args, **params)" not in index
+    assert "pallas_call.py.html" in index
