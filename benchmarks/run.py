@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
+PYCCO = str(Path(sys.executable).parent / "pycco")
 SECTIONS: dict[str, Callable[[Path], None]] = {}
 
 
@@ -90,6 +92,90 @@ def git_economy(tmp: Path) -> None:
     print(f"git economy: upstream has 300 commits; the pin reads {len(files)} files under pkg/")
     row("objects fetched for the pin", ours[0], peer[0], "obj", "full clone")
     row("bytes fetched for the pin", ours[1] / 1e6, peer[1] / 1e6, "MB", "full clone")
+
+
+def _corpus_files(dest: Path) -> list[Path]:
+    """Write every verified pinned file under `dest` (as Pycco needs files on disk)."""
+    sys.path.insert(0, str(ROOT))
+    from reader.corpus import Corpus, Project
+
+    corpus = Corpus.open(Project.load(ROOT))
+    out = []
+    for pin, path in corpus.all_files():
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(corpus.read_bytes(pin, path))
+        out.append(target)
+    return out
+
+
+def _cold_cache(tmp: Path) -> Path:
+    """A cache holding the fetched sources only: no derived results, no rendered pages."""
+    src = Path(os.environ.get("READER_CACHE") or _default_cache())
+    cold = tmp / "cold-cache"
+    for part in ("objects", "pins"):
+        shutil.copytree(src / part, cold / part)
+    return cold
+
+
+def _default_cache() -> str:
+    sys.path.insert(0, str(ROOT))
+    from reader.cache import default_root
+
+    return str(default_root())
+
+
+def _reader(*args: str) -> list[str]:
+    return [PY, "-m", "reader", "-C", str(ROOT), *args]
+
+
+@section
+def build(tmp: Path) -> None:
+    """Cold full build against Pycco on the same files; warm rebuilds; peak memory."""
+    subprocess.run(_reader("fetch"), check=True, capture_output=True)
+    files = _corpus_files(tmp / "src")
+    env = {"READER_CACHE": str(_cold_cache(tmp)), "NO_MKDOCS_2_WARNING": "1"}
+    site = tmp / "site"
+    cold, cold_rss, _ = run(_reader("build", "--site", str(site)), env)
+    pycco, pycco_rss, _ = run([PYCCO, "-p", "-s", "-d", str(tmp / "pycco"),
+                               *[str(f.relative_to(tmp / "src")) for f in files]], cwd=tmp / "src")
+    print(f"build: {len(files)} pinned files; reader builds a page for each plus articles, labs, rules")
+    row("cold full build (sources fetched)", cold, pycco, "s", "pycco")
+    warm, _, _ = run(_reader("build", "--site", str(site)), env)
+    row("warm rebuild, nothing changed", warm, pycco, "s", "pycco")
+    edited = _edit_one_note(tmp)
+    try:
+        one, _, _ = run(_reader("build", "--site", str(site)), env)
+    finally:
+        edited()
+    row("warm rebuild after editing one note", one, pycco, "s", "pycco")
+    row("peak RSS of the cold build", cold_rss, pycco_rss, "MB", "pycco")
+
+
+def _edit_one_note(tmp: Path) -> Callable[[], None]:
+    """Change one note's text in place; return the function that restores it."""
+    path = sorted((ROOT / "annotations").glob("*.yaml"))[0]
+    original = path.read_bytes()
+    text = original.decode()
+    marker = "    body: |\n"
+    at = text.index(marker) + len(marker)
+    indent = text[at:].split("\n", 1)[0]
+    indent = indent[: len(indent) - len(indent.lstrip())]
+    path.write_text(text[:at] + f"{indent}(edited by the benchmark)\n" + text[at:])
+    return lambda: path.write_bytes(original)
+
+
+@section
+def check(tmp: Path) -> None:
+    """`reader check`, cold (no derived results) and warm, against Pycco on one file."""
+    env = {"READER_CACHE": str(_cold_cache(tmp))}
+    cold, _, _ = run(_reader("check"), env)
+    warm, _, _ = run(_reader("check"), env)
+    files = _corpus_files(tmp / "src")
+    one = next(f for f in files if f.name == "pallas_call.py")
+    pycco, _, _ = run([PYCCO, "-d", str(tmp / "pycco"), str(one)])
+    row("reader check, cold", cold, pycco, "s", "pycco 1 file")
+    row("reader check, warm", warm, pycco, "s", "pycco 1 file")
 
 
 def main(argv: list[str] | None = None) -> int:
