@@ -1,7 +1,7 @@
 """A synthetic upstream with two commits and a project pinned to the first, for the pin/diff tests.
 
 Between v0 and v1 of the upstream: `moved_fn` moves down unchanged, `kernel`'s body changes,
-`helper` gains a parameter, `deleted_fn` is deleted, the Triton rule table gains `get_p` and
+`helper` gains a parameter, `deleted_fn` is deleted, a twin of `moved_fn` makes a quote ambiguous, the Triton rule table gains `get_p` and
 loses `swap_p`, and `core.py` grows (so its line-count fact changes).
 """
 
@@ -88,6 +88,11 @@ def kernel(a, b):
 def moved_fn(x):
     y = x * 2
     return y
+
+
+def twin(x):
+    y = x * 2
+    return y
 '''
 
 UTILS = '''\
@@ -124,6 +129,9 @@ notes:
     symbol: helper
     quote: "return x + 1"
     body: Its signature changes, not this line.
+  - id: note-ambiguous
+    quote: "y = x * 2"
+    body: Unique in v0; v1 adds a twin.
   - id: note-unchanged
     path: jax/_src/pallas/utils.py
     symbol: stable

@@ -50,14 +50,15 @@ def test_each_note_gets_its_fate(moved, capsys):
     notes = _notes(_json(capsys, root))
     assert {k: v["status"] for k, v in notes.items()} == {
         "note-moved": "moved", "note-changed": "changed", "note-orphaned": "orphaned",
-        "note-quote": "moved", "note-unchanged": "unchanged"}
+        "note-quote": "moved", "note-ambiguous": "ambiguous", "note-unchanged": "unchanged"}
     # moved_fn went down by 6 lines (a constant and a function inserted above it).
     assert (notes["note-moved"]["old"], notes["note-moved"]["new"]) == (
         {"start": 13, "end": 15}, {"start": 19, "end": 21})
     assert notes["note-changed"]["diff"].splitlines()[2:] == [
         "@@ -9 +15 @@", "-    total = a + b", "+    total = a * b"]
     assert "symbol 'deleted_fn' not found" in notes["note-orphaned"]["detail"]
-    assert [n["needs_person"] for n in notes.values()].count(True) == 2
+    assert "quote 'y = x * 2' matches 2 places" in notes["note-ambiguous"]["detail"]
+    assert [n["needs_person"] for n in notes.values()].count(True) == 3
 
 
 def test_symbols_rules_and_pins(moved, capsys):
@@ -67,6 +68,7 @@ def test_symbols_rules_and_pins(moved, capsys):
                for c in report["changes"] if c["section"] == "symbols"}
     assert symbols == {
         ("core.py", "NEW_CONSTANT", "added"), ("core.py", "inserted", "added"),
+        ("core.py", "twin", "added"),
         ("core.py", "helper", "signature"), ("core.py", "deleted_fn", "removed"),
         # Annotated symbols whose code changed; moved_fn moved unchanged, so it is not listed.
         ("core.py", "helper", "body"), ("core.py", "kernel", "body"),
@@ -80,7 +82,7 @@ def test_symbols_rules_and_pins(moved, capsys):
                      ("triton", "jax._src.pallas.primitives.swap_p", "removed")]
     pin = next(c for c in report["changes"] if c["section"] == "pins")
     assert pin["explain"] == f"pin jax moved {upstream.commits[0][:7]} (v0) -> {upstream.commits[1][:7]} (v1)"
-    assert report["exit_code"] == 1 and report["needs_person"] == 2
+    assert report["exit_code"] == 1 and report["needs_person"] == 3
 
 
 def test_text_and_markdown_print_the_same_records(moved, capsys):
@@ -117,9 +119,10 @@ def test_a_long_report_is_cut_to_fit_a_comment_by_priority(moved, capsys):
     assert "_Left out to fit a comment: 1 body diff; `reader diff --format json` has everything._" in cut
     assert "| `note-changed` |" in cut and "-    total = a + b" in cut
     tiny = markdown(report, limit=2500)
-    assert len(tiny) <= 2500 and "### Facts" in tiny and "**2 notes need a person.**" in tiny
+    assert len(tiny) <= 2500 and "### Facts" in tiny and "**3 notes need a person.**" in tiny
     assert "1 table of notes that need a person" not in tiny and "| `note-changed` |" in tiny
-    assert "_Left out to fit a comment: 1 body diff, 2 symbol lists;" in tiny
+    notices = [line for line in tiny.splitlines() if line.startswith("_Left out")]
+    assert len(notices) == 2 and "body diff" in notices[0] and "symbol list" in notices[0]
     assert "| `note-moved` |" in tiny and "1 fact table" in tiny  # moved notes outrank symbols
 
 
@@ -137,12 +140,13 @@ def test_apply_records_moved_notes_only_and_keeps_the_yaml(moved, capsys):
     notes = _notes(_json(capsys, root))
     assert {k: v["status"] for k, v in notes.items() if v["status"] != "unchanged"} == {
         "note-moved": "moved", "note-changed": "changed", "note-orphaned": "orphaned",
-        "note-quote": "moved"}
+        "note-quote": "moved", "note-ambiguous": "ambiguous"}
     # At the new pin, the moved notes are now simply ok; the others still need a person.
     corpus = Corpus.open(Project.load(root), Cache())
     statuses = {r.note.id: r.status.value for a in load_articles(root) for r in resolve(a, corpus)}
     assert statuses == {"note-moved": "ok", "note-quote": "ok", "note-changed": "stale",
-                        "note-orphaned": "orphaned", "note-unchanged": "ok"}
+                        "note-orphaned": "orphaned", "note-ambiguous": "ambiguous",
+                        "note-unchanged": "ok"}
 
 
 def test_only_moved_notes_exit_0(moved, capsys):
@@ -157,7 +161,7 @@ def test_two_revisions_and_explicit_files(moved, capsys, tmp_path):
     _, root = moved
     git(root, "commit", "-qam", "moved to v1")
     same = _json(capsys, root, "HEAD:pins.toml", "HEAD:pins.toml", code=0)
-    assert [c["section"] for c in same["changes"]] == ["notes"] * 5
+    assert [c["section"] for c in same["changes"]] == ["notes"] * 6
     back = _json(capsys, root, "HEAD:pins.toml", "HEAD~1:pins.toml")
     assert _notes(back)["note-moved"]["status"] == "moved"
     copy = tmp_path / "copy"
@@ -217,15 +221,15 @@ def test_a_changed_fact_names_the_prose_citing_it(moved, capsys):
     _, root = moved
     facts = {c["name"]: c for c in _json(capsys, root)["changes"] if c["section"] == "facts"}
     core = facts["lines.jax._src.pallas.core"]
-    assert (core["old"], core["new"]) == ("19", "21")
+    assert (core["old"], core["new"]) == ("19", "26")
     assert core["cited_by"] == [{"path": "annotations/demo.yaml", "line": 6}]
     only = facts["rules.only.triton.names"]
     assert (only["old"], only["new"], only["cited_by"]) == ('["load", "swap"]', '["get", "load"]', [])
     assert "rules.triton.count" not in facts  # one rule added, one removed
     assert main(["-C", str(root), "diff"]) == 1
     text = capsys.readouterr().out
-    assert "fact lines.jax._src.pallas.core: 19 -> 21 (cited by annotations/demo.yaml:6)" in text
-    assert "  cited by no prose (5):\n    corpus.lines.count: 48 -> 51\n" in text
+    assert "fact lines.jax._src.pallas.core: 19 -> 26 (cited by annotations/demo.yaml:6)" in text
+    assert "  cited by no prose (5):\n    corpus.lines.count: 48 -> 56\n" in text
 
 
 def test_facts_that_cannot_be_computed_cost_only_their_section(moved):
