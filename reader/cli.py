@@ -8,7 +8,7 @@ import sys
 
 from reader import __version__
 from reader.commands import COMMANDS
-from reader.errors import ReaderError
+from reader.errors import InputError, Location, ReaderError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,8 +23,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -33,11 +31,28 @@ def main(argv: list[str] | None = None) -> int:
     except ReaderError as e:
         print(f"reader: error: {e}", file=sys.stderr)
         return e.exit_code
+    except BrokenPipeError:
+        return 0
+    except (OSError, UnicodeDecodeError) as e:
+        # The last line of defence: reader's own readers raise located InputErrors for these.
+        print(f"reader: error: {_os_error(e)}", file=sys.stderr)
+        return InputError.exit_code
     except KeyboardInterrupt:
         print("reader: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+
+
+def _os_error(e: OSError | UnicodeDecodeError) -> InputError:
+    """A file the system could not read (or decode) as a located error."""
+    if isinstance(e, UnicodeDecodeError):
+        return InputError(f"a file is not UTF-8 (byte {e.start}: {e.reason})",
+                          hint="save it as UTF-8")
+    where = Location(str(e.filename)) if e.filename else None
+    what = e.strerror or str(e)
+    if e.filename2:
+        what += f" (with {e.filename2})"
+    return InputError(f"cannot use the file: {what}", where,
+                      "check that it exists, is the right kind of file and can be read")
 
 
 def progress(message: str) -> None:

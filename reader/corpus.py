@@ -8,6 +8,7 @@ from pathlib import Path
 from reader.cache import Cache
 from reader.errors import FetchError, InputError, Location
 from reader.fetch import FetchReport, Progress, fetch_pin
+from reader.inputs import decode_utf8
 from reader.pins import LockEntry, Pin, load_lock, load_pins
 
 
@@ -74,7 +75,11 @@ class Corpus:
         return data
 
     def read_text(self, pin: str, path: str) -> str:
-        return self.read_bytes(pin, path).decode("utf-8")
+        try:
+            return decode_utf8(self.read_bytes(pin, path), path)
+        except InputError as e:
+            raise FetchError(f"{e.message} in pin {pin!r}", e.location,
+                             "reader reads only UTF-8 source; drop the file from the pin's paths") from None
 
     def pin_of(self, path: str) -> str | None:
         """The pin whose paths cover `path`, or None."""
@@ -91,7 +96,9 @@ def fetch_all(project: Project, cache: Cache, names: list[str], progress: Progre
               refresh: bool = False) -> list[FetchReport]:
     unknown = [n for n in names if n not in project.pins]
     if unknown:
-        raise InputError(f"unknown pin {unknown[0]!r}", Location("pins.toml"),
+        first = min((p.where for p in project.pins.values() if p.where), default=None)
+        where = first or Location(str(project.root / "pins.toml"))
+        raise InputError(f"unknown pin {unknown[0]!r}", where,
                          f"known pins: {', '.join(sorted(project.pins))}")
     return [fetch_pin(project.pins[n], project.locks[n], cache, progress=progress, refresh=refresh)
             for n in (names or sorted(project.pins))]

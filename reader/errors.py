@@ -58,3 +58,9 @@ class GitError(FetchError):
 
 class BuildError(ReaderError):
     """The site could not be built."""
+
+
+class BusyError(ReaderError):
+    """Another reader process holds what this one needs (`reader build --no-wait`)."""
+
+    exit_code = 3

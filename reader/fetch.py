@@ -16,7 +16,7 @@ from typing import Protocol
 
 from reader import gitio
 from reader.cache import Cache, blob_sha
-from reader.errors import FetchError, ReaderError
+from reader.errors import FetchError, Location, ReaderError
 from reader.pins import LockEntry, Pin, check_url
 
 Progress = Callable[[str], None]
@@ -118,7 +118,7 @@ class ArchiveSource:
 def pip_download_sdist(release: str, dest: Path) -> Path:
     """The source archive of `release` from the package index, via `pip download`."""
     cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-           "-d", str(dest), release]
+           "--retries", "1", "--timeout", "20", "-d", str(dest), release]
     done = subprocess.run(cmd, capture_output=True, text=True)
     archives = sorted(p for p in dest.iterdir() if p.name.endswith((".tar.gz", ".zip")))
     if done.returncode != 0 or not archives:
@@ -150,8 +150,15 @@ def archive_members(archive: Path, keep: Callable[[str], bool]) -> Iterator[tupl
                     yield rel, f.read()
 
 
+def mirror_variable(pin: Pin) -> str:
+    """The environment variable that names a git mirror of `pin`."""
+    return f"READER_MIRROR_{pin.name.upper().replace('-', '_')}"
+
+
 def default_sources(pin: Pin, cache: Cache) -> list[Source]:
-    mirror = os.environ.get(f"READER_MIRROR_{pin.name.upper().replace('-', '_')}")
+    mirror = os.environ.get(mirror_variable(pin))
+    if mirror:
+        check_url(mirror, Location(mirror_variable(pin)))
     return [GitSource(cache, mirror or pin.repo), InstalledSource(), ArchiveSource()]
 
 
@@ -195,9 +202,10 @@ def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
             tried.append((source.name, "provided none of the missing files"))
     missing = tuple(sorted(set(lock.files) - set(have)))
     if not have:
-        raise FetchError(f"no source could serve pin {pin.name!r}: " +
+        raise FetchError(f"no source could serve pin {pin.name!r} at {pin.short}: " +
                          "; ".join(f"{n}: {why}" for n, why in tried) +
-                         "".join(f"; {m}" for m in mismatches))
+                         "".join(f"; {m}" for m in mismatches), pin.where,
+                         f"check the network, or point {mirror_variable(pin)} at a local clone")
     cache.write_manifest(pin.name, pin.commit, {
         "commit": pin.commit, "files": {p: have[p] for p in sorted(have)},
         "missing": list(missing), "sources": used})

@@ -14,6 +14,9 @@ SAFE_CONFIG = ["-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never"
                "-c", "protocol.file.allow=always", "-c", "core.hooksPath=/dev/null"]
 
 
+SYMLINK_MODE = "120000"
+
+
 def _git(repo: git.Repo, *args: str) -> str:
     """Run one git command in `repo`; every failure becomes a GitError with git's own message."""
     try:
@@ -57,13 +60,14 @@ def fetch_commit(store: Path, url: str, commit: str) -> git.Repo:
 
 
 def list_tree(repo: git.Repo, commit: str, paths: tuple[str, ...]) -> dict[str, str]:
-    """Path -> blob sha of every file under `paths` at `commit` (tree objects only, no blobs)."""
+    """Path -> blob sha of every regular file under `paths` at `commit` (tree objects only, no
+    blobs). Symbolic links are left out: their blob is a path, never code to read."""
     out = _git(repo, "ls-tree", "-r", "--full-tree", commit, "--", *paths)
     tree = {}
     for line in out.splitlines():
         meta, rel = line.split("\t", 1)
-        _mode, kind, sha = meta.split()
-        if kind == "blob":
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode != SYMLINK_MODE:
             tree[rel] = sha
     return tree
 

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import tomlkit
-from tomlkit.exceptions import ParseError
+from tomlkit.exceptions import ParseError, TOMLKitError
 
 from reader.errors import Location, PinError, UnsafeSourceError
+from reader.inputs import read_input, shown
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -29,6 +30,8 @@ class Pin:
     """A pip requirement (`jax==0.10.2`) whose archives carry the same files."""
     tag: str = ""
     date: str = ""
+    where: Location | None = field(default=None, compare=False, repr=False)
+    """Where pins.toml defines this pin (its table's line), for errors about the pin."""
 
     @property
     def short(self) -> str:
@@ -95,13 +98,17 @@ def _line_of(text: str, needle: str) -> int | None:
     return None
 
 
+def _key_line(text: str, key: str, start: int | None) -> int | None:
+    """The line of `key = ...` at or after line `start` (a table's header), else `start`."""
+    pattern = re.compile(rf'^\s*["\']?{re.escape(key)}["\']?\s*=')
+    for i, line in enumerate(text.splitlines()[(start or 1) - 1:], start or 1):
+        if pattern.match(line):
+            return i
+    return start
+
+
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise PinError("file not found", Location(str(path)), "run reader from the project root") from None
-    except UnicodeDecodeError as e:
-        raise PinError(f"not UTF-8 (byte {e.start})", Location(str(path)), "save it as UTF-8") from None
+    return read_input(path, error=PinError)
 
 
 def _parse_toml(text: str, label: str) -> tomlkit.TOMLDocument:
@@ -109,56 +116,85 @@ def _parse_toml(text: str, label: str) -> tomlkit.TOMLDocument:
         return tomlkit.parse(text)
     except ParseError as e:
         raise PinError(f"malformed TOML: {e}", Location(label, e.line), "fix the syntax") from None
+    except TOMLKitError as e:  # a key given twice in one table
+        key = re.search(r'Key "(.+)" already exists', str(e))
+        lines = [i for i, line in enumerate(text.splitlines(), 1)
+                 if key and re.match(rf'^\s*["\']?{re.escape(key.group(1))}["\']?\s*=', line)]
+        what = f"key {key.group(1)!r} given twice in one table" if key else str(e)
+        raise PinError(f"malformed TOML: {what}", Location(label, lines[1] if len(lines) > 1 else 1),
+                       "keep one of them") from None
+    except RecursionError:
+        raise PinError("malformed TOML: nested too deeply", Location(label, 1),
+                       "fix the syntax") from None
 
 
 def load_pins(path: Path) -> dict[str, Pin]:
     """Read and validate `pins.toml`; every problem is reported with its line."""
-    return parse_pins(_read_text(path), str(path))
+    return parse_pins(_read_text(path), shown(path))
 
 
 def parse_pins(text: str, path: str) -> dict[str, Pin]:
     """Validate the text of a pins file; `path` names it in errors (a path or `REV:pins.toml`)."""
     doc = _parse_toml(text, path)
+    for key in doc:
+        if key != "pins":
+            raise PinError(f"unknown table or key {key!r}", Location(path, _header_line(text, key)),
+                           "pins.toml holds only [pins.NAME] tables")
     table = doc.get("pins")
     if not isinstance(table, dict) or not table:
         raise PinError("no [pins.NAME] tables", Location(str(path), 1), "add one per upstream")
     pins = {}
     for name, raw in table.items():
-        where = Location(str(path), _line_of(text, f"[pins.{name}]"))
+        where = Location(str(path), _header_line(text, "pins", name))
         if not NAME_RE.match(name):
-            raise PinError(f"pin name {name!r} is not lower-case letters, digits, '-' or '_'", where)
+            raise PinError(f"pin name {name!r} is not lower-case letters, digits, '-' or '_'", where,
+                           "rename the table, e.g. [pins.jax]")
         if not isinstance(raw, dict):
-            raise PinError(f"[pins.{name}] must be a table", where)
+            raise PinError(f"[pins.{name}] must be a table", where,
+                           "write it as a [pins.NAME] table with repo, commit and paths")
         unknown = set(raw) - PIN_KEYS
         if unknown:
             key = sorted(unknown)[0]
             raise PinError(f"unknown key {key!r} in [pins.{name}]",
-                           Location(str(path), _line_of(text, key)),
+                           Location(str(path), _key_line(text, key, where.line)),
                            f"known keys: {', '.join(sorted(PIN_KEYS))}")
-        pins[name] = _pin_from(name, raw, text, path)
+        pins[name] = _pin_from(name, raw, text, path, where)
     return pins
 
 
-def _pin_from(name: str, raw: dict, text: str, path: str) -> Pin:
+def _header_line(text: str, *keys: str) -> int:
+    """The line of the table `[a.b]` (or `[[a.b]]`, or the key `b = ` of an inline table), else 1."""
+    dotted = r"\s*\.\s*".join(rf'["\']?{re.escape(k)}["\']?' for k in keys)
+    header = re.compile(rf"^\s*\[\[?\s*{dotted}\s*\]")
+    for i, line in enumerate(text.splitlines(), 1):
+        if header.match(line):
+            return i
+    return _key_line(text, keys[-1], 1) or 1
+
+
+def _pin_from(name: str, raw: dict, text: str, path: str, where: Location) -> Pin:
     def loc(key: str) -> Location:
-        return Location(str(path), _line_of(text, key) if key in raw else _line_of(text, f"[pins.{name}]"))
+        return Location(str(path), _key_line(text, key, where.line) if key in raw else where.line)
 
     for key in ("repo", "commit", "paths"):
         if key not in raw:
-            raise PinError(f"[pins.{name}] lacks {key!r}", loc(key))
+            raise PinError(f"[pins.{name}] lacks {key!r}", loc(key), f"add `{key} = ...` to it")
     for key in ("repo", "commit", "tag", "release", "date"):
         if key in raw and not isinstance(raw[key], str):
-            raise PinError(f"{key!r} of pin {name!r} must be a string", loc(key))
+            raise PinError(f"{key!r} of pin {name!r} must be a string", loc(key),
+                           f'quote it: {key} = "..."')
     commit = str(raw["commit"])
     if not SHA_RE.match(commit):
         raise PinError(f"commit {commit!r} of pin {name!r} is not a full 40-hex sha",
                        loc("commit"), "write the full lower-case sha; keep a tag in 'tag'")
     paths = raw["paths"]
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
-        raise PinError(f"'paths' of pin {name!r} must be a non-empty list of strings", loc("paths"))
+        raise PinError(f"'paths' of pin {name!r} must be a non-empty list of strings", loc("paths"),
+                       'write e.g. paths = ["jax/_src/pallas"]')
     release = str(raw.get("release", ""))
     if release and not re.match(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$", release):
-        raise PinError(f"release {release!r} is not 'name==version'", loc("release"))
+        raise PinError(f"release {release!r} is not 'name==version'", loc("release"),
+                       'write e.g. release = "jax==0.10.2"')
     return Pin(
         name=name,
         repo=check_url(str(raw["repo"]), loc("repo")),
@@ -167,12 +203,13 @@ def _pin_from(name: str, raw: dict, text: str, path: str) -> Pin:
         release=release,
         tag=str(raw.get("tag", "")),
         date=str(raw.get("date", "")),
+        where=where,
     )
 
 
 def load_lock(path: Path, pins: dict[str, Pin]) -> dict[str, LockEntry]:
     """Read `pins.lock`; it must cover every pin at the pinned commit."""
-    return parse_lock(_read_text(path), str(path), pins)
+    return parse_lock(_read_text(path), shown(path), pins)
 
 
 def parse_lock(text: str, path: str, pins: dict[str, Pin]) -> dict[str, LockEntry]:
@@ -180,28 +217,38 @@ def parse_lock(text: str, path: str, pins: dict[str, Pin]) -> dict[str, LockEntr
     doc = _parse_toml(text, path)
     locks = {}
     for name, raw in doc.items():
-        where = Location(str(path), _line_of(text, f"[{name}]"))
+        where = Location(str(path), _header_line(text, name))
         if name not in pins:
             raise PinError(f"lock entry {name!r} names no pin in pins.toml", where,
                            "run 'reader lock' to rewrite the lock")
         if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
-            raise PinError(f"lock entry {name!r} lacks a [{name}.files] table", where)
-        files = {}
-        for rel, blob in raw["files"].items():
-            if not isinstance(blob, str) or not SHA_RE.match(blob):
-                raise PinError(f"blob sha of {rel!r} is not 40 hex digits",
-                               Location(str(path), _line_of(text, rel)), "run 'reader lock'")
-            files[check_rel_path(rel, Location(str(path), _line_of(text, rel)))] = blob
+            raise PinError(f"lock entry {name!r} lacks a [{name}.files] table", where,
+                           "run 'reader lock' to rewrite the lock")
+        files = _lock_files(raw["files"], pins[name], text, path)
         locks[name] = LockEntry(name, str(raw.get("commit", "")), files, str(raw.get("source", "")))
     for name, pin in pins.items():
         if name not in locks:
-            raise PinError(f"pin {name!r} is not in the lock", Location(str(path)),
+            raise PinError(f"pin {name!r} is not in the lock", Location(str(path), 1),
                            "run 'reader lock'")
         if locks[name].commit != pin.commit:
             raise PinError(f"the lock of {name!r} is for {locks[name].commit[:12]!r}, the pin is "
-                           f"{pin.short!r}", Location(str(path), _line_of(text, f"[{name}]")),
+                           f"{pin.short!r}", Location(str(path), _header_line(text, name)),
                            "run 'reader lock' after moving a pin")
     return locks
+
+
+def _lock_files(table: dict, pin: Pin, text: str, path: str) -> dict[str, str]:
+    files = {}
+    for rel, blob in table.items():
+        where = Location(str(path), _line_of(text, f'"{rel}"') or _line_of(text, rel))
+        if not isinstance(blob, str) or not SHA_RE.match(blob):
+            raise PinError(f"blob sha of {rel!r} is not 40 hex digits", where, "run 'reader lock'")
+        safe = check_rel_path(rel, where)
+        if not pin.covers(safe):
+            raise PinError(f"{rel!r} is outside the paths of pin {pin.name!r} "
+                           f"({', '.join(pin.paths)})", where, "run 'reader lock' to rewrite the lock")
+        files[safe] = blob
+    return files
 
 
 def dump_lock(locks: dict[str, LockEntry]) -> str:
@@ -240,7 +287,7 @@ def read_listing(path: Path) -> Listing:
     blobs = {}
     for line in lines[3:]:
         mode, kind, sha, _size, rel = line.split("\t")
-        if kind == "blob":
+        if kind == "blob" and mode != "120000":  # a symbolic link's blob is a path, not code
             blobs[rel] = sha
     return Listing(head.get("repo", ""), head["commit"], head.get("tree", ""), head.get("date", ""),
                    head.get("release", ""), blobs)

@@ -7,11 +7,14 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from reader.errors import BuildError, Location
+import filelock
+
+from reader.errors import BuildError, BusyError, Location
 from reader.linkcheck import check_links
 from reader.render.generate import generate_site
 
@@ -29,16 +32,28 @@ class BuildReport:
 
 
 def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
-               progress: Callable[[str], None] = lambda _m: None) -> BuildReport:
+               progress: Callable[[str], None] = lambda _m: None, wait: bool = True) -> BuildReport:
     """Build the site into a temporary folder next to `site_dir`, check it, and swap it in.
 
-    A failure at any step leaves the previous `site_dir` as it was.
+    A failure at any step leaves the previous `site_dir` as it was. One build at a time writes a
+    given `site_dir`: a second waits for the first (or, with `wait=False`, raises BusyError).
     """
     root = root.resolve()
     site_dir = (site_dir or root / "site").resolve()
+    if not (root / "mkdocs.yml").is_file():
+        raise BuildError("mkdocs.yml not found", Location(str(root / "mkdocs.yml")),
+                         "run reader build from the project root (or pass -C DIR)")
+    _check_site_dir(root, site_dir)
     site_dir.parent.mkdir(parents=True, exist_ok=True)
+    with _build_lock(site_dir, progress, wait):
+        recover(site_dir)
+        return _build_locked(root, site_dir, jobs, progress)
+
+
+def _build_locked(root: Path, site_dir: Path, jobs: int | None,
+                  progress: Callable[[str], None]) -> BuildReport:
     start = time.perf_counter()
-    fresh = Path(tempfile.mkdtemp(prefix=".site-new-", dir=site_dir.parent))
+    fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
         steps = _mkdocs_build(root, fresh, jobs, progress)
         progress("checking links")
@@ -58,11 +73,62 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
     return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps))
 
 
+def lock_path(site_dir: Path) -> Path:
+    """The lock file of builds into `site_dir`: `.site.lock` beside `site/`."""
+    return site_dir.parent / f".{site_dir.name}.lock"
+
+
+@contextmanager
+def _build_lock(site_dir: Path, progress: Callable[[str], None], wait: bool) -> Iterator[None]:
+    lock = filelock.FileLock(str(lock_path(site_dir)))
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        if not wait:
+            raise BusyError(f"another reader build is writing {site_dir.name}/",
+                            Location(str(lock_path(site_dir))),
+                            "wait for it to finish, or run without --no-wait to wait") from None
+        progress(f"another reader build is writing {site_dir.name}/; waiting for it to finish")
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def recover(site_dir: Path) -> None:
+    """Clean up after a build that was killed: bring back the old site if the kill fell between
+    the two renames of `swap_in`, and remove leftover temporary folders. Call under the lock."""
+    olds = sorted(site_dir.parent.glob(f".{site_dir.name}-old-*"), key=lambda p: p.stat().st_mtime)
+    if not site_dir.exists() and olds and (olds[-1] / "site").is_dir():
+        os.replace(olds[-1] / "site", site_dir)
+    for leftover in [*olds, *site_dir.parent.glob(f".{site_dir.name}-new-*")]:
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _check_site_dir(root: Path, site_dir: Path) -> None:
+    """Refuse a `--site` that a swap would destroy: the project, a file, a folder not a site."""
+    where = Location(str(site_dir))
+    if site_dir == root or site_dir in root.parents:
+        raise BuildError("the site folder would replace the project itself", where,
+                         "choose a folder of its own, e.g. --site site")
+    if site_dir.exists() and not site_dir.is_dir():
+        raise BuildError("the site folder is a file", where, "choose a folder, e.g. --site site")
+    if site_dir.is_dir() and any(site_dir.iterdir()) and not is_site(site_dir):
+        raise BuildError("the site folder holds files that are not a built site, which a build "
+                         "would replace", where, "choose an empty or new folder, or move them away")
+
+
+def is_site(folder: Path) -> bool:
+    """Whether `folder` looks like a site mkdocs built (what a build may replace)."""
+    return (folder / "sitemap.xml").is_file() and (folder / "404.html").is_file()
+
+
 def swap_in(fresh: Path, site_dir: Path) -> None:
     """Replace `site_dir` by `fresh` with two renames; the old site is removed only afterwards."""
     old = None
     if site_dir.exists():
-        old = Path(tempfile.mkdtemp(prefix=".site-old-", dir=site_dir.parent))
+        old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-old-", dir=site_dir.parent))
         os.replace(site_dir, old / "site")
     try:
         os.replace(fresh, site_dir)
@@ -72,6 +138,8 @@ def swap_in(fresh: Path, site_dir: Path) -> None:
             old.rmdir()
         raise
     if old is not None:
+        # Out of the name `recover` restores from before any of it is deleted.
+        os.replace(old / "site", old / "deleting")
         shutil.rmtree(old, ignore_errors=True)
 
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from reader.errors import InputError, Location
+from reader.inputs import parse_yaml, read_input, shown
 
 ENTRY_KINDS = ("article", "lab", "source")
 
@@ -45,31 +43,28 @@ class Track:
 
 def load_track(path: Path) -> Track:
     """Read and check `track.yaml`; a problem is reported with its line."""
-    try:
-        data = YAML(typ="rt").load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", Location(str(path)), "run reader from the project root") from None
-    except YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"malformed YAML: {getattr(e, 'problem', e)}",
-                         Location(str(path), mark.line + 1 if mark else None)) from None
+    data = parse_yaml(read_input(path), shown(path))
+    path = Path(shown(path))  # as messages name it
     if not isinstance(data, dict) or not isinstance(data.get("phases"), list):
-        raise InputError("expected 'title', 'summary' and a list of 'phases'", Location(str(path), 1))
+        raise InputError("expected 'title', 'summary' and a list of 'phases'", Location(str(path), 1),
+                         "start the outline with `title:`, `summary:` and `phases:`")
     phases = tuple(_phase(path, n, raw) for n, raw in enumerate(data["phases"], 1))
     return Track(str(data.get("title", "")), str(data.get("summary", "")), phases)
 
 
 def _line(raw: object) -> int:
     lc = getattr(raw, "lc", None)
-    return lc.line + 1 if lc is not None else 0
+    return lc.line + 1 if lc is not None else 1
 
 
 def _phase(path: Path, number: int, raw: object) -> Phase:
     if not isinstance(raw, dict) or "title" not in raw:
-        raise InputError(f"phase {number} needs a 'title'", Location(str(path), _line(raw)))
+        raise InputError(f"phase {number} needs a 'title'", Location(str(path), _line(raw)),
+                         "write each phase as a mapping with `title:` and `entries:`")
     entries = raw.get("entries") or []
     if not isinstance(entries, list):
-        raise InputError(f"'entries' of phase {number} must be a list", Location(str(path), _line(raw)))
+        raise InputError(f"'entries' of phase {number} must be a list", Location(str(path), _line(raw)),
+                         "write each entry as `- article: ...`, `- lab: ...` or `- source: ...`")
     return Phase(number, str(raw["title"]), str(raw.get("summary", "")),
                  tuple(_entry(path, e) for e in entries))
 
@@ -77,7 +72,8 @@ def _phase(path: Path, number: int, raw: object) -> Phase:
 def _entry(path: Path, raw: object) -> Entry:
     where = Location(str(path), _line(raw))
     if not isinstance(raw, dict):
-        raise InputError("an entry must be a mapping", where)
+        raise InputError("an entry must be a mapping", where,
+                         "write it as `- article: ...`, `- lab: ...` or `- source: ...`")
     kinds = [k for k in ENTRY_KINDS if k in raw]
     if len(kinds) != 1:
         raise InputError("an entry names exactly one of 'article', 'lab', 'source'", where,

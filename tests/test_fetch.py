@@ -106,7 +106,7 @@ def test_unsafe_mirror_is_refused_before_git_runs(tmp_path, upstream, cache, mon
     project = _project(tmp_path, upstream)
     assert main(["-C", str(project.root), "fetch"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("reader: error: refusing git source") and "Traceback" not in err
+    assert err.startswith("reader: error: READER_MIRROR_UP: refusing git source") and "Traceback" not in err
     assert not (tmp_path / "pwned").exists() and not (cache.root / "git").exists()
 
 
@@ -170,7 +170,7 @@ def test_every_source_failing_says_why(tmp_path, upstream, cache, capsys):
                   [GitSource(cache, str(tmp_path / "nowhere")), InstalledSource(),
                    ArchiveSource(download)])
     message = str(e.value)
-    assert message.startswith("no source could serve pin 'up': git ")
+    assert e.value.message.startswith(f"no source could serve pin 'up' at {upstream.commits[1][:7]}: git ")
     assert "git fetch failed" in message
     assert "installed distribution: nosuchpkg-reader-test is not installed" in message
     assert "source archive nosuchpkg-reader-test==1.0: pip download failed: No matching" in message

@@ -11,8 +11,8 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from reader.annotations.load import read_yaml
 from reader.errors import InputError, Location
+from reader.inputs import read_yaml
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError
 
 from reader.annotations.model import Article, Note, Problem, Quote, ReadSpec, Section
 from reader.errors import InputError, Location
+from reader.inputs import parse_yaml, read_input
 
 ANNOTATIONS_DIR = "annotations"
 SCHEMA_RESOURCE = "schema/annotation.schema.json"
@@ -46,7 +45,7 @@ def annotation_files(root: Path) -> list[Path]:
 
 def load_all(root: Path) -> list[Loaded]:
     """Every `annotations/*.yaml` of the project, in file-name order."""
-    return [load_file(p, p.relative_to(root).as_posix()) for p in annotation_files(root)]
+    return [load_file(p, p.relative_to(root).as_posix(), root) for p in annotation_files(root)]
 
 
 def load_articles(root: Path) -> list[Article]:
@@ -61,22 +60,14 @@ def load_articles(root: Path) -> list[Article]:
     return out
 
 
-def read_yaml(text: str) -> Any:
-    return YAML(typ="rt").load(text)
-
-
-def load_file(path: Path, display: str) -> Loaded:
-    """Read, parse and validate one annotation file."""
+def load_file(path: Path, display: str, root: Path | None = None) -> Loaded:
+    """Read, parse and validate one annotation file (which must lie inside `root` when given)."""
     try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        return _fail(display, 1, f"not UTF-8 (byte {e.start})", "save the file as UTF-8")
-    try:
-        data = read_yaml(text)
-    except MarkedYAMLError as e:
-        line = e.problem_mark.line + 1 if e.problem_mark is not None else 1
-        what = ": ".join(str(x) for x in (e.context, e.problem) if x)
-        return _fail(display, line, f"malformed YAML: {what}", "fix the YAML syntax")
+        text = read_input(path, display, root)
+        data = parse_yaml(text, display)
+    except InputError as e:
+        assert e.location is not None
+        return _fail(display, e.location.line or 1, e.message, e.hint)
     if not isinstance(data, CommentedMap):
         return _fail(display, 1, "the file is not a YAML mapping",
                      "start with `title:`, `slug:`, `phase:`, `kind:`, `order:`")

@@ -1,4 +1,4 @@
-"""`reader build [--site DIR] [--jobs N]`: build the static site (mkdocs-material) into `site/`."""
+"""`reader build [--site DIR] [--jobs N] [--no-wait]`: build the static site (mkdocs-material) into `site/`."""
 
 from __future__ import annotations
 
@@ -14,11 +14,14 @@ def add_parser(sub) -> None:
     p.add_argument("--site", metavar="DIR", help="where the site goes (default: site/ in the project)")
     p.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="worker processes for rendering (default: one per core)")
+    p.add_argument("--no-wait", action="store_true",
+                   help="exit (code 3) instead of waiting when another build is writing the site")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     root = Path(args.project)
-    report = build_site(root, Path(args.site) if args.site else None, args.jobs or None, progress)
+    report = build_site(root, Path(args.site) if args.site else None, args.jobs or None, progress,
+                        wait=not args.no_wait)
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
     return 0
