@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from reader.cache import blob_sha
+from reader.cache import Cache, blob_sha
 from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.errors import FetchError
@@ -232,3 +232,18 @@ def test_two_concurrent_fetches_do_not_corrupt_the_cache(tmp_path, cache):
     assert sum("150/150 files" in o for o in outs) == 2
     project = Project.load(root)
     assert verify_cached(project.pins["up"], project.locks["up"], cache) == []
+
+
+def test_git_mirror_holding_the_release_files_matches_the_real_lock(tmp_path, cache, monkeypatch):
+    """A local repo whose files are jax 0.10.2's pinned files: git serves blobs equal to the lock."""
+    real = Project.load(REPO_ROOT)
+    installed = Corpus.open(real, Cache(tmp_path / "installed-cache"), names=["jax"])
+    tree = {p: installed.read_text("jax", p) for p in installed.files("jax")}
+    upstream = make_upstream(tmp_path / "jax-mirror", [tree])
+    root = write_project(tmp_path / "p", "jax", "https://github.com/jax-ml/jax", upstream.commits[0],
+                         tree, real.pins["jax"].paths)
+    monkeypatch.setenv("READER_MIRROR_JAX", upstream.url)
+    project = Project.load(root)
+    report = fetch_pin(project.pins["jax"], project.locks["jax"], cache)
+    assert report.sources == (f"git {upstream.url}",) and report.served == 107 == len(tree)
+    assert project.locks["jax"].files == {p: real.locks["jax"].files[p] for p in tree}
