@@ -31,9 +31,7 @@ LOCK = """[small]
 commit = "{commit}"
 
 [small.files]
-"pkg/call.py" = "{call}"
-"pkg/core.py" = "{core}"
-"""
+{files}"""
 TRACK = """title: "A small track"
 summary: "Two files and a lab."
 phases:
@@ -87,15 +85,17 @@ class Small:
         return Small(dest / "project", dest / "cache", self.upstream, self.commit)
 
 
-def write_small(base: Path) -> Small:
-    """The project's files, not yet fetched or built."""
-    upstream = make_upstream(base / "upstream", [FILES])
+def write_small(base: Path, files: dict[str, str] | None = None) -> Small:
+    """The project's files, not yet fetched or built; the upstream holds `files` (default FILES,
+    whose lock has `pkg/call.py` on line 5 and `pkg/core.py` on line 6)."""
+    files = files or FILES
+    upstream = make_upstream(base / "upstream", [files])
     commit = upstream.commits[0]
     root = base / "project"
     root.mkdir(parents=True)
     (root / "pins.toml").write_text(PINS.format(commit=commit))
-    (root / "pins.lock").write_text(LOCK.format(commit=commit, call=blob_sha(FILES["pkg/call.py"].encode()),
-                                                core=blob_sha(FILES["pkg/core.py"].encode())))
+    locked = "".join(f'"{p}" = "{blob_sha(t.encode())}"\n' for p, t in sorted(files.items()))
+    (root / "pins.lock").write_text(LOCK.format(commit=commit, files=locked))
     shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO_ROOT / "docs", root / "docs")
     (root / "track.yaml").write_text(TRACK)
