@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-_ID_RE = re.compile(r"""\s(?:id|name)=["']([^"']+)["']""")
-_HREF_RE = re.compile(r"""\s(?:href|src)=["']([^"']*)["']""")
+# Attributes of tags only: `<` starts a tag (in text it is `&lt;`), so a note that shows
+# `<a href="x">` as text is not taken for a link.
+_ID_RE = re.compile(r"""<[A-Za-z][^<>]*?\s(?:id|name)=["']([^"']+)["']""")
+_HREF_RE = re.compile(r"""<[A-Za-z][^<>]*?\s(?:href|src)=["']([^"']*)["']""")
 
 
 @dataclass(frozen=True, order=True)

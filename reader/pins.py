@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -85,6 +86,9 @@ def check_url(url: str, where: Location | None = None) -> str:
 def check_rel_path(path: str, where: Location | None = None) -> str:
     """A pinned path must be relative and stay inside the repository."""
     p = PurePosixPath(path)
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in path):
+        raise PinError(f"path {path!r} holds a control or invisible character", where,
+                       "name the file with visible characters only")
     if not path or p.is_absolute() or ".." in p.parts or "\\" in path or path.startswith("-"):
         raise PinError(f"path {path!r} must be relative and inside the repository", where,
                        "write it like 'jax/_src/pallas'")

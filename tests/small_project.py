@@ -106,9 +106,13 @@ def write_small(base: Path, files: dict[str, str] | None = None) -> Small:
     return Small(root, base / "cache", upstream.path, commit)
 
 
-def build_small(base: Path) -> Small:
-    """`write_small`, then fetch, accept the note, check (clean) and build, in this process."""
-    small = write_small(base)
+def build_small(base: Path, files: dict[str, str] | None = None) -> Small:
+    """`write_small`, then `fetch_and_build`."""
+    return fetch_and_build(write_small(base, files))
+
+
+def fetch_and_build(small: Small) -> Small:
+    """Fetch, accept every note, check (clean) and build, in this process."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("READER_CACHE", str(small.cache))
         mp.setenv(MIRROR, str(small.upstream))

@@ -183,6 +183,8 @@ CASES: dict[str, Case] = {
                                "pins.lock:6", "must be relative and inside the repository"),
     "lock: absolute path": Case(edit("pins.lock", '"pkg/core.py"', '"/etc/passwd"'),
                                 "pins.lock:6", "path '/etc/passwd' must be relative"),
+    "lock: path with a bidi control": Case(edit("pins.lock", '"pkg/core.py"', '"pkg/core\u202e.py"'),
+                                           "pins.lock:6", "holds a control or invisible character"),
     "lock: path outside the pin": Case(edit("pins.lock", '"pkg/core.py"', '"other/core.py"'),
                                        "pins.lock:6", "'other/core.py' is outside the paths of pin 'small'"),
     "lock: 50 MiB file": Case(huge("pins.lock"), "pins.lock:1", "over the 4.0 MiB reader accepts"),

@@ -16,12 +16,17 @@ from pygments.token import STANDARD_TYPES, Text, _TokenType
 
 from reader.cache import Cache
 
-HIGHLIGHT_VERSION = "1"
+HIGHLIGHT_VERSION = "2"
 """Bump when the HTML this module writes changes: it is part of every cache key."""
 
 _CLASS: dict[_TokenType, str] = {}
-_HIDDEN_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e"
-                        r"\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]")
+_HIDDEN_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5"
+                        r"\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f"
+                        r"\ufeff\uffa0\ufff9-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+                        r"\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+"""Characters that show as nothing, or reorder or hide what follows: C0/C1 controls (not tab or
+newline), soft hyphen, joiners and zero-width spaces, bidirectional embeddings, overrides and
+isolates (Trojan Source), invisible operators, fillers, variation selectors and tag characters."""
 _SEGMENT_RE = re.compile(r"(<[^>]*>)|(&[#\w]+;)|([^<&]+)")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -122,16 +123,22 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
         all_labs += [link for link in links if link.kind == "lab"]
         overview = phase_overview(phase, links)
         pages[overview.src_uri] = overview
-        nav.append({phase_title(phase): [phase_page(phase.number)]
-                    + [{link.title: link.page} for link in links]})
+        nav.append({nav_title(phase_title(phase)): [phase_page(phase.number)]
+                    + [{nav_title(link.title): link.page} for link in links]})
     counts = {pin: len(corpus.files(pin)) for pin in corpus.pins}
     pages[HOME] = home_page(track, list(corpus.pins.values()), counts, has_rules=RULES in pages)
     pages[SOURCE_INDEX] = source_index(list(corpus.pins.values()), infos)
     pages[LABS_INDEX] = labs_index(all_labs)
     for title, page in (extra_nav or {}).items():
-        nav.append({title: page})
+        nav.append({nav_title(title): page})
     nav += [{"Labs": LABS_INDEX}, {"Source files": SOURCE_INDEX}]
     return Generated(tuple(pages.values()), tuple(nav), tuple(assets), tuple(warnings))
+
+
+def nav_title(title: str) -> str:
+    """A title as mkdocs' nav needs it: the theme puts nav titles (and the page's `<h1>`) into
+    the HTML as they are, so a title from track.yaml or an annotation is escaped here."""
+    return html.escape(title, quote=False)
 
 
 def nav_pages(nav: Iterable[Any]) -> set[str]:
