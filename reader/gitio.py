@@ -15,12 +15,14 @@ SAFE_CONFIG = ["-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never"
 
 
 SYMLINK_MODE = "120000"
+NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
+"""Never stop to ask for a password: a source that wants one has failed, and the next is tried."""
 
 
 def _git(repo: git.Repo, *args: str) -> str:
     """Run one git command in `repo`; every failure becomes a GitError with git's own message."""
     try:
-        return repo.git.execute(["git", *SAFE_CONFIG, *args], stdout_as_string=True)
+        return repo.git.execute(["git", *SAFE_CONFIG, *args], stdout_as_string=True, env=NO_PROMPT)
     except git.GitCommandError as e:
         detail = (e.stderr or "").strip().replace("\n", " ").removeprefix("stderr: ")
         raise GitError(f"git {args[0]} failed: {detail.strip(chr(39))[:300]}") from None
@@ -103,7 +105,7 @@ def remote_ref(url: str, ref: str) -> tuple[str, str]:
     url = _normalize(url)
     try:
         out = git.cmd.Git().execute(["git", *SAFE_CONFIG, "ls-remote", "--", url, ref,
-                                     f"{ref}^{{}}"], stdout_as_string=True)
+                                     f"{ref}^{{}}"], stdout_as_string=True, env=NO_PROMPT)
     except git.GitCommandError as e:
         raise GitError(f"git ls-remote failed: {(e.stderr or '').strip()[:300]}") from None
     rows = [line.split("\t") for line in out.splitlines() if line.strip()]

@@ -247,3 +247,31 @@ def test_git_mirror_holding_the_release_files_matches_the_real_lock(tmp_path, ca
     report = fetch_pin(project.pins["jax"], project.locks["jax"], cache)
     assert report.sources == (f"git {upstream.url}",) and report.served == 107 == len(tree)
     assert project.locks["jax"].files == {p: real.locks["jax"].files[p] for p in tree}
+
+
+def test_offline_fetch_names_every_source_tried_and_why(tmp_path):
+    """No network and no mirror: one located line with what each source said, then exit 2;
+    the cache holds nothing half-written and `--status` says the pin is not fetched."""
+    root = write_project(tmp_path / "p", "up", "https://nowhere.invalid/up.git", "c" * 40,
+                         {"pkg/a.py": "A = 1\n"}, release="nosuchpkg-reader-test==1.0")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("READER_MIRROR_")}
+    env.update(READER_CACHE=str(tmp_path / "cache"), PYTHONPATH=str(REPO_ROOT), PIP_NO_INDEX="1",
+               PIP_FIND_LINKS=str(tmp_path), GIT_CONFIG_NOSYSTEM="1", HOME=str(tmp_path))
+
+    def reader(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "reader", *argv], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=180)
+
+    done = reader("fetch")
+    assert done.returncode == 2, done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("reader: error:")]
+    assert line.startswith("reader: error: pins.toml:1: no source could serve pin 'up' at ccccccc: "
+                           "git https://nowhere.invalid/up.git: git fetch failed: ")
+    assert "; installed distribution: nosuchpkg-reader-test is not installed; " in line
+    assert "; source archive nosuchpkg-reader-test==1.0: pip download failed: " in line
+    assert "No matching distribution found for nosuchpkg-reader-test==1.0" in line
+    assert line.endswith("; check the network, or point READER_MIRROR_UP at a local clone")
+    assert "Traceback" not in done.stderr
+    assert not list((tmp_path / "cache").rglob("*.tmp")) and not (tmp_path / "cache" / "pins").exists()
+    status = reader("fetch", "--status")
+    assert (status.returncode, status.stdout) == (1, f"up @ {'c' * 12}: not fetched\n")
