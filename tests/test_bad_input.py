@@ -343,3 +343,37 @@ def test_an_unreadable_file_anywhere_is_a_located_error_not_a_traceback(small, m
     assert capsys.readouterr().err == (
         f"reader: error: {small.root / 'pins.toml'}: cannot use the file: Permission denied; check "
         "that it exists, is the right kind of file and can be read\n")
+
+
+def test_a_symlink_in_the_pinned_paths_is_never_locked_or_served(tmp_path, monkeypatch, capsys):
+    """Upstream may hold `pkg/link.py -> /etc/passwd`: its blob is a path, not code. `reader lock`
+    leaves it out, and a lock that names it anyway gets nothing for it from git."""
+    from reader.cache import Cache
+    from reader.corpus import Project
+    from reader.fetch import GitSource, fetch_pin
+    from tests.conftest import git
+    from tests.small_project import write_small
+
+    small = write_small(tmp_path)
+    (small.upstream / "pkg" / "link.py").symlink_to("/etc/passwd")
+    git(small.upstream, "add", "-A")
+    git(small.upstream, "commit", "-q", "-m", "a link")
+    commit = git(small.upstream, "rev-parse", "HEAD")
+    link_blob = git(small.upstream, "rev-parse", "HEAD:pkg/link.py")
+    pins = small.root / "pins.toml"
+    pins.write_text(pins.read_text().replace(small.commit, commit))
+    monkeypatch.setenv("READER_CACHE", str(small.cache))
+    monkeypatch.setenv("READER_MIRROR_SMALL", str(small.upstream))
+    monkeypatch.chdir(small.root)
+    assert main(["lock"]) == 0
+    assert "small @ " in capsys.readouterr().out
+    lock = (small.root / "pins.lock").read_text()
+    assert '"pkg/core.py"' in lock and "link.py" not in lock
+    (small.root / "pins.lock").write_text(lock.replace('[small.files]\n',
+                                                       f'[small.files]\n"pkg/link.py" = "{link_blob}"\n'))
+    project = Project.load(small.root)
+    cache = Cache(small.cache)
+    report = fetch_pin(project.pins["small"], project.locks["small"], cache,
+                       [GitSource(cache, str(small.upstream))])
+    assert report.missing == ("pkg/link.py",) and report.served == 2
+    assert not cache.has_blob(link_blob)
