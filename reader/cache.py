@@ -6,6 +6,8 @@ import functools
 import hashlib
 import json
 import os
+import pickle
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,6 +78,32 @@ def code_version() -> str:
         if path.suffix in {".py", ".j2", ".json", ".css", ".js"} and path.is_file():
             h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
+
+
+KEPT = "kept"
+"""The `derived/` folder of results keyed by everything they depend on: never pruned by version."""
+
+
+@contextmanager
+def _version_lock(path: Path, exclusive: bool, wait: bool) -> Iterator[bool]:
+    """An advisory lock on `path` (shared or exclusive); yields whether it is held."""
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks here: never prune, never wait
+        yield not exclusive
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        flags = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if wait else fcntl.LOCK_NB)
+        try:
+            fcntl.flock(fd, flags)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
 
 
 def default_root() -> Path:
@@ -152,6 +180,72 @@ class Cache:
 
     def put_text(self, kind: str, key: str, text: str) -> None:
         atomic_write(self._derived_path(kind, key), text.encode())
+
+    def has(self, kind: str, key: str) -> bool:
+        return self._derived_path(kind, key).is_file()
+
+    def get_object(self, kind: str, key: str) -> Any | None:
+        """A pickled result of reader's own classes (the code version in the path keeps them current)."""
+        try:
+            return pickle.loads(self._derived_path(kind, key).read_bytes())
+        except FileNotFoundError:
+            return None
+        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            return None
+
+    def put_object(self, kind: str, key: str, value: Any) -> None:
+        atomic_write(self._derived_path(kind, key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    # results that outlive a code version -----------------------------------------
+    def _kept_path(self, kind: str, key: str) -> Path:
+        return self.root / "derived" / KEPT / kind / key[:2] / key
+
+    def get_kept_json(self, kind: str, key: str) -> Any | None:
+        """A result whose key names everything it depends on (so it survives reader's code changes)."""
+        try:
+            return json.loads(self._kept_path(kind, key).read_bytes())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def put_kept_json(self, kind: str, key: str, value: Any) -> None:
+        atomic_write(self._kept_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
+
+    # pruning -------------------------------------------------------------------
+    @contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Mark this code version's derived results as in use (a shared lock) while the block runs."""
+        with _version_lock(self.root / "derived" / f".{code_version()}.lock", exclusive=False,
+                           wait=True) as held:
+            assert held
+            yield
+
+    def prune(self) -> list[str]:
+        """Remove the derived results of other code versions that no process is using now.
+
+        Returns the versions removed. A version in use (another checkout building) is kept.
+        """
+        base = self.root / "derived"
+        current = code_version()
+        removed = []
+        for folder in sorted(base.iterdir()) if base.is_dir() else []:
+            name = folder.name
+            if name.startswith(".trash-"):  # left by a prune that was interrupted
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+            if not folder.is_dir() or name in (current, KEPT) or name.startswith("."):
+                continue
+            with _version_lock(base / f".{name}.lock", exclusive=True, wait=False) as held:
+                if not held:
+                    continue
+                trash = base / f".trash-{name}-{os.getpid()}"
+                try:
+                    os.replace(folder, trash)
+                except OSError:
+                    continue
+                (base / f".{name}.lock").unlink(missing_ok=True)
+                removed.append(name)
+            shutil.rmtree(trash, ignore_errors=True)
+        return removed
 
     # locking -------------------------------------------------------------------
     @contextmanager

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from reader import gitio
 from reader.cache import Cache, blob_sha
 from reader.errors import FetchError, Location, ReaderError
 from reader.pins import LockEntry, Pin, check_url
@@ -69,6 +68,8 @@ class GitSource:
         self.name = f"git {url}"
 
     def provide(self, pin, wanted, progress):
+        from reader import gitio  # GitPython loads slowly; a cache hit never needs it
+
         progress(f"{pin.name}: fetching {pin.short} from {self.url} (depth 1, blob-less)")
         repo = gitio.fetch_commit(self.cache.root / "git" / f"{pin.name}.git", self.url, pin.commit)
         tree = gitio.list_tree(repo, pin.commit, pin.paths)

@@ -8,11 +8,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent
-
 from reader.errors import InputError, Location
 
 MAX_NESTING = 64
@@ -89,6 +84,8 @@ def decode_utf8(data: bytes, name: str) -> str:
 
 def read_yaml(text: str) -> Any:
     """Round-trip YAML: mappings and lists remember the line of each key and item."""
+    from ruamel.yaml import YAML  # imported on a first parse only: cached results need none
+
     return YAML(typ="rt").load(text)
 
 
@@ -98,6 +95,8 @@ def parse_yaml(text: str, name: str) -> Any:
     Refused before or after parsing: brackets nested deeper than MAX_NESTING, and anchors and
     aliases (a few lines of them can stand for billions of nodes).
     """
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     deep = _too_deep(text)
     if deep is not None:
         raise InputError(f"brackets nested more than {MAX_NESTING} deep", Location(name, deep),
@@ -136,6 +135,8 @@ def _too_deep(text: str) -> int | None:
 
 def _has_alias(data: Any) -> bool:
     """Whether a mapping or list is reached twice (a YAML alias)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     seen: set[int] = set()
     todo = [data]
     while todo:
@@ -150,6 +151,9 @@ def _has_alias(data: Any) -> bool:
 
 def _alias_line(text: str) -> int:
     """The line of the first `*alias` in `text`."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.events import AliasEvent
+
     for event in YAML(typ="rt").parse(text):
         if isinstance(event, AliasEvent):
             return event.start_mark.line + 1

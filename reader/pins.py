@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import ParseError, TOMLKitError
@@ -115,9 +117,15 @@ def _read_text(path: Path) -> str:
     return read_input(path, error=PinError)
 
 
-def _parse_toml(text: str, label: str) -> tomlkit.TOMLDocument:
+def _parse_toml(text: str, label: str) -> dict[str, Any]:
+    """The TOML as plain data: the standard library's parser (fast) when the file is valid,
+    tomlkit (whose errors carry lines) to word the problem when it is not."""
     try:
-        return tomlkit.parse(text)
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        pass
+    try:
+        return dict(tomlkit.parse(text))
     except ParseError as e:
         raise PinError(f"malformed TOML: {e}", Location(label, e.line), "fix the syntax") from None
     except TOMLKitError as e:  # a key given twice in one table

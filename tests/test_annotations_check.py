@@ -275,3 +275,20 @@ def test_facts_come_from_reader_extract_facts(project, capsys, monkeypatch):
     module.compute_facts = lambda corpus: {"pallas_call.rule": 5}  # type: ignore[attr-defined]
     code, out = check(project, capsys, "--format", "json")
     assert code == 2 and json.loads("\n".join(out))["facts_checked"] is True
+
+
+def test_a_second_check_reads_unchanged_files_from_the_cache(project, capsys, monkeypatch):
+    from reader import inputs
+
+    path = write_annotation(project, "a", HEAD + "notes:\n" + note("n1", "symbol: _pallas_call_impl"))
+    first = check(project, capsys)
+    parsed: list[str] = []
+    real = inputs.read_yaml
+    monkeypatch.setattr(inputs, "read_yaml", lambda text: parsed.append(text) or real(text))
+    assert check(project, capsys) == first and parsed == []
+    path.write_text(path.read_text().replace("body: x", "body: y"))
+    assert check(project, capsys) == first and len(parsed) == 1
+    # a bad file is cached with its problems, and reported the same way the second time
+    path.write_text(HEAD.replace("phase: 2", "phase: two"))
+    bad = check(project, capsys)
+    assert bad[0] == 2 and check(project, capsys) == bad and len(parsed) == 2

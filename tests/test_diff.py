@@ -245,3 +245,9 @@ def test_facts_that_cannot_be_computed_cost_only_their_section(moved):
                                       "(KeyError: 'jax._src.pallas.pallas_call')")
     assert not report.of("facts") and report.of("rules") and report.exit_code == 1
     assert "Facts: not compared: computing them at HEAD:pins.toml failed" in PRINTERS["text"](report)
+
+
+def test_the_diff_command_offers_every_printer():
+    from reader.commands.diff import FORMATS
+
+    assert tuple(sorted(PRINTERS)) == FORMATS

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -67,21 +68,27 @@ class _Place:
     """Found by the quote alone although the note's symbol no longer exists."""
 
 
-def resolve_text(note: Note, text: str, where: str = "the file") -> Anchor:
-    """Resolve `note` against `text` (the file's content); `where` names the file in messages."""
+def resolve_text(note: Note, text: str, where: str = "the file",
+                 symbols: Sequence[Symbol] | None = None) -> Anchor:
+    """Resolve `note` against `text` (the file's content); `where` names the file in messages.
+
+    `symbols` are `symbols_in(text)` when the caller has them already (from a cache).
+    """
     text = text.replace("\r\n", "\n")
-    lines = split_lines(text)
-    return _judge(note, lines, _locate(note, text, lines, where))
+    lines = list(_lines_of(text))
+    syms = tuple(symbols) if symbols is not None else symbols_in(text)
+    return _judge(note, lines, _locate(note, text, lines, where, syms))
 
 
-def _locate(note: Note, text: str, lines: list[str], where: str) -> _Place:
+def _locate(note: Note, text: str, lines: list[str], where: str,
+            symbols: tuple[Symbol, ...]) -> _Place:
     whole = Span(1, max(len(lines), 1))
     if not note.symbol:
         assert note.quote is not None  # the schema requires a symbol or a quote
         return _find_quote(note.quote, text, lines, whole, where)
-    syms = [s for s in symbols_in(text) if s.qualname == note.symbol]
+    syms = [s for s in symbols if s.qualname == note.symbol]
     if not syms:
-        return _without_symbol(note, text, lines, where)
+        return _without_symbol(note, text, lines, where, symbols)
     places = [_within_symbol(note, s, text, lines) for s in syms]
     if len(places) == 1:
         return places[0]
@@ -123,8 +130,9 @@ def _within_symbol(note: Note, sym: Symbol, text: str, lines: list[str]) -> _Pla
                   hint="fix `lines` or the quote")
 
 
-def _without_symbol(note: Note, text: str, lines: list[str], where: str) -> _Place:
-    names = [s.qualname for s in symbols_in(text)]
+def _without_symbol(note: Note, text: str, lines: list[str], where: str,
+                    symbols: tuple[Symbol, ...]) -> _Place:
+    names = [s.qualname for s in symbols]
     close = difflib.get_close_matches(note.symbol or "", names, n=1)
     dym = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
     missing = f"symbol {note.symbol!r} not found in {where}{dym}"
@@ -132,7 +140,7 @@ def _without_symbol(note: Note, text: str, lines: list[str], where: str) -> _Pla
         whole = Span(1, max(len(lines), 1))
         place = _find_quote(note.quote, text, lines, whole, where)
         if place.span is not None:
-            inside = _innermost(text, place.span)
+            inside = _innermost(symbols, place.span)
             holder = f" (in {inside.qualname!r})" if inside else ""
             return replace(place, symbol_gone=True,
                            message=f"{missing}; its quote is now at line {place.span.start}{holder}",
@@ -150,17 +158,24 @@ class _Match:
     context_ok: bool
 
 
-def _offsets(lines: list[str]) -> list[int]:
-    """Character offset of the start of each line (and one past the last line)."""
+@lru_cache(maxsize=8)
+def _lines_of(text: str) -> tuple[str, ...]:
+    """`split_lines(text)`, once per text while its notes are resolved one after another."""
+    return tuple(split_lines(text))
+
+
+@lru_cache(maxsize=8)
+def _offsets(text: str) -> tuple[int, ...]:
+    """Character offset of the start of each line of `text` (and one past the last line)."""
     out = [0]
-    for line in lines:
+    for line in _lines_of(text):
         out.append(out[-1] + len(line) + 1)
-    return out
+    return tuple(out)
 
 
 def _matches(quote: Quote, text: str, lines: list[str], scope: Span) -> list[_Match]:
     """Every occurrence of the quote's exact text that starts and ends inside `scope`."""
-    offsets = _offsets(lines)
+    offsets = _offsets(text)
     lo, hi = offsets[scope.start - 1], min(offsets[scope.end], len(text))
     out = []
     i = text.find(quote.exact, lo, hi)
@@ -175,7 +190,7 @@ def _matches(quote: Quote, text: str, lines: list[str], scope: Span) -> list[_Ma
     return out
 
 
-def _line_at(offsets: list[int], index: int) -> int:
+def _line_at(offsets: tuple[int, ...], index: int) -> int:
     lo, hi = 0, len(offsets) - 1
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -202,8 +217,8 @@ def _find_quote(quote: Quote, text: str, lines: list[str], scope: Span, name: st
     return _Place(span=top[0].span, context_ok=top[0].context_ok)
 
 
-def _innermost(text: str, span: Span) -> Symbol | None:
-    holders = [s for s in symbols_in(text) if s.span.start <= span.start and span.end <= s.span.end]
+def _innermost(symbols: tuple[Symbol, ...], span: Span) -> Symbol | None:
+    holders = [s for s in symbols if s.span.start <= span.start and span.end <= s.span.end]
     return min(holders, key=lambda s: len(s.span)) if holders else None
 
 

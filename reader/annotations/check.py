@@ -9,11 +9,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from reader.annotations.anchor import symbols_in
 from reader.annotations.load import load_all
 from reader.annotations.markup import parse
 from reader.annotations.model import Article, Problem, ResolvedNote, Severity, Status
-from reader.annotations.resolve import file_problem, resolve, where
+from reader.annotations.resolve import file_problem, file_symbols, resolve, where
+from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import BuildError, Location
 
@@ -74,9 +74,12 @@ class _Context:
 
 
 def check(root: Path, open_corpus: Callable[[], Corpus],
-          facts: FactSource = installed_facts) -> CheckReport:
-    """Check every `annotations/*.yaml` under `root`; opens the corpus only if there is a note."""
-    loaded = load_all(root)
+          facts: FactSource = installed_facts, cache: Cache | None = None) -> CheckReport:
+    """Check every `annotations/*.yaml` under `root`; opens the corpus only if there is a note.
+
+    `cache` keeps parsed annotation files between runs (a file is parsed again when it changes).
+    """
+    loaded = load_all(root, cache)
     problems = [p for f in loaded for p in f.problems]
     articles = [f.article for f in loaded if f.article is not None]
     if not articles:
@@ -116,7 +119,7 @@ def _outside_shown(article: Article, r: ResolvedNote, corpus: Corpus) -> Problem
     if span is None or not reads or any(not read.symbols for read in reads):
         return None
     wanted = {name for read in reads for name in read.symbols}
-    shown = [s for s in symbols_in(corpus.read_text(r.pin, r.path)) if s.qualname in wanted]
+    shown = [s for s in file_symbols(corpus, r.pin, r.path) if s.qualname in wanted]
     if any(s.span.start <= span.start and span.end <= s.span.end for s in shown):
         return None
     return Problem(r.note.where, f"note {r.note.id!r} (lines {span.start}-{span.end}) is outside "
@@ -184,7 +187,7 @@ def _source_link(path: str, symbols: tuple[str, ...], loc: Location, ctx: _Conte
     if not symbols:
         return []
     pin = ctx.corpus.pin_of(path) or ""
-    names = [s.qualname for s in symbols_in(ctx.corpus.read_text(pin, path))]
+    names = [s.qualname for s in file_symbols(ctx.corpus, pin, path)]
     out = []
     for symbol in symbols:
         if symbol not in names:

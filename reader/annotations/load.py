@@ -1,22 +1,31 @@
 """Loading annotation files: YAML (round-trip, so every key keeps its line) checked against the
-JSON Schema, into frozen `Article`s; every problem located at its YAML line."""
+JSON Schema, into frozen `Article`s; every problem located at its YAML line.
+
+Parsing is the slow part (ruamel's round-trip loader), so a file's result is cached by its text
+and name: an unchanged file is read back, and ruamel and jsonschema are not even imported.
+"""
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator, ValidationError
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from typing import TYPE_CHECKING, Any
 
 from reader.annotations.model import Article, Note, Problem, Quote, ReadSpec, Section
+from reader.cache import Cache
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from ruamel.yaml.comments import CommentedMap
+
+LOADED_KIND = "annotation-v1"
 
 ANNOTATIONS_DIR = "annotations"
 SCHEMA_RESOURCE = "schema/annotation.schema.json"
@@ -43,15 +52,15 @@ def annotation_files(root: Path) -> list[Path]:
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
 
 
-def load_all(root: Path) -> list[Loaded]:
-    """Every `annotations/*.yaml` of the project, in file-name order."""
-    return [load_file(p, p.relative_to(root).as_posix(), root) for p in annotation_files(root)]
+def load_all(root: Path, cache: Cache | None = None) -> list[Loaded]:
+    """Every `annotations/*.yaml` of the project, in file-name order (from `cache` when unchanged)."""
+    return [load_file(p, p.relative_to(root).as_posix(), root, cache) for p in annotation_files(root)]
 
 
-def load_articles(root: Path) -> list[Article]:
+def load_articles(root: Path, cache: Cache | None = None) -> list[Article]:
     """The project's articles; raises InputError on the first file that does not load."""
     out = []
-    for loaded in load_all(root):
+    for loaded in load_all(root, cache):
         if loaded.problems:
             first = loaded.problems[0]
             raise InputError(first.message, first.where, first.hint)
@@ -60,10 +69,33 @@ def load_articles(root: Path) -> list[Article]:
     return out
 
 
-def load_file(path: Path, display: str, root: Path | None = None) -> Loaded:
-    """Read, parse and validate one annotation file (which must lie inside `root` when given)."""
+def load_file(path: Path, display: str, root: Path | None = None,
+              cache: Cache | None = None) -> Loaded:
+    """Read, parse and validate one annotation file (which must lie inside `root` when given).
+
+    With `cache`, a file whose text and name were loaded before is read back, not parsed.
+    """
     try:
         text = read_input(path, display, root)
+    except InputError as e:
+        assert e.location is not None
+        return _fail(display, e.location.line or 1, e.message, e.hint)
+    if cache is None:
+        return _parse(text, display, path)
+    key = hashlib.sha1(f"{display}\0{path.stem}\0{text}".encode()).hexdigest()
+    hit = cache.get_object(LOADED_KIND, key)
+    if isinstance(hit, Loaded):
+        return hit
+    loaded = _parse(text, display, path)
+    cache.put_object(LOADED_KIND, key, loaded)
+    return loaded
+
+
+def _parse(text: str, display: str, path: Path) -> Loaded:
+    from jsonschema import Draft202012Validator
+    from ruamel.yaml.comments import CommentedMap
+
+    try:
         data = parse_yaml(text, display)
     except InputError as e:
         assert e.location is not None
@@ -85,6 +117,8 @@ def _fail(display: str, line: int, message: str, hint: str) -> Loaded:
 
 def _line_at(data: Any, path: Any) -> int:
     """1-based YAML line of the node at `path` (its key's line for a mapping entry)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     node, line = data, 1
     if not list(path):
         return 1
@@ -121,6 +155,8 @@ _PATTERN_HINTS = {
 
 
 def _explain(e: ValidationError, data: Any, display: str) -> list[Problem]:
+    from ruamel.yaml.comments import CommentedMap
+
     path = list(e.absolute_path)
     loc = Location(display, _line_at(data, path))
     what = _where(path, data)
@@ -193,6 +229,7 @@ def _yaml_type(value: Any) -> str:
 
 
 def _build(data: CommentedMap, display: str, stem: str) -> Loaded:
+    from ruamel.yaml.comments import CommentedMap
     problems: list[Problem] = []
 
     def at(node: Any, key: Any) -> Location:

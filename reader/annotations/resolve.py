@@ -6,9 +6,31 @@ import difflib
 from pathlib import PurePosixPath
 from typing import overload
 
-from reader.annotations.anchor import resolve_text
+from reader.annotations.anchor import resolve_text, symbols_in
 from reader.annotations.model import Anchor, Article, Note, ResolvedNote, Status
 from reader.corpus import Corpus
+from reader.model import Span, Symbol
+
+SYMBOLS_KIND = "symbols-v1"
+_SYMBOLS: dict[str, tuple[Symbol, ...]] = {}
+"""Symbols of pinned files by blob, for this process (the disk cache holds them across runs)."""
+
+
+def file_symbols(corpus: Corpus, pin: str, path: str) -> tuple[Symbol, ...]:
+    """`symbols_in` the pinned file's text, cached by its blob."""
+    blob = corpus.blob(pin, path)
+    found = _SYMBOLS.get(blob)
+    if found is not None:
+        return found
+    data = corpus.cache.get_json(SYMBOLS_KIND, blob)
+    if isinstance(data, list):
+        found = tuple(Symbol(q, k, Span(a, b), line, sig) for q, k, a, b, line, sig in data)
+    else:
+        found = symbols_in(corpus.read_text(pin, path))
+        corpus.cache.put_json(SYMBOLS_KIND, blob, [[s.qualname, s.kind, s.span.start, s.span.end,
+                                                    s.line, s.signature] for s in found])
+    _SYMBOLS[blob] = found
+    return found
 
 
 def file_problem(path: str, corpus: Corpus) -> tuple[str, str] | None:
@@ -53,4 +75,5 @@ def resolve(item: Note | Article, corpus: Corpus) -> ResolvedNote | tuple[Resolv
                             Anchor(Status.INVALID, None, None, problem[0], problem[1],
                                    acceptable=False))
     text = corpus.read_text(pin, note.path)
-    return ResolvedNote(note, pin, note.path, resolve_text(note, text, where(corpus, pin, note.path)))
+    return ResolvedNote(note, pin, note.path, resolve_text(note, text, where(corpus, pin, note.path),
+                                                           file_symbols(corpus, pin, note.path)))

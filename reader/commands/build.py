@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from reader.cli import progress
-from reader.site import build_site
 
 
 def add_parser(sub) -> None:
@@ -20,6 +19,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from reader.site import build_site  # mkdocs and the renderers: loaded only to build
+
     root = Path(args.project)
     report = build_site(root, Path(args.site) if args.site else None, args.jobs or None, progress,
                         wait=not args.no_wait)

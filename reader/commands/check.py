@@ -8,6 +8,7 @@ from pathlib import Path
 
 from reader.annotations import check as checking
 from reader.annotations import report as printers
+from reader.cache import Cache
 from reader.cli import progress
 from reader.corpus import Corpus, Project
 
@@ -22,8 +23,9 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     root = Path(args.project)
-    report = checking.check(root, lambda: Corpus.open(Project.load(root), progress=progress),
-                            checking.installed_facts)
+    cache = Cache()
+    report = checking.check(root, lambda: Corpus.open(Project.load(root), cache, progress=progress),
+                            checking.installed_facts, cache)
     if args.format == "json":
         print(printers.as_json(report))
     else:

@@ -6,16 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from reader.annotations import load_articles
 from reader.cache import Cache
 from reader.cli import progress
-from reader.corpus import Corpus, Project
-from reader.diff.changes import NoteChange
-from reader.diff.compare import diff_sides
-from reader.diff.notes import apply_moved
-from reader.diff.printers import PRINTERS
-from reader.diff.sides import load_side
 from reader.errors import InputError, Location
+
+FORMATS = ("json", "markdown", "text")
+"""The printers of `reader.diff.printers.PRINTERS` (named here so that parsing imports no diff code)."""
 
 
 def add_parser(sub) -> None:
@@ -27,7 +23,7 @@ def add_parser(sub) -> None:
                    help="default: HEAD:pins.toml")
     p.add_argument("new", nargs="?", default="", metavar="NEW",
                    help="default: the working tree's pins.toml")
-    p.add_argument("--format", choices=sorted(PRINTERS), default="text",
+    p.add_argument("--format", choices=FORMATS, default="text",
                    help="markdown is ready to paste as a pull-request comment")
     p.add_argument("--apply", action="store_true",
                    help="record the new line of every note whose code moved unchanged (like "
@@ -36,6 +32,14 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from reader.annotations import load_articles
+    from reader.corpus import Corpus, Project
+    from reader.diff.changes import NoteChange
+    from reader.diff.compare import diff_sides
+    from reader.diff.notes import apply_moved
+    from reader.diff.printers import PRINTERS
+    from reader.diff.sides import load_side
+
     root = Path(args.project)
     old = load_side(root, args.old)
     new = load_side(root, args.new or str(root / "pins.toml"))

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from reader.cli import progress
 from reader.corpus import Corpus, Project
-from reader.extract.facts import load_facts
 
 
 def add_parser(sub) -> None:
@@ -20,6 +19,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from reader.extract.facts import load_facts
+
     corpus = Corpus.open(Project.load(Path(args.project)), progress=progress)
     facts = load_facts(corpus)
     if args.json:

@@ -1,0 +1,64 @@
+"""The cache's derived-result store: pickled objects, kept results, and pruning of old code versions."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+from reader.cache import KEPT, Cache, code_version
+
+
+def test_objects_round_trip_and_a_corrupt_entry_reads_as_missing(tmp_path: Path):
+    cache = Cache(tmp_path)
+    cache.put_object("k", "ab12", {"x": (1, "y")})
+    assert cache.get_object("k", "ab12") == {"x": (1, "y")} and cache.has("k", "ab12")
+    (tmp_path / "derived" / code_version() / "k" / "ab" / "ab12").write_bytes(b"\x80garbage")
+    assert cache.get_object("k", "ab12") is None
+    assert cache.get_object("k", "cd34") is None and not cache.has("k", "cd34")
+
+
+def _old_version(cache: Cache, name: str) -> Path:
+    folder = cache.root / "derived" / name / "highlight" / "ab"
+    folder.mkdir(parents=True)
+    (folder / "abcd").write_text("old")
+    return folder.parent.parent
+
+
+def test_prune_removes_other_code_versions_and_keeps_the_current_and_kept_ones(tmp_path: Path):
+    cache = Cache(tmp_path)
+    cache.put_json("scan", "ab12", [1])
+    cache.put_kept_json("lab-artifacts", "cd34", [2])
+    old = _old_version(cache, "0123456789abcdef")
+    assert cache.prune() == ["0123456789abcdef"]
+    assert not old.exists()
+    assert cache.get_json("scan", "ab12") == [1] and cache.get_kept_json("lab-artifacts", "cd34") == [2]
+    assert sorted(p.name for p in (tmp_path / "derived").iterdir() if not p.name.startswith(".")) \
+        == sorted([code_version(), KEPT])
+
+
+def _hold(root: str, name: str, ready, release) -> None:
+    from reader import cache as module
+
+    module.code_version.cache_clear()
+    module.code_version = lambda: name  # type: ignore[assignment]
+    with Cache(Path(root)).in_use():
+        ready.set()
+        release.wait(30)
+
+
+def test_prune_keeps_a_version_another_process_is_using(tmp_path: Path):
+    cache = Cache(tmp_path)
+    busy = _old_version(cache, "busy000000000000")
+    idle = _old_version(cache, "idle000000000000")
+    ctx = multiprocessing.get_context("spawn")
+    ready, release = ctx.Event(), ctx.Event()
+    other = ctx.Process(target=_hold, args=(str(tmp_path), "busy000000000000", ready, release))
+    other.start()
+    try:
+        assert ready.wait(30)
+        assert cache.prune() == ["idle000000000000"]
+        assert busy.exists() and not idle.exists()
+    finally:
+        release.set()
+        other.join(30)
+    assert cache.prune() == ["busy000000000000"]
