@@ -80,6 +80,28 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
+def _json(data: bytes | None) -> Any | None:
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+class Staging:
+    """The derived results written inside `Cache.staged()`, not yet on disk."""
+
+    def __init__(self, entries: dict[Path, bytes]):
+        self.entries = entries
+        self.discarded = False
+
+    def discard(self) -> None:
+        """Forget everything staged: the block's results never reach the disk."""
+        self.entries.clear()
+        self.discarded = True
+
+
 KEPT = "kept"
 """The `derived/` folder of results keyed by everything they depend on: never pruned by version."""
 
@@ -117,6 +139,7 @@ class Cache:
 
     def __init__(self, root: Path | None = None):
         self.root = (root or default_root()).expanduser()
+        self._staged: dict[Path, bytes] | None = None
 
     # blobs -----------------------------------------------------------------
     def _object_path(self, sha: str) -> Path:
@@ -163,52 +186,84 @@ class Cache:
     def _derived_path(self, kind: str, key: str) -> Path:
         return self.root / "derived" / code_version() / kind / key[:2] / key
 
-    def get_json(self, kind: str, key: str) -> Any | None:
-        try:
-            return json.loads(self._derived_path(kind, key).read_bytes())
-        except (FileNotFoundError, ValueError):
-            return None
+    def _kept_path(self, kind: str, key: str) -> Path:
+        return self.root / "derived" / KEPT / kind / key[:2] / key
 
-    def put_json(self, kind: str, key: str, value: Any) -> None:
-        atomic_write(self._derived_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
-
-    def get_text(self, kind: str, key: str) -> str | None:
+    def _read(self, path: Path) -> bytes | None:
+        staged = self._staged.get(path) if self._staged is not None else None
+        if staged is not None:
+            return staged
         try:
-            return self._derived_path(kind, key).read_text()
+            return path.read_bytes()
         except FileNotFoundError:
             return None
 
+    def _write(self, path: Path, data: bytes) -> None:
+        if self._staged is not None:
+            self._staged[path] = data
+        else:
+            atomic_write(path, data)
+
+    def get_json(self, kind: str, key: str) -> Any | None:
+        return _json(self._read(self._derived_path(kind, key)))
+
+    def put_json(self, kind: str, key: str, value: Any) -> None:
+        self._write(self._derived_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
+
+    def get_text(self, kind: str, key: str) -> str | None:
+        data = self._read(self._derived_path(kind, key))
+        return data.decode() if data is not None else None
+
     def put_text(self, kind: str, key: str, text: str) -> None:
-        atomic_write(self._derived_path(kind, key), text.encode())
+        self._write(self._derived_path(kind, key), text.encode())
 
     def has(self, kind: str, key: str) -> bool:
-        return self._derived_path(kind, key).is_file()
+        path = self._derived_path(kind, key)
+        return (self._staged is not None and path in self._staged) or path.is_file()
 
     def get_object(self, kind: str, key: str) -> Any | None:
         """A pickled result of reader's own classes (the code version in the path keeps them current)."""
-        try:
-            return pickle.loads(self._derived_path(kind, key).read_bytes())
-        except FileNotFoundError:
+        data = self._read(self._derived_path(kind, key))
+        if data is None:
             return None
+        try:
+            return pickle.loads(data)
         except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
             return None
 
     def put_object(self, kind: str, key: str, value: Any) -> None:
-        atomic_write(self._derived_path(kind, key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-
-    # results that outlive a code version -----------------------------------------
-    def _kept_path(self, kind: str, key: str) -> Path:
-        return self.root / "derived" / KEPT / kind / key[:2] / key
+        self._write(self._derived_path(kind, key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
     def get_kept_json(self, kind: str, key: str) -> Any | None:
-        """A result whose key names everything it depends on (so it survives reader's code changes)."""
-        try:
-            return json.loads(self._kept_path(kind, key).read_bytes())
-        except (FileNotFoundError, ValueError):
-            return None
+        """A result whose key names everything it depends on, reader's code included where it
+        matters: it is kept when reader's code changes (the lab artifacts: a jax run each)."""
+        return _json(self._read(self._kept_path(kind, key)))
 
     def put_kept_json(self, kind: str, key: str, value: Any) -> None:
-        atomic_write(self._kept_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
+        self._write(self._kept_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
+
+    @contextmanager
+    def staged(self) -> Iterator[Staging]:
+        """Derived results written in the block stay in memory, and reach the disk when it ends
+        without an exception (unless `discard()` was called): a command that fails on bad input
+        leaves the cache as it was. Blobs and manifests are written at once, as always."""
+        outer = self._staged
+        self._staged = {} if outer is None else outer
+        staging = Staging(self._staged)
+        try:
+            yield staging
+        except BaseException:
+            staging.discard()
+            raise
+        finally:
+            self._staged = outer
+        if outer is None and not staging.discarded:
+            for path, data in staging.entries.items():
+                atomic_write(path, data)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy sent to a worker process writes straight to the disk."""
+        return {**self.__dict__, "_staged": None}
 
     # pruning -------------------------------------------------------------------
     @contextmanager

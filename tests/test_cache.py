@@ -62,3 +62,22 @@ def test_prune_keeps_a_version_another_process_is_using(tmp_path: Path):
         release.set()
         other.join(30)
     assert cache.prune() == ["busy000000000000"]
+
+
+def test_staged_results_reach_the_disk_only_when_the_block_succeeds(tmp_path: Path):
+    cache = Cache(tmp_path)
+    with cache.staged():
+        cache.put_text("t", "ab12", "kept")
+        assert cache.get_text("t", "ab12") == "kept" and cache.has("t", "ab12")
+        assert not list(tmp_path.rglob("ab12"))
+    assert Cache(tmp_path).get_text("t", "ab12") == "kept"
+    with cache.staged() as staging:
+        cache.put_object("o", "cd34", 1)
+        staging.discard()
+    try:
+        with cache.staged():
+            cache.put_json("j", "ef56", 2)
+            raise KeyError("the build failed")
+    except KeyError:
+        pass
+    assert cache.get_object("o", "cd34") is None and cache.get_json("j", "ef56") is None

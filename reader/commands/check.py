@@ -24,8 +24,12 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.project)
     cache = Cache()
-    report = checking.check(root, lambda: Corpus.open(Project.load(root), cache, progress=progress),
-                            checking.installed_facts, cache)
+    with cache.staged() as staging:  # input errors (exit 2) leave the cache as it was
+        report = checking.check(root, lambda: Corpus.open(Project.load(root), cache,
+                                                          progress=progress),
+                                checking.installed_facts, cache)
+        if report.exit_code == 2:
+            staging.discard()
     if args.format == "json":
         print(printers.as_json(report))
     else:
