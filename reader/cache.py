@@ -23,15 +23,21 @@ def blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` so that `path` never holds a partial file: temp file in the same folder, then rename."""
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write `data` so that `path` never holds a partial file: temp file in the same folder, then rename.
+
+    `durable` also flushes the data to the disk before the rename (what a crash of the machine
+    needs); a result that can be computed again (a derived result) skips that: a killed process
+    cannot leave it partial either way.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -202,7 +208,7 @@ class Cache:
         if self._staged is not None:
             self._staged[path] = data
         else:
-            atomic_write(path, data)
+            atomic_write(path, data, durable=False)
 
     def get_json(self, kind: str, key: str) -> Any | None:
         return _json(self._read(self._derived_path(kind, key)))
@@ -259,7 +265,7 @@ class Cache:
             self._staged = outer
         if outer is None and not staging.discarded:
             for path, data in staging.entries.items():
-                atomic_write(path, data)
+                atomic_write(path, data, durable=False)
 
     def __getstate__(self) -> dict[str, Any]:
         """A copy sent to a worker process writes straight to the disk."""

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import html
+import multiprocessing
+import os
 import posixpath
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from reader.cache import Cache
 
 # Attributes of tags only: `<` starts a tag (in text it is `&lt;`), so a note that shows
 # `<a href="x">` as text is not taken for a link.
@@ -30,43 +36,99 @@ def _internal(href: str) -> bool:
     return not (parts.scheme or parts.netloc or href.startswith("//"))
 
 
-def check_links(site: Path) -> list[BrokenLink]:
-    """Every broken internal link in the HTML files under `site`, sorted."""
-    pages = {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8", errors="replace")
-             for p in site.rglob("*.html")}
-    ids: dict[str, set[str]] = {}
+LINKS_KIND = "links-v1"
 
-    def has_id(page: str, fragment: str) -> bool:
-        if page not in ids:
-            ids[page] = set(_ID_RE.findall(pages[page])) if page in pages else set()
-        return fragment in ids[page]
 
+@dataclass(frozen=True)
+class PageLinks:
+    """What the link check needs of one HTML file: its ids, and the hrefs it holds (once each)."""
+
+    ids: frozenset[str]
+    hrefs: tuple[str, ...]
+    """Internal hrefs, HTML-unescaped, other than to a fragment of the page itself."""
+    self_broken: tuple[str, ...]
+    """`#fragment` hrefs naming no id of the page."""
+
+
+def scan(text: str) -> PageLinks:
+    ids = frozenset(_ID_RE.findall(text))
+    hrefs: dict[str, None] = {}
+    self_broken: dict[str, None] = {}
+    for raw in _HREF_RE.findall(text):
+        href = html.unescape(raw) if "&" in raw else raw
+        if href.startswith("#"):  # the common case: a line of this page
+            fragment = unquote(href[1:])
+            if fragment and fragment not in ids:
+                self_broken[href] = None
+        elif href and _internal(href):
+            hrefs[href] = None
+    return PageLinks(ids, tuple(hrefs), tuple(self_broken))
+
+
+def _scan_bytes(data: bytes) -> PageLinks:
+    return scan(data.decode("utf-8", errors="replace"))
+
+
+def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int) -> dict[str, PageLinks]:
+    """`scan` of each file, read back from `cache` when its bytes were scanned before; the rest
+    on `workers` processes when there are many."""
+    data = {name: (site / name).read_bytes() for name in names}
+    keys = {name: hashlib.sha1(data[name]).hexdigest() for name in names}
+    out: dict[str, PageLinks] = {}
+    for name in names:
+        hit = cache.get_object(LINKS_KIND, keys[name]) if cache is not None else None
+        if isinstance(hit, PageLinks):
+            out[name] = hit
+    todo = [name for name in names if name not in out]
+    if workers >= 2 and len(todo) >= 32 and "fork" in multiprocessing.get_all_start_methods():
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            scanned = list(pool.map(_scan_bytes, [data[n] for n in todo], chunksize=8))
+    else:
+        scanned = [_scan_bytes(data[n]) for n in todo]
+    for name, found in zip(todo, scanned, strict=True):
+        out[name] = found
+        if cache is not None:
+            cache.put_object(LINKS_KIND, keys[name], found)
+    return out
+
+
+def check_links(site: Path, cache: Cache | None = None, workers: int = 1) -> list[BrokenLink]:
+    """Every broken internal link in the HTML files under `site`, sorted.
+
+    With `cache`, an HTML file whose bytes were checked before is not parsed again; the others
+    are parsed on `workers` processes.
+    """
+    files, dirs = _tree(site)
+    pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache, workers)
     broken: list[BrokenLink] = []
-    for name, text in pages.items():
-        targets: dict[str, str | BrokenLink] = {}
-        for raw in _HREF_RE.findall(text):
-            href = html.unescape(raw) if "&" in raw else raw
-            if href.startswith("#"):  # the common case: a line of this page
-                fragment = unquote(href[1:])
-                if fragment and not has_id(name, fragment):
-                    broken.append(BrokenLink(name, href, f"no id {fragment!r} in {name}"))
-                continue
-            if not href or not _internal(href):
-                continue
+    for name, links in pages.items():
+        broken += [BrokenLink(name, href, f"no id {unquote(href[1:])!r} in {name}")
+                   for href in links.self_broken]
+        for href in links.hrefs:
             path, _, fragment = href.partition("#")
-            if path not in targets:
-                targets[path] = _resolve(site, name, href, path.partition("?")[0])
-            target = targets[path]
+            target = _resolve(files, dirs, name, href, path.partition("?")[0])
             if isinstance(target, BrokenLink):
                 broken.append(target)
                 continue
             fragment = unquote(fragment)
-            if fragment and target.endswith(".html") and not has_id(target, fragment):
+            if fragment and target.endswith(".html") and fragment not in pages[target].ids:
                 broken.append(BrokenLink(name, href, f"no id {fragment!r} in {target}"))
     return sorted(set(broken))
 
 
-def _resolve(site: Path, name: str, href: str, path: str) -> str | BrokenLink:
+def _tree(site: Path) -> tuple[set[str], set[str]]:
+    """Every file and every folder under `site`, as relative posix paths."""
+    files: set[str] = set()
+    dirs: set[str] = {"."}
+    for folder, subdirs, names in os.walk(site):
+        rel = Path(folder).relative_to(site).as_posix()
+        prefix = "" if rel == "." else f"{rel}/"
+        dirs.update(f"{prefix}{d}" for d in subdirs)
+        files.update(f"{prefix}{n}" for n in names)
+    return files, dirs
+
+
+def _resolve(files: set[str], dirs: set[str], name: str, href: str, path: str) -> str | BrokenLink:
     """The site file a link's path reaches from page `name`, or why it reaches none."""
     if path.startswith("/"):
         if name != "404.html":  # mkdocs' 404 page is served from the root, by design
@@ -78,8 +140,8 @@ def _resolve(site: Path, name: str, href: str, path: str) -> str | BrokenLink:
         target = name
     if target.startswith("../") or target == "..":
         return BrokenLink(name, href, "leaves the site")
-    if (site / target).is_dir():
-        target = posixpath.join(target, "index.html")
-    if not (site / target).is_file():
+    if target in dirs:
+        target = posixpath.join(target, "index.html") if target != "." else "index.html"
+    if target not in files:
         return BrokenLink(name, href, "no such file")
     return target

@@ -17,6 +17,7 @@ from reader.errors import ReaderError
 from reader.render.generate import generate_site
 from reader.render.model import SLOT
 from reader.render.navigation import Generated, nav_pages
+from reader.stencil import TEMPLATE, Stencils, eligible
 
 log = logging.getLogger("mkdocs.plugins.reader")
 
@@ -36,6 +37,18 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.preloaded: Generated | None = None
         """Set by `reader build`, which generates the pages before mkdocs runs."""
         self.bodies: dict[str, str] = {}
+        self.stencils = Stencils()
+
+    def on_env(self, env, /, *, config: MkDocsConfig, files: Files):
+        self.stencils = Stencils()
+        return self.stencils.install(env)
+
+    def on_page_content(self, html: str, /, *, page: MkPage, config: MkDocsConfig,
+                        files: Files) -> str:
+        """A page whose layout is its folder's stencil is rendered by filling the stencil in."""
+        if page.file.src_uri in self.bodies and "template" not in page.meta and eligible(page, html):
+            page.meta["template"] = TEMPLATE
+        return html
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         root = Path(config.config_file_path or "mkdocs.yml").resolve().parent

@@ -9,11 +9,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import filelock
 
+from reader.cache import Cache
 from reader.errors import BuildError, BusyError, Location
 from reader.linkcheck import check_links
 from reader.render.generate import generate_site
@@ -26,9 +27,22 @@ class BuildReport:
     seconds: float
     steps: tuple[tuple[str, float], ...] = ()
     """(step, seconds): generating the pages, mkdocs, the link check."""
+    counts: tuple[tuple[str, int, int], ...] = ()
+    """(kind of page, rendered, read back from the cache): `source` and `article` pages, and
+    `layout`: pages mkdocs' theme rendered against pages filled into a folder's stencil."""
+    pruned: tuple[str, ...] = ()
+    """Code versions whose cached results this build removed."""
 
     def timings(self) -> str:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps)
+
+    def count(self, kind: str) -> tuple[int, int]:
+        """(rendered, from the cache) for a kind of page."""
+        return next(((r, c) for k, r, c in self.counts if k == kind), (0, 0))
+
+    def caching(self) -> str:
+        return ", ".join(f"{kind} pages {r} rendered / {c} cached" if kind != "layout" else
+                         f"theme layouts {r} rendered / {c} stencilled" for kind, r, c in self.counts)
 
 
 def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
@@ -45,20 +59,23 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
                          "run reader build from the project root (or pass -C DIR)")
     _check_site_dir(root, site_dir)
     site_dir.parent.mkdir(parents=True, exist_ok=True)
-    with _build_lock(site_dir, progress, wait):
+    cache = Cache()
+    with _build_lock(site_dir, progress, wait), cache.in_use():
         recover(site_dir)
-        return _build_locked(root, site_dir, jobs, progress)
+        with cache.staged():  # a failed build adds nothing to the cache
+            report = _build_locked(root, site_dir, jobs, progress, cache)
+        return replace(report, pruned=tuple(cache.prune()))
 
 
 def _build_locked(root: Path, site_dir: Path, jobs: int | None,
-                  progress: Callable[[str], None]) -> BuildReport:
+                  progress: Callable[[str], None], cache: Cache) -> BuildReport:
     start = time.perf_counter()
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
-        steps = _mkdocs_build(root, fresh, jobs, progress)
+        steps, counts = _mkdocs_build(root, fresh, jobs, progress, cache)
         progress("checking links")
         t = time.perf_counter()
-        problems = check_links(fresh)
+        problems = check_links(fresh, cache, jobs or os.cpu_count() or 1)
         steps.append(("link check", time.perf_counter() - t))
         if problems:
             shown = "\n  ".join(str(p) for p in problems[:20])
@@ -70,7 +87,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps))
+    return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), counts)
 
 
 def lock_path(site_dir: Path) -> Path:
@@ -143,9 +160,10 @@ def swap_in(fresh: Path, site_dir: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _mkdocs_build(root: Path, out: Path, jobs: int | None,
-                  progress: Callable[[str], None]) -> list[tuple[str, float]]:
-    """Generate the pages, then run mkdocs with them; (step, seconds) of both."""
+def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None],
+                  cache: Cache | None = None) -> tuple[list[tuple[str, float]], tuple[tuple[str, int, int], ...]]:
+    """Generate the pages, then run mkdocs with them; (step, seconds) of both, and the counts of
+    pages rendered and read back (`BuildReport.counts`)."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -166,7 +184,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
                              "add '- reader' under 'plugins:'")
         progress("generating pages")
         t = time.perf_counter()
-        generated = generate_site(root, plugin.config.track, jobs)
+        generated = generate_site(root, plugin.config.track, jobs, cache)
         steps = [("pages", time.perf_counter() - t)]
         plugin.preloaded = generated
         for warning in generated.warnings:
@@ -179,7 +197,9 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
         finally:
             config.plugins.on_shutdown()
         steps.append(("mkdocs", time.perf_counter() - t))
-        return steps
+        filled = plugin.stencils.filled
+        layout = ("layout", len(generated.pages) - filled, filled)
+        return steps, (*generated.counts, layout)
     except MkDocsException as e:
         raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
 

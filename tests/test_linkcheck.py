@@ -50,3 +50,28 @@ def test_fragments_are_url_decoded(tmp_path):
                                   '<a href="a.html#uses-%5Fx">y</a>')
     write(tmp_path, "a.html", '<span id="BlockSpec.to_block_mapping"></span><li id="uses-_x"></li>')
     assert check_links(tmp_path) == []
+
+
+def test_a_page_checked_before_is_read_from_the_cache(tmp_path, monkeypatch):
+    import reader.linkcheck
+    from reader.cache import Cache
+
+    site, cache = tmp_path / "site", Cache(tmp_path / "cache")
+    write(site, "index.html", '<a href="a.html#L1">a</a><a href="a.html#L2">b</a>')
+    write(site, "a.html", '<div id="L1"></div>')
+    first = check_links(site, cache)
+    scanned: list[str] = []
+    real = reader.linkcheck.scan
+    monkeypatch.setattr(reader.linkcheck, "scan", lambda text: scanned.append(text) or real(text))
+    assert check_links(site, cache) == first and scanned == []
+    assert [b.href for b in first] == ["a.html#L2"]
+    write(site, "a.html", '<div id="L1"></div><div id="L2"></div>')  # the target changed: scanned
+    assert check_links(site, cache) == [] and len(scanned) == 1
+
+
+def test_many_pages_are_scanned_on_worker_processes_with_the_same_result(tmp_path):
+    for i in range(40):
+        write(tmp_path, f"p{i}.html", f'<a href="p{(i + 1) % 40}.html#x{i}">n</a><i id="x{i - 1}"></i>')
+    one = check_links(tmp_path, workers=1)
+    assert one == check_links(tmp_path, workers=2)
+    assert [b.href for b in one] == ["p0.html#x39"]

@@ -75,6 +75,6 @@ def test_link_hrefs_are_escaped():
 def test_highlighting_is_cached_by_blob(tmp_path):
     cache = Cache(tmp_path)
     first = highlighted(cache, "ab" * 20, "x = 1\ny = 2\n")
-    assert cache.get_text("highlight", cache_key("ab" * 20)) == "\n".join(first)
-    cache.put_text("highlight", cache_key("ab" * 20), "from\ncache")
+    assert cache.get_object("highlight", cache_key("ab" * 20)) == first
+    cache.put_object("highlight", cache_key("ab" * 20), ["from", "cache"])
     assert highlighted(cache, "ab" * 20, "x = 1\ny = 2\n") == ["from", "cache"]

@@ -83,10 +83,10 @@ def test_broken_internal_link_fails_the_build_and_keeps_the_old_site(project, mo
 
     real = reader.site._mkdocs_build
 
-    def build_with_a_broken_link(root, out, jobs, progress):
-        steps = real(root, out, jobs, progress)
+    def build_with_a_broken_link(root, out, *args):
+        done = real(root, out, *args)
         (out / "index.html").write_text('<a href="source/pkg/none.py.html#L1">x</a>')
-        return steps
+        return done
 
     monkeypatch.setattr(reader.site, "_mkdocs_build", build_with_a_broken_link)
     with pytest.raises(BuildError, match="1 broken internal link"):
@@ -121,3 +121,86 @@ def test_the_real_site_builds_with_a_page_for_every_pinned_file(tmp_path):
     index = (site / "search/search_index.json").read_text()
     assert len(index) < 2_000_000 and "_pallas_call_impl(*args, **params)" not in index
     assert "pallas_call.py.html" in index
+
+
+# Caches ------------------------------------------------------------------------------------------
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.fixture
+def small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The small project of tests/small_project.py (one article, one note), fetched and built."""
+    from tests.small_project import MIRROR, build_small
+
+    built = build_small(tmp_path)
+    monkeypatch.setenv("READER_CACHE", str(built.cache))
+    monkeypatch.setenv(MIRROR, str(built.upstream))
+    return built
+
+
+def test_a_second_build_reads_every_page_from_the_cache(small):
+    first = build_site(small.root, jobs=1)
+    site = _files(small.root / "site")
+    again = build_site(small.root, jobs=1)
+    assert first.count("source") == (0, 2) and first.count("article") == (0, 1)  # built before
+    assert again.count("source") == (0, 2) and again.count("article") == (0, 1)
+    assert _files(small.root / "site") == site
+
+
+def test_editing_a_note_renders_only_the_pages_that_show_it(small):
+    tour = small.root / "annotations" / "tour.yaml"
+    tour.write_text(tour.read_text().replace("body: The spec.", "body: The spec, edited."))
+    report = build_site(small.root, jobs=1)
+    # the note sits on pkg/core.py: that page and the article change, pkg/call.py does not
+    assert report.count("source") == (1, 1) and report.count("article") == (1, 0)
+    site = small.root / "site"
+    assert "The spec, edited." in (site / "source/pkg/core.py.html").read_text()
+    assert "The spec, edited." in (site / "articles/tour.html").read_text()
+    assert "The spec, edited." not in (site / "source/pkg/call.py.html").read_text()
+
+
+def test_pages_rendered_on_worker_processes_equal_pages_rendered_in_one(small, tmp_path, monkeypatch):
+    from reader.render import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL", 1)
+    for name in ("one", "two"):
+        monkeypatch.setenv("READER_CACHE", str(tmp_path / f"cache-{name}"))
+        shutil.copytree(small.cache / "objects", tmp_path / f"cache-{name}" / "objects")
+        shutil.copytree(small.cache / "pins", tmp_path / f"cache-{name}" / "pins")
+        report = build_site(small.root, tmp_path / name, jobs=1 if name == "one" else 2)
+        assert report.count("source") == (2, 0)
+    assert _files(tmp_path / "one") == _files(tmp_path / "two")
+
+
+def test_stencilled_pages_equal_the_theme_rendering(tmp_path, cache, monkeypatch):
+    import reader.mkdocs_plugin
+
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(4)}
+    upstream = make_upstream(tmp_path / "upstream", [files])
+    root = write_project(tmp_path / "project", "small", upstream.url, upstream.commits[0], files)
+    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "track.yaml").write_text(TRACK.replace("pkg/call.py", "pkg/m0.py"))
+    report = build_site(root, tmp_path / "stencilled", jobs=1)
+    rendered, filled = report.count("layout")
+    assert filled == 2  # m1..m3 are not in the nav: the first is rendered, the others filled in
+    monkeypatch.setattr(reader.mkdocs_plugin, "eligible", lambda page, html: False)
+    plain = build_site(root, tmp_path / "plain", jobs=1)
+    assert plain.count("layout") == (rendered + filled, 0)
+    assert _files(tmp_path / "stencilled") == _files(tmp_path / "plain")
+
+
+def test_a_build_removes_the_results_of_other_reader_versions(project, cache):
+    from reader.cache import KEPT, code_version
+
+    old = cache.root / "derived" / "0123456789abcdef" / "highlight" / "ab" / "abcd"
+    old.parent.mkdir(parents=True)
+    old.write_text("old")
+    report = build_site(project, jobs=1)
+    assert report.pruned == ("0123456789abcdef",)
+    assert not old.parent.parent.parent.exists()
+    assert {p.name for p in (cache.root / "derived").iterdir() if not p.name.startswith(".")} \
+        <= {code_version(), KEPT}

@@ -16,6 +16,12 @@ _SYMBOLS: dict[str, tuple[Symbol, ...]] = {}
 """Symbols of pinned files by blob, for this process (the disk cache holds them across runs)."""
 
 
+def remember_symbols(blob: str, symbols: tuple[Symbol, ...]) -> None:
+    """Tell `file_symbols` the symbols of a blob that another stage has already found (the
+    index's scan runs the same `symbols_of`), so that notes are resolved without parsing again."""
+    _SYMBOLS.setdefault(blob, symbols)
+
+
 def file_symbols(corpus: Corpus, pin: str, path: str) -> tuple[Symbol, ...]:
     """`symbols_in` the pinned file's text, cached by its blob."""
     blob = corpus.blob(pin, path)

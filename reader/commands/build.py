@@ -25,4 +25,7 @@ def run(args: argparse.Namespace) -> int:
     report = build_site(root, Path(args.site) if args.site else None, args.jobs or None, progress,
                         wait=not args.no_wait)
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
+    print(f"  {report.caching()}")
+    if report.pruned:
+        print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from functools import cached_property
 
 from reader.cache import Cache
@@ -226,8 +226,10 @@ def _cache_key(blob: str, module: str) -> str:
     return hashlib.sha1(f"{module}\0{blob}".encode()).hexdigest()
 
 
-def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None = None) -> Index:
-    """Scan every pinned `.py` file (a cache hit per unchanged blob) and index them."""
+def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None = None,
+                pool: Executor | None = None) -> Index:
+    """Scan every pinned `.py` file (a cache hit per unchanged blob) and index them; the scans
+    run on `pool` when given (else on `workers` processes of their own)."""
     cache = cache or corpus.cache
     files = {module_of(path): (pin, path) for pin, path in corpus.all_files() if path.endswith(".py")}
     summaries: dict[str, FileSummary] = {}
@@ -241,14 +243,17 @@ def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None 
             missing.append((module, pin, path, key))
     jobs = [(corpus.read_text(pin, path), module, path.endswith("__init__.py"))
             for module, pin, path, _ in missing]
-    for (module, _, _, key), data in zip(missing, _run(jobs, workers), strict=True):
+    for (module, _, _, key), data in zip(missing, _run(jobs, workers, pool), strict=True):
         cache.put_json(SCAN_KIND, key, data)
         summaries[module] = FileSummary.from_json(data)
     return Index(summaries, files)
 
 
-def _run(jobs: list[tuple[str, str, bool]], workers: int | None) -> Iterable[dict]:
+def _run(jobs: list[tuple[str, str, bool]], workers: int | None,
+         pool: Executor | None = None) -> Iterable[dict]:
     workers = workers or min(2, os.cpu_count() or 1)
+    if pool is not None and len(jobs) >= 8:
+        return list(pool.map(_scan_job, jobs, chunksize=4))
     if workers < 2 or len(jobs) < 8:
         return [_scan_job(j) for j in jobs]
     with ProcessPoolExecutor(max_workers=workers) as pool:

@@ -12,6 +12,10 @@ from reader.model import Span, Symbol
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SCOPES = (*_FUNCS, ast.ClassDef, *_COMPS)
+_INERT = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del, ast.alias,
+                    *ast.operator.__subclasses__(), *ast.unaryop.__subclasses__(),
+                    *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__()})
+"""Node types that bind and read no name and hold no node that does: both passes skip them."""
 
 
 @dataclass(frozen=True)
@@ -178,14 +182,18 @@ class _Builder:
             scope.locals[name] = scope.locals.get(name, 0) + 1
 
     def _bind(self, node: ast.AST, scope: _Scope) -> None:
+        if type(node) in _INERT:
+            return
         if isinstance(node, ast.stmt):
             self._stmt_line = node.lineno
         if isinstance(node, _SCOPES):
             self._bind_scope(node, scope)
             return
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            self._add(scope, node.id, node.lineno)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        if isinstance(node, ast.Name):  # its one child is its context
+            if not isinstance(node.ctx, ast.Load):
+                self._add(scope, node.id, node.lineno)
+            return
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             if scope.kind != "module":  # `x += 1` at module level keeps x's meaning
                 self._add(scope, node.target.id, node.lineno)
             self._bind(node.value, scope)
@@ -313,6 +321,8 @@ class _Reader:
             self.visit(node, scope)
 
     def visit(self, node: ast.AST, scope: _Scope) -> None:
+        if type(node) in _INERT:
+            return
         if isinstance(node, _SCOPES):
             for part in _outer_parts(node):
                 self.visit(part, scope)

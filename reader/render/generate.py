@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from reader.annotations import load_articles, resolve
+from reader.annotations import Article, load_articles, resolve
+from reader.annotations.resolve import remember_symbols
 from reader.cache import Cache, blob_sha
 from reader.corpus import Corpus, Project
 from reader.extract import Index, build_index
@@ -18,14 +20,16 @@ from reader.extract.symbols import symbols_of
 from reader.model import Reference, module_of
 from reader.render.article import render_article
 from reader.render.content import article_doc, note_views
-from reader.render.highlight import highlight_all, split_lines
+from reader.render.highlight import split_lines, submit_highlighting
 from reader.render.lab import Asset, LabDoc, render_lab
 from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, load_labs
 from reader.render.links import definitions, linked_refs, target_of, uses_from
 from reader.render.model import Definition, NoteView, Page, SourceDoc, Target, Use
 from reader.render.navigation import Generated, Written, assemble
 from reader.render.overview import FileInfo
+from reader.render.pagecache import PageCache, page_key, world_key
 from reader.render.pages import source_page
+from reader.render.parallel import Job, render_cached, worker_pool
 from reader.render.prose import Prose, SourceResolver
 from reader.render.rules import rules_page
 from reader.render.urls import RULES, article_page, lab_page
@@ -41,57 +45,59 @@ class PinnedFile:
     text: str
 
 
-def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None) -> Generated:
+def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
+                  cache: Cache | None = None) -> Generated:
     """Every page of the project at `root`: its pins, outline, annotations and labs."""
-    corpus = Corpus.open(Project.load(root))
+    corpus = Corpus.open(Project.load(root), cache)
     return generate(corpus, load_track(root / track_file), corpus.cache, jobs)
 
 
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None) -> Generated:
-    """Render every page: the pinned files, the articles, the labs, the outline and its overview pages."""
+    """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
+
+    A source or article page whose inputs are unchanged since an earlier build is read back from
+    the page cache; the rest are rendered on every core.
+    """
     root = corpus.project.root
     labs = load_labs(root)
     artifacts = ArtifactRun(root, labs, cache)  # a child process, running while the rest renders
     files = [PinnedFile(pin, path, corpus.blob(pin, path), corpus.read_text(pin, path))
              for pin, path in corpus.all_files()]
     workers = jobs or os.cpu_count() or 1
-    index = build_index(corpus, cache, workers)
-    highlight_all([(f.blob, f.text) for f in files] + [(_blob(lab.text), lab.text) for lab in labs],
-                  cache, workers)
-
-    articles = load_articles(root)
-    notes = {a.slug: note_views(a, resolve(a, corpus), corpus) for a in articles}
-    on_file: dict[str, list[NoteView]] = defaultdict(list)
-    for views in notes.values():
-        for n in views:
-            on_file[n.path].append(n)
-    lab_refs = {lab.name: index.references_in(lab.text, lab.path) for lab in labs}
-    lab_uses = uses_from({(lab.path, lab_page(lab.name)): lab_refs[lab.name] for lab in labs})
-    used_by = _labs_by_file(index, labs, lab_refs)
-    docs = {f.path: replace(source_doc(index, f, corpus.permalink(f.pin, f.path), lab_uses),
-                            notes=tuple(on_file.get(f.path, ())), labs=used_by.get(f.path, ()))
-            for f in files}
-
-    resolver = source_resolver(index, docs)
-    outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
-    prose = Prose(resolver, {**outlined, **{a.slug: a.title for a in articles}},
-                  {lab.name: lab.heading for lab in labs},
-                  lambda: {f.name: f.value for f in load_facts(corpus, index)})
-    pages = [_source_page(d, corpus, cache, prose) for d in docs.values()]
-    lab_links = {lab.name: (lab_page(lab.name), lab.heading) for lab in labs}
-    for a in articles:
-        pin = corpus.pin_of(a.reads[0].path) if a.reads else None
-        commit = corpus.pins[pin].commit if pin else ""
-        pages.append(render_article(article_doc(a, notes[a.slug], docs, index, lab_links, commit),
-                                    cache, prose))
-    tables = load_rules(corpus, index)
-    pages.append(rules_page(tables, lambda module, var: target_of(index, module, var)))
+    with worker_pool(workers) as pool:  # the scans, then pygments, while this process reads notes
+        index = build_index(corpus, cache, workers, pool)
+        for f in files:  # the scans found every file's symbols: resolving notes needs no parse
+            module = module_of(f.path)
+            if index.files.get(module) == (f.pin, f.path) and module in index.summaries:
+                remember_symbols(f.blob, index.summaries[module].symbols)
+        highlighting = submit_highlighting(pool, [(f.blob, f.text) for f in files], cache)
+        articles = load_articles(root, cache)
+        notes = {a.slug: note_views(a, resolve(a, corpus), corpus) for a in articles}
+        on_file: dict[str, list[NoteView]] = defaultdict(list)
+        for views in notes.values():
+            for n in views:
+                on_file[n.path].append(n)
+        lab_refs = {lab.name: index.references_in(lab.text, lab.path) for lab in labs}
+        docs = Docs(index, corpus, files, on_file, labs, lab_refs)
+        outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
+        titles = {**outlined, **{a.slug: a.title for a in articles}}
+        prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
+                      lambda: {f.name: f.value for f in load_facts(corpus, index)})
+        if highlighting:  # a cold build: compute the facts while the workers highlight
+            prose.load_facts()
+        wait(highlighting)
+    site = _Site(corpus, cache, index, docs, prose, {a.slug: a for a in articles}, notes,
+                 {lab.name: (lab_page(lab.name), lab.heading) for lab in labs})
+    pages_cache = PageCache(cache)
+    pages = render_cached(site.jobs(world_key(corpus, labs, titles), files), site.render, prose,
+                          pages_cache, workers, site.prepare)
+    pages.append(rules_page(load_rules(corpus, index), lambda module, var: target_of(index, module, var)))
     assets: list[Asset] = []
     ready = artifacts.results()
     for lab in labs:
         readers = tuple((article_page(a.slug), a.title) for a in articles if lab.name in a.kernels)
-        page, files_out = render_lab(_lab_doc(lab, index, lab_refs[lab.name], resolver, ready, readers),
-                                     cache, prose)
+        page, files_out = render_lab(_lab_doc(lab, index, lab_refs[lab.name], prose.source, ready,
+                                              readers), cache, prose)
         pages.append(page)
         assets += files_out
     warnings = [f"lab {name}: {r.error}" for name, r in ready.items() if r.error]
@@ -102,8 +108,96 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
                if not (a.kind == "lab" and a.kernels and set(a.kernels) <= lab_names)]
     written += [Written("lab", lab.name, lab.heading, lab.phase) for lab in labs]
-    infos = [FileInfo(d.pin, d.path, len(split_lines(d.text)), len(d.notes)) for d in docs.values()]
-    return assemble(track, corpus, pages, written, infos, {"Lowering rules": RULES}, assets, warnings)
+    infos = [FileInfo(f.pin, f.path, len(split_lines(f.text)), len(on_file.get(f.path, ())))
+             for f in files]
+    out = assemble(track, corpus, pages, written, infos, {"Lowering rules": RULES}, assets, warnings)
+    counts = tuple((kind, pages_cache.rendered[kind], pages_cache.cached[kind])
+                   for kind in ("source", "article"))
+    return replace(out, counts=counts)
+
+
+@dataclass(frozen=True)
+class _Site:
+    """What the source and article pages are rendered from, and the rendering of one page."""
+
+    corpus: Corpus
+    cache: Cache | None
+    index: Index
+    docs: Docs
+    prose: Prose
+    articles: Mapping[str, Article]
+    notes: Mapping[str, Sequence[NoteView]]
+    lab_links: Mapping[str, tuple[str, str]]
+
+    def jobs(self, world: str, files: Sequence[PinnedFile]) -> list[Job]:
+        """Every source page and article, keyed by what it shows (see `pagecache`)."""
+        on_file = self.docs.on_file
+        out = [Job("source", f.path, page_key(world, "source", f.path, tuple(on_file.get(f.path, ()))))
+               for f in files]
+        for a in self.articles.values():
+            shown = sorted({r.path for r in a.reads} | {n.path for n in self.notes[a.slug]})
+            out.append(Job("article", a.slug, page_key(
+                world, "article", a, self.notes[a.slug], self._commit(a),
+                [(path, tuple(on_file.get(path, ()))) for path in shown])))
+        return out
+
+    def _commit(self, a: Article) -> str:
+        pin = self.corpus.pin_of(a.reads[0].path) if a.reads else None
+        return self.corpus.pins[pin].commit if pin else ""
+
+    def render(self, kind: str, name: str) -> Page:
+        if kind == "source":
+            return _source_page(self.docs[name], self.corpus, self.cache, self.prose)
+        a = self.articles[name]
+        doc = article_doc(a, self.notes[name], self.docs, self.index, self.lab_links, self._commit(a))
+        return render_article(doc, self.cache, self.prose)
+
+    def prepare(self, todo: Sequence[Job]) -> None:
+        """Before the workers fork: compute once what they would each compute again."""
+        self.docs.prepare()
+        if any("{{fact:" in text for job in todo for text in self._texts(job)):
+            self.prose.load_facts()
+
+    def _texts(self, job: Job) -> list[str]:
+        if job.kind == "source":
+            return [n.body for n in self.docs.on_file.get(job.name, ())]
+        return [text for text, _ in self.articles[job.name].prose()]
+
+
+class Docs(Mapping[str, SourceDoc]):
+    """Every pinned file's `SourceDoc` by path, each built when first asked for (a page read
+    back from the cache needs none)."""
+
+    def __init__(self, index: Index, corpus: Corpus, files: Sequence[PinnedFile],
+                 on_file: Mapping[str, Sequence[NoteView]], labs: Sequence[LabInfo],
+                 lab_refs: Mapping[str, Sequence[Reference]]):
+        self.index, self.corpus, self.on_file = index, corpus, on_file
+        self.files = {f.path: f for f in files}
+        self.lab_uses = uses_from({(lab.path, lab_page(lab.name)): lab_refs[lab.name] for lab in labs})
+        self.used_by = _labs_by_file(index, labs, lab_refs)
+        self._built: dict[str, SourceDoc] = {}
+
+    def __getitem__(self, path: str) -> SourceDoc:
+        doc = self._built.get(path)
+        if doc is None:
+            f = self.files[path]
+            doc = replace(source_doc(self.index, f, self.corpus.permalink(f.pin, f.path), self.lab_uses),
+                          notes=tuple(self.on_file.get(path, ())), labs=self.used_by.get(path, ()))
+            self._built[path] = doc
+        return doc
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.files
+
+    def prepare(self) -> None:
+        """Compute what every doc shares (the corpus's where-used lists) once."""
+        self.index.where_used("", "")
 
 
 def _blob(text: str) -> str:
@@ -145,7 +239,7 @@ def source_doc(index: Index, f: PinnedFile, permalink: str,
                      refs=linked_refs(index, index.references(f.pin, f.path)) if summary else ())
 
 
-def source_resolver(index: Index, docs: dict[str, SourceDoc]) -> SourceResolver:
+def source_resolver(index: Index, docs: Mapping[str, SourceDoc]) -> SourceResolver:
     """`[[path::symbol]]` -> the definition's line on its source page (the page for `[[path]]`)."""
 
     def resolve_source(path: str, qualname: str) -> Target | None:

@@ -7,7 +7,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
 import pygments
@@ -59,6 +59,10 @@ def _hidden_mark(match: re.Match[str]) -> str:
     return f'<span class="rd-hidden" title="{label}" aria-label="{label}">\u2423</span>'
 
 
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def escape_code(text: str) -> str:
     """HTML-escape code text; invisible and bidirectional control characters become visible marks."""
     out = html.escape(text, quote=False)
@@ -79,16 +83,25 @@ def highlight_lines(text: str) -> list[str]:
     """Python source as HTML, one string per line, each line's spans closed within it."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    escape = escape_code if _HIDDEN_RE.search(text) else _escape
     lines: list[list[str]] = [[]]
+    line = lines[0]
     for ttype, value in pygments.lex(text, lexer):
-        cls = css_class(ttype)
-        parts = value.split("\n")
-        for i, part in enumerate(parts):
+        cls = _CLASS.get(ttype)
+        if cls is None:
+            cls = css_class(ttype)
+        if "\n" not in value:
+            if value:
+                piece = escape(value)
+                line.append(f'<span class="{cls}">{piece}</span>' if cls else piece)
+            continue
+        for i, part in enumerate(value.split("\n")):
             if i:
-                lines.append([])
+                line = []
+                lines.append(line)
             if part:
-                piece = escape_code(part)
-                lines[-1].append(f'<span class="{cls}">{piece}</span>' if cls else piece)
+                piece = escape(part)
+                line.append(f'<span class="{cls}">{piece}</span>' if cls else piece)
     out = ["".join(parts) for parts in lines]
     expected = len(split_lines(text))
     return out[:expected] + [""] * (expected - len(out))
@@ -102,12 +115,12 @@ def highlighted(cache: Cache | None, blob: str, text: str) -> list[str]:
     """`highlight_lines(text)`, from the cache when this blob was highlighted by this version before."""
     key = cache_key(blob)
     if cache is not None:
-        hit = cache.get_text("highlight", key)
-        if hit is not None:
-            return hit.split("\n") if hit else []
+        hit = cache.get_object("highlight", key)
+        if isinstance(hit, list):
+            return hit
     lines = highlight_lines(text)
     if cache is not None:
-        cache.put_text("highlight", key, "\n".join(lines))
+        cache.put_object("highlight", key, lines)
     return lines
 
 
@@ -156,19 +169,12 @@ def _highlight_task(args: tuple[Cache, str, str]) -> None:
     highlighted(cache, blob, text)
 
 
-def highlight_all(files: Sequence[tuple[str, str]], cache: Cache | None, workers: int) -> None:
-    """Fill the highlight cache for the (blob, text) that no earlier build highlighted, on every core.
-
-    Only text goes to the workers and nothing comes back but cache entries: pygments is the one
-    step costly enough to be worth a process pool.
-    """
-    if cache is None:
-        return
-    todo = [(cache, blob, text) for blob, text in files
-            if cache.get_text("highlight", cache_key(blob)) is None]
-    if workers < 2 or len(todo) < 4:
-        for task in todo:
-            _highlight_task(task)
-        return
-    with ProcessPoolExecutor(min(workers, len(todo))) as pool:
-        list(pool.map(_highlight_task, todo, chunksize=max(1, len(todo) // (8 * workers))))
+def submit_highlighting(pool: Executor | None, files: Sequence[tuple[str, str]],
+                        cache: Cache | None) -> list[Future[None]]:
+    """Highlight on `pool` every (blob, text) that no earlier build highlighted: the workers fill
+    the cache, nothing comes back. Without a pool (or a cache) this does nothing: pages then
+    highlight their file when they render it."""
+    if pool is None or cache is None:
+        return []
+    todo = [(cache, blob, text) for blob, text in files if not cache.has("highlight", cache_key(blob))]
+    return [pool.submit(_highlight_task, task) for task in todo]

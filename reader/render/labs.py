@@ -8,8 +8,10 @@ lab's file and the `kernels/` helpers it shares, so an unchanged lab never runs 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import importlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -104,12 +106,26 @@ def _registry(root: Path) -> ModuleType:
 
 
 def artifact_key(root: Path, lab: LabInfo) -> str:
-    """The lab's file plus the shared helpers (`kernels/_*.py`, `kernels/__init__.py`)."""
-    h = hashlib.sha1(f"{ARTIFACTS_KIND}:{__version__}:{lab.name}".encode())
+    """The lab's file plus the shared helpers (`kernels/_*.py`, `kernels/__init__.py`), the
+    runner and the installed jax: the artifacts are kept across changes to the rest of reader."""
+    h = hashlib.sha1(f"{ARTIFACTS_KIND}:{__version__}:{lab.name}:{_runtime()}".encode())
     h.update(lab.text.encode())
     for helper in sorted((root / "kernels").glob("_*.py")):
         h.update(helper.name.encode() + b"\0" + helper.read_bytes())
     return h.hexdigest()
+
+
+@functools.cache
+def _runtime() -> str:
+    """The artifact runner's source and the versions of jax and jaxlib (read without importing)."""
+    runner = Path(__file__).with_name("lab_artifacts.py").read_bytes()
+    versions = []
+    for dist in ("jax", "jaxlib"):
+        try:
+            versions.append(importlib.metadata.version(dist))
+        except importlib.metadata.PackageNotFoundError:
+            versions.append("-")
+    return f"{hashlib.sha1(runner).hexdigest()}:{':'.join(versions)}"
 
 
 class ArtifactRun:
@@ -121,7 +137,7 @@ class ArtifactRun:
         self.ready: dict[str, LabArtifacts] = {}
         todo = []
         for name, key in self.keys.items():
-            hit = cache.get_json(ARTIFACTS_KIND, key) if cache is not None else None
+            hit = cache.get_kept_json(ARTIFACTS_KIND, key) if cache is not None else None
             if hit is None:
                 todo.append(name)
             else:
@@ -168,7 +184,7 @@ class ArtifactRun:
                           for f in entry["files"])
             self.ready[name] = LabArtifacts(files)
             if self.cache is not None:
-                self.cache.put_json(ARTIFACTS_KIND, self.keys[name],
+                self.cache.put_kept_json(ARTIFACTS_KIND, self.keys[name],
                                     [[a.name, base64.b64encode(a.data).decode()] for a in files])
 
 

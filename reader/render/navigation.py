@@ -59,6 +59,8 @@ class Generated:
     """Files served as they are (lab artifact images)."""
     warnings: tuple[str, ...] = ()
     """What the build should say without failing (a lab whose artifacts failed, a dead placeholder)."""
+    counts: tuple[tuple[str, int, int], ...] = ()
+    """(kind of page, rendered, read back from the cache): `source` and `article` pages."""
 
 
 def _norm(title: str) -> str:

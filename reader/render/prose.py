@@ -55,10 +55,16 @@ class Prose:
         """`text` as safe HTML for `page`, links relative to it."""
         return render_markdown(substitute(text, lambda p: self._placeholder(p, page)))
 
+    def load_facts(self) -> dict[str, object]:
+        """The facts, computed on the first call."""
+        if self._facts is None:
+            self._facts = dict(self.facts() or {})
+        return self._facts
+
     def _placeholder(self, p: Placeholder, page: str) -> str:
         if p.kind == "fact":
-            if self._facts is None:
-                self._facts = dict(self.facts() or {})
+            self.load_facts()
+            assert self._facts is not None
             if p.target in self._facts:
                 return fact_text(self._facts[p.target])
             self.unresolved.append(f"fact {p.target}")

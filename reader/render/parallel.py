@@ -1,0 +1,104 @@
+"""Work on every core: a pool for the scans and the highlighting, and page rendering in processes
+forked once the site's inputs are in memory (so they share them, and only names travel)."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from reader.cache import Cache
+from reader.render.model import Page
+from reader.render.pagecache import CachedPage, PageCache
+from reader.render.prose import Prose
+
+MIN_PARALLEL = 16
+"""Fewer pages than this render in this process: forking would cost more than it saves."""
+
+
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+@contextmanager
+def worker_pool(workers: int) -> Iterator[Executor | None]:
+    """A pool of `workers` processes (started on the first task), or None for one worker."""
+    if workers < 2 or not can_fork():
+        yield None
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield pool
+
+
+@dataclass(frozen=True)
+class Job:
+    """One page to show: its kind (`source`, `article`), its name, and its page-cache key."""
+
+    kind: str
+    name: str
+    key: str
+
+
+Renderer = Callable[[str, str], Page]
+"""(kind, name) -> the rendered page."""
+
+
+@dataclass(frozen=True)
+class _State:
+    render: Renderer
+    prose: Prose
+    cache: Cache | None
+
+
+_STATE: _State | None = None
+"""What the forked workers render with: set before they fork, so they inherit it."""
+
+
+def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: PageCache,
+                  workers: int, before_fork: Callable[[Sequence[Job]], None] = lambda _j: None,
+                  ) -> list[Page]:
+    """Every job's page, in order: read back from `pages` when its key is there, else rendered
+    (on `workers` processes when there are many) and stored. `prose.unresolved` gets the
+    placeholders every page left unlinked, cached or not."""
+    found = {job: hit for job in jobs if (hit := pages.get(job.kind, job.key)) is not None}
+    todo = [job for job in jobs if job not in found]
+    global _STATE
+    _STATE = _State(render, prose, pages.cache)
+    try:
+        if workers >= 2 and len(todo) >= MIN_PARALLEL and can_fork():
+            before_fork(todo)
+            done = _on_workers(todo, workers)
+        else:
+            done = [_render(job) for job in todo]
+    finally:
+        _STATE = None
+    for job, page in zip(todo, done, strict=True):
+        pages.put(job.kind, job.key, page)
+        found[job] = page
+    for job in jobs:
+        prose.unresolved.extend(found[job].unresolved)
+    return [found[job].page for job in jobs]
+
+
+def _on_workers(todo: Sequence[Job], workers: int) -> list[CachedPage]:
+    context = multiprocessing.get_context("fork")
+    chunks = max(1, len(todo) // (6 * workers))
+    with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context,
+                             initializer=_worker_start) as pool:
+        return list(pool.map(_render, todo, chunksize=chunks))
+
+
+def _worker_start() -> None:
+    """A forked worker writes what it caches (its files' highlighting) straight to the disk."""
+    if _STATE is not None and _STATE.cache is not None:
+        _STATE.cache.__dict__["_staged"] = None
+
+
+def _render(job: Job) -> CachedPage:
+    state = _STATE
+    assert state is not None
+    before = len(state.prose.unresolved)
+    page = state.render(job.kind, job.name)
+    return CachedPage(page, tuple(state.prose.unresolved[before:]))
