@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from jinja2 import FileSystemBytecodeCache
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -13,6 +14,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
 
+from reader.cache import Cache
 from reader.errors import ReaderError
 from reader.render.generate import generate_site
 from reader.render.model import SLOT
@@ -40,6 +42,12 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.stencils = Stencils()
 
     def on_env(self, env, /, *, config: MkDocsConfig, files: Files):
+        """The theme's templates compile once, not on every build (jinja checks their source);
+        and the stencils join the theme's environment."""
+        if env.bytecode_cache is None:
+            folder = Cache().root / "jinja"
+            folder.mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = FileSystemBytecodeCache(str(folder))
         self.stencils = Stencils()
         return self.stencils.install(env)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import cached_property
 
 from reader.cache import Cache
@@ -15,6 +16,8 @@ from reader.extract.references import Definition, Target, Use, references_of, us
 from reader.extract.scan import Binding, FileSummary, summarize
 from reader.model import Reference, Symbol, module_of
 
+USES_KIND = "uses-v1"
+"""Cache kind of the corpus's where-used lists, keyed by every pinned blob."""
 SCAN_KIND = "scan-v1"
 """Cache kind of per-file summaries; bump it when `FileSummary` or the scanner changes."""
 
@@ -22,19 +25,32 @@ SCAN_KIND = "scan-v1"
 class Index:
     """Every pinned module's summary, and the resolution of names across them."""
 
-    def __init__(self, summaries: dict[str, FileSummary], files: dict[str, tuple[str, str]]):
+    def __init__(self, summaries: Mapping[str, FileSummary], files: dict[str, tuple[str, str]],
+                 uses_store: UsesStore | None = None):
         self.summaries = summaries
+        """module -> its FileSummary (read from the cache when first asked for, see `build_index`)."""
         self.files = files
         """module -> (pin, path)."""
         self._prefixes = {m.rsplit(".", i)[0] for m in summaries for i in range(m.count(".") + 1)}
-        self._symbols = {m: {s.qualname: s for s in fs.symbols} for m, fs in summaries.items()}
+        self._symbols: dict[str, dict[str, Symbol]] = {}
         self._memo: dict[tuple[str, str, int], Target | None] = {}
         self._active: set[tuple[str, str]] = set()
         self._refs: dict[str, list[Reference]] = {}
+        self._uses_store = uses_store
+
+    def loaded_summary(self, module: str) -> FileSummary | None:
+        """The module's summary when it is in memory already (scanned by this build), else None."""
+        loaded = self.summaries.loaded if isinstance(self.summaries, _Summaries) else self.summaries
+        return loaded.get(module)
 
     # definitions ---------------------------------------------------------------
     def symbol(self, module: str, qualname: str) -> Symbol | None:
-        return self._symbols.get(module, {}).get(qualname)
+        symbols = self._symbols.get(module)
+        if symbols is None:
+            fs = self.summaries.get(module)
+            symbols = {s.qualname: s for s in fs.symbols} if fs is not None else {}
+            self._symbols[module] = symbols
+        return symbols.get(qualname)
 
     def definition_of(self, module: str, qualname: str) -> Definition | None:
         """(pin, path, Symbol) of `module`'s `qualname`; symbol None for `qualname` ""."""
@@ -186,7 +202,12 @@ class Index:
 
     @cached_property
     def _uses(self) -> dict[tuple[str, str], list[Use]]:
-        return uses_by_target(self)
+        found = self._uses_store.load() if self._uses_store is not None else None
+        if found is None:
+            found = uses_by_target(self)
+            if self._uses_store is not None:
+                self._uses_store.save(found)
+        return found
 
     def where_used(self, module: str, qualname: str) -> list[Use]:
         """Every place in the corpus that references `module`'s `qualname` ("" for the module)."""
@@ -232,21 +253,67 @@ def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None 
     run on `pool` when given (else on `workers` processes of their own)."""
     cache = cache or corpus.cache
     files = {module_of(path): (pin, path) for pin, path in corpus.all_files() if path.endswith(".py")}
-    summaries: dict[str, FileSummary] = {}
+    summaries = _Summaries(corpus, cache, files)
     missing: list[tuple[str, str, str, str]] = []
     for module, (pin, path) in files.items():
         key = _cache_key(corpus.blob(pin, path), module)
-        data = cache.get_json(SCAN_KIND, key)
-        if data is not None:
-            summaries[module] = FileSummary.from_json(data)
-        else:
+        if not cache.has(SCAN_KIND, key):
             missing.append((module, pin, path, key))
     jobs = [(corpus.read_text(pin, path), module, path.endswith("__init__.py"))
             for module, pin, path, _ in missing]
     for (module, _, _, key), data in zip(missing, _run(jobs, workers, pool), strict=True):
         cache.put_json(SCAN_KIND, key, data)
-        summaries[module] = FileSummary.from_json(data)
-    return Index(summaries, files)
+        summaries.loaded[module] = FileSummary.from_json(data)
+    return Index(summaries, files, UsesStore(cache, corpus_key(corpus, USES_KIND)))
+
+
+@dataclass(frozen=True)
+class UsesStore:
+    """The corpus's where-used lists in the cache (they need every file's references: costly)."""
+
+    cache: Cache
+    key: str
+
+    def load(self) -> dict[tuple[str, str], list[Use]] | None:
+        data = self.cache.get_json(USES_KIND, self.key)
+        if not isinstance(data, list):
+            return None
+        return {(module, qualname): [Use(*u) for u in uses] for module, qualname, uses in data}
+
+    def save(self, uses: dict[tuple[str, str], list[Use]]) -> None:
+        self.cache.put_json(USES_KIND, self.key, [
+            [module, qualname, [[u.pin, u.path, u.line, u.col, u.length] for u in found]]
+            for (module, qualname), found in uses.items()])
+
+
+class _Summaries(Mapping[str, FileSummary]):
+    """Every module's FileSummary, read from the cache when first asked for: a build that shows
+    only a few files again resolves names in a few modules, not in all of them."""
+
+    def __init__(self, corpus: Corpus, cache: Cache, files: dict[str, tuple[str, str]]):
+        self.corpus, self.cache, self.files = corpus, cache, files
+        self.loaded: dict[str, FileSummary] = {}
+
+    def __getitem__(self, module: str) -> FileSummary:
+        found = self.loaded.get(module)
+        if found is None:
+            pin, path = self.files[module]
+            key = _cache_key(self.corpus.blob(pin, path), module)
+            data = self.cache.get_json(SCAN_KIND, key)
+            if data is None:  # removed since (a prune by another build): scan it again
+                data = _scan_job((self.corpus.read_text(pin, path), module, path.endswith("__init__.py")))
+                self.cache.put_json(SCAN_KIND, key, data)
+            found = self.loaded[module] = FileSummary.from_json(data)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __contains__(self, module: object) -> bool:
+        return module in self.files
 
 
 def _run(jobs: list[tuple[str, str, bool]], workers: int | None,

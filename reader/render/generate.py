@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,7 +22,7 @@ from reader.model import Reference, module_of
 from reader.render.article import render_article
 from reader.render.content import article_doc, note_views
 from reader.render.highlight import split_lines, submit_highlighting
-from reader.render.lab import Asset, LabDoc, render_lab
+from reader.render.lab import LabDoc, lab_assets, render_lab
 from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, load_labs
 from reader.render.links import definitions, linked_refs, target_of, uses_from
 from reader.render.model import Definition, NoteView, Page, SourceDoc, Target, Use
@@ -66,21 +67,19 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     workers = jobs or os.cpu_count() or 1
     with worker_pool(workers) as pool:  # the scans, then pygments, while this process reads notes
         index = build_index(corpus, cache, workers, pool)
-        for f in files:  # the scans found every file's symbols: resolving notes needs no parse
-            module = module_of(f.path)
-            if index.files.get(module) == (f.pin, f.path) and module in index.summaries:
-                remember_symbols(f.blob, index.summaries[module].symbols)
         highlighting = submit_highlighting(pool, [(f.blob, f.text) for f in files], cache)
         articles = load_articles(root, cache)
+        _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
         notes = {a.slug: note_views(a, resolve(a, corpus), corpus) for a in articles}
         on_file: dict[str, list[NoteView]] = defaultdict(list)
         for views in notes.values():
             for n in views:
                 on_file[n.path].append(n)
-        lab_refs = {lab.name: index.references_in(lab.text, lab.path) for lab in labs}
-        docs = Docs(index, corpus, files, on_file, labs, lab_refs)
         outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
         titles = {**outlined, **{a.slug: a.title for a in articles}}
+        world = world_key(corpus, labs, titles)
+        lab_refs = _lab_refs(index, labs, cache, world)
+        docs = Docs(index, corpus, files, on_file, labs, lab_refs)
         prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
                       lambda: {f.name: f.value for f in load_facts(corpus, index)})
         if highlighting:  # a cold build: compute the facts while the workers highlight
@@ -89,17 +88,23 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     site = _Site(corpus, cache, index, docs, prose, {a.slug: a for a in articles}, notes,
                  {lab.name: (lab_page(lab.name), lab.heading) for lab in labs})
     pages_cache = PageCache(cache)
-    pages = render_cached(site.jobs(world_key(corpus, labs, titles), files), site.render, prose,
-                          pages_cache, workers, site.prepare)
-    pages.append(rules_page(load_rules(corpus, index), lambda module, var: target_of(index, module, var)))
-    assets: list[Asset] = []
+    pages = render_cached(site.jobs(world, files), site.render, prose, pages_cache, workers,
+                          site.prepare)
     ready = artifacts.results()
-    for lab in labs:
-        readers = tuple((article_page(a.slug), a.title) for a in articles if lab.name in a.kernels)
-        page, files_out = render_lab(_lab_doc(lab, index, lab_refs[lab.name], prose.source, ready,
-                                              readers), cache, prose)
-        pages.append(page)
-        assets += files_out
+    readers = {lab.name: tuple((article_page(a.slug), a.title) for a in articles
+                               if lab.name in a.kernels) for lab in labs}
+
+    def render_extra(kind: str, name: str) -> Page:
+        if kind == "rules":
+            return rules_page(load_rules(corpus, index), lambda m, var: target_of(index, m, var))
+        lab = next(lab for lab in labs if lab.name == name)
+        return render_lab(_lab_doc(lab, index, lab_refs[lab.name], prose.source, ready,
+                                   readers[name]), cache, prose)[0]
+    extra = [Job("rules", "", page_key(world, "rules"))]
+    extra += [Job("lab", lab.name, page_key(world, "lab", lab.name, readers[lab.name],
+                                            _digest(ready.get(lab.name)))) for lab in labs]
+    pages += render_cached(extra, render_extra, prose, pages_cache, 1)
+    assets = [a for lab in labs for a in lab_assets(lab.name, ready.get(lab.name, LabArtifacts()))]
     warnings = [f"lab {name}: {r.error}" for name, r in ready.items() if r.error]
     warnings += [f"{p} links nowhere yet" for p in sorted(set(prose.unresolved))]
 
@@ -198,6 +203,42 @@ class Docs(Mapping[str, SourceDoc]):
     def prepare(self) -> None:
         """Compute what every doc shares (the corpus's where-used lists) once."""
         self.index.where_used("", "")
+
+
+LAB_REFS_KIND = "lab-refs-v1"
+
+
+def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
+              world: str) -> dict[str, list[Reference]]:
+    """Each lab's references into the corpus (cached: resolving them reads many modules)."""
+    out = {}
+    for lab in labs:
+        key = page_key(world, "lab-refs", lab.name)
+        found = cache.get_object(LAB_REFS_KIND, key) if cache is not None else None
+        if not isinstance(found, list):
+            found = index.references_in(lab.text, lab.path)
+            if cache is not None:
+                cache.put_object(LAB_REFS_KIND, key, found)
+        out[lab.name] = found
+    return out
+
+
+def _digest(artifacts: LabArtifacts | None) -> str:
+    """What a lab page shows of its artifacts, as a hash (the images are large)."""
+    h = hashlib.sha1()
+    for a in artifacts.files if artifacts is not None else ():
+        h.update(a.name.encode() + b"\0" + hashlib.sha1(a.data).digest())
+    h.update((artifacts.error if artifacts is not None else "-").encode())
+    return h.hexdigest()
+
+
+def _share_symbols(index: Index, corpus: Corpus, paths: set[str]) -> None:
+    """The notes' files' symbols, from the index's scans when they are in memory already."""
+    for path in paths:
+        pin, module = corpus.pin_of(path), module_of(path)
+        summary = index.loaded_summary(module)
+        if pin and corpus.has(pin, path) and index.files.get(module) == (pin, path) and summary:
+            remember_symbols(corpus.blob(pin, path), summary.symbols)
 
 
 def _blob(text: str) -> str:

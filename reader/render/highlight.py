@@ -16,6 +16,7 @@ from pygments.token import STANDARD_TYPES, Text, _TokenType
 
 from reader.cache import Cache
 
+HIGHLIGHT_KIND = "highlight"
 HIGHLIGHT_VERSION = "2"
 """Bump when the HTML this module writes changes: it is part of every cache key."""
 
@@ -115,12 +116,12 @@ def highlighted(cache: Cache | None, blob: str, text: str) -> list[str]:
     """`highlight_lines(text)`, from the cache when this blob was highlighted by this version before."""
     key = cache_key(blob)
     if cache is not None:
-        hit = cache.get_object("highlight", key)
+        hit = cache.get_object(HIGHLIGHT_KIND, key)
         if isinstance(hit, list):
             return hit
     lines = highlight_lines(text)
     if cache is not None:
-        cache.put_object("highlight", key, lines)
+        cache.put_object(HIGHLIGHT_KIND, key, lines)
     return lines
 
 
@@ -176,5 +177,5 @@ def submit_highlighting(pool: Executor | None, files: Sequence[tuple[str, str]],
     highlight their file when they render it."""
     if pool is None or cache is None:
         return []
-    todo = [(cache, blob, text) for blob, text in files if not cache.has("highlight", cache_key(blob))]
+    todo = [(cache, blob, text) for blob, text in files if not cache.has(HIGHLIGHT_KIND, cache_key(blob))]
     return [pool.submit(_highlight_task, task) for task in todo]

@@ -46,11 +46,10 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose) -> tuple[Page, li
     here = lab_page(lab.info.name)
     lines = linked_lines(lab.doc, here, cache)
     code = code_view(CodeLines(lines, "", symbol_anchors([d.symbol for d in lab.doc.definitions])))
-    assets, artifacts = [], []
+    assets, artifacts = lab_assets(lab.info.name, lab.artifacts), []
     for a in lab.artifacts.files:
         if a.is_image:
-            uri = f"labs/artifacts/{lab.info.name}/{a.name}"
-            assets.append(Asset(uri, a.data))
+            uri = _asset_uri(lab.info.name, a.name)
             artifacts.append({"name": a.name, "image": True, "href": rel_file(here, uri)})
         else:
             text = a.data.decode("utf-8", errors="replace")
@@ -64,3 +63,12 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose) -> tuple[Page, li
     title = lab.info.heading
     markdown = page_markdown(title, prose.html(description(lab.info.docstring), here), ["toc"])
     return Page(here, title, markdown, body), assets
+
+
+def lab_assets(name: str, artifacts: LabArtifacts) -> list[Asset]:
+    """The files a lab's page serves as they are: its artifacts' images."""
+    return [Asset(_asset_uri(name, a.name), a.data) for a in artifacts.files if a.is_image]
+
+
+def _asset_uri(name: str, file: str) -> str:
+    return f"labs/artifacts/{name}/{file}"
