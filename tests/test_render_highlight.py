@@ -78,3 +78,14 @@ def test_highlighting_is_cached_by_blob(tmp_path):
     assert cache.get_object("highlight", cache_key("ab" * 20)) == first
     cache.put_object("highlight", cache_key("ab" * 20), ["from", "cache"])
     assert highlighted(cache, "ab" * 20, "x = 1\ny = 2\n") == ["from", "cache"]
+
+
+def test_the_token_stream_is_pygments_own():
+    import pygments
+    from pygments.lexers.python import PythonLexer
+
+    from reader.render.highlight import _tokens
+
+    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    for text in ("\ufeffx = 1\n", "a = '\u202e'\nb = 1 < 2 & 3\n", '"""doc\n\nmore"""\n', "", "\tif x:\n\t\tpass"):
+        assert list(_tokens(lexer, text)) == list(pygments.lex(text, lexer))

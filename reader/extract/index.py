@@ -18,6 +18,8 @@ from reader.model import Reference, Symbol, module_of
 
 USES_KIND = "uses-v1"
 """Cache kind of the corpus's where-used lists, keyed by every pinned blob."""
+REFS_KIND = "refs-v1"
+"""Cache kind of one file's resolved references, keyed by every pinned blob and the module."""
 SCAN_KIND = "scan-v1"
 """Cache kind of per-file summaries; bump it when `FileSummary` or the scanner changes."""
 
@@ -26,7 +28,7 @@ class Index:
     """Every pinned module's summary, and the resolution of names across them."""
 
     def __init__(self, summaries: Mapping[str, FileSummary], files: dict[str, tuple[str, str]],
-                 uses_store: UsesStore | None = None):
+                 store: CorpusStore | None = None):
         self.summaries = summaries
         """module -> its FileSummary (read from the cache when first asked for, see `build_index`)."""
         self.files = files
@@ -36,7 +38,7 @@ class Index:
         self._memo: dict[tuple[str, str, int], Target | None] = {}
         self._active: set[tuple[str, str]] = set()
         self._refs: dict[str, list[Reference]] = {}
-        self._uses_store = uses_store
+        self._store = store
 
     def loaded_summary(self, module: str) -> FileSummary | None:
         """The module's summary when it is in memory already (scanned by this build), else None."""
@@ -193,7 +195,12 @@ class Index:
             raise InputError(f"{path!r} is not an indexed .py file of pin {pin!r}", Location(path),
                              "name a file that `reader fetch --status` lists")
         if module not in self._refs:
-            self._refs[module] = self.references_of(self.summaries[module])
+            found = self._store.load_refs(module) if self._store is not None else None
+            if found is None:
+                found = self.references_of(self.summaries[module])
+                if self._store is not None:
+                    self._store.save_refs(module, found)
+            self._refs[module] = found
         return self._refs[module]
 
     def references_in(self, text: str, path: str) -> list[Reference]:
@@ -202,11 +209,11 @@ class Index:
 
     @cached_property
     def _uses(self) -> dict[tuple[str, str], list[Use]]:
-        found = self._uses_store.load() if self._uses_store is not None else None
+        found = self._store.load_uses() if self._store is not None else None
         if found is None:
             found = uses_by_target(self)
-            if self._uses_store is not None:
-                self._uses_store.save(found)
+            if self._store is not None:
+                self._store.save_uses(found)
         return found
 
     def where_used(self, module: str, qualname: str) -> list[Use]:
@@ -264,26 +271,38 @@ def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None 
     for (module, _, _, key), data in zip(missing, _run(jobs, workers, pool), strict=True):
         cache.put_json(SCAN_KIND, key, data)
         summaries.loaded[module] = FileSummary.from_json(data)
-    return Index(summaries, files, UsesStore(cache, corpus_key(corpus, USES_KIND)))
+    return Index(summaries, files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
 
 
 @dataclass(frozen=True)
-class UsesStore:
-    """The corpus's where-used lists in the cache (they need every file's references: costly)."""
+class CorpusStore:
+    """Results that resolve names across the whole corpus, in the cache under the corpus's key:
+    each file's references, and the where-used lists (which need every file's references)."""
 
     cache: Cache
     key: str
 
-    def load(self) -> dict[tuple[str, str], list[Use]] | None:
+    def load_uses(self) -> dict[tuple[str, str], list[Use]] | None:
         data = self.cache.get_json(USES_KIND, self.key)
         if not isinstance(data, list):
             return None
         return {(module, qualname): [Use(*u) for u in uses] for module, qualname, uses in data}
 
-    def save(self, uses: dict[tuple[str, str], list[Use]]) -> None:
+    def save_uses(self, uses: dict[tuple[str, str], list[Use]]) -> None:
         self.cache.put_json(USES_KIND, self.key, [
             [module, qualname, [[u.pin, u.path, u.line, u.col, u.length] for u in found]]
             for (module, qualname), found in uses.items()])
+
+    def _refs_key(self, module: str) -> str:
+        return hashlib.sha1(f"{self.key}\0{module}".encode()).hexdigest()
+
+    def load_refs(self, module: str) -> list[Reference] | None:
+        data = self.cache.get_json(REFS_KIND, self._refs_key(module))
+        return [Reference(*r) for r in data] if isinstance(data, list) else None
+
+    def save_refs(self, module: str, refs: list[Reference]) -> None:
+        self.cache.put_json(REFS_KIND, self._refs_key(module), [
+            [r.line, r.col, r.length, r.target_module, r.target_qualname] for r in refs])
 
 
 class _Summaries(Mapping[str, FileSummary]):

@@ -6,7 +6,6 @@ import hashlib
 import os
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -56,8 +55,8 @@ def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None =
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
-    A source or article page whose inputs are unchanged since an earlier build is read back from
-    the page cache; the rest are rendered on every core.
+    A page whose inputs are unchanged since an earlier build is read back from the page cache;
+    the rest are rendered on every core.
     """
     root = corpus.project.root
     labs = load_labs(root)
@@ -65,57 +64,60 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     files = [PinnedFile(pin, path, corpus.blob(pin, path), corpus.read_text(pin, path))
              for pin, path in corpus.all_files()]
     workers = jobs or os.cpu_count() or 1
-    with worker_pool(workers) as pool:  # the scans, then pygments, while this process reads notes
+    # The pool scans, then runs pygments, while this process reads the notes and computes the
+    # facts; what it has not highlighted when those are done, the page renderers highlight.
+    with worker_pool(workers) as pool:
         index = build_index(corpus, cache, workers, pool)
         highlighting = submit_highlighting(pool, [(f.blob, f.text) for f in files], cache)
-        articles = load_articles(root, cache)
-        _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
-        notes = {a.slug: note_views(a, resolve(a, corpus), corpus) for a in articles}
-        on_file: dict[str, list[NoteView]] = defaultdict(list)
-        for views in notes.values():
-            for n in views:
-                on_file[n.path].append(n)
-        outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
-        titles = {**outlined, **{a.slug: a.title for a in articles}}
-        world = world_key(corpus, labs, titles)
-        lab_refs = _lab_refs(index, labs, cache, world)
-        docs = Docs(index, corpus, files, on_file, labs, lab_refs)
-        prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
-                      lambda: {f.name: f.value for f in load_facts(corpus, index)})
-        if highlighting:  # a cold build: compute the facts while the workers highlight
-            prose.load_facts()
-        wait(highlighting)
-    site = _Site(corpus, cache, index, docs, prose, {a.slug: a for a in articles}, notes,
-                 {lab.name: (lab_page(lab.name), lab.heading) for lab in labs})
+        site = _read_site(corpus, track, cache, index, labs, files, artifacts)
+        if highlighting:  # a cold build: the facts now, while the workers highlight
+            site.prose.load_facts()
     pages_cache = PageCache(cache)
-    pages = render_cached(site.jobs(world, files), site.render, prose, pages_cache, workers,
-                          site.prepare)
-    ready = artifacts.results()
-    readers = {lab.name: tuple((article_page(a.slug), a.title) for a in articles
-                               if lab.name in a.kernels) for lab in labs}
+    jobs_now = site.jobs(files, labs=not artifacts.running)
+    pages = render_cached(jobs_now, site.render, site.prose, pages_cache, workers, site.prepare)
+    if artifacts.running:  # the labs' jax run: their pages when it is done
+        pages += render_cached(site.lab_jobs(), site.render, site.prose, pages_cache, 1)
+    return _assemble(site, track, files, pages, pages_cache)
 
-    def render_extra(kind: str, name: str) -> Page:
-        if kind == "rules":
-            return rules_page(load_rules(corpus, index), lambda m, var: target_of(index, m, var))
-        lab = next(lab for lab in labs if lab.name == name)
-        return render_lab(_lab_doc(lab, index, lab_refs[lab.name], prose.source, ready,
-                                   readers[name]), cache, prose)[0]
-    extra = [Job("rules", "", page_key(world, "rules"))]
-    extra += [Job("lab", lab.name, page_key(world, "lab", lab.name, readers[lab.name],
-                                            _digest(ready.get(lab.name)))) for lab in labs]
-    pages += render_cached(extra, render_extra, prose, pages_cache, 1)
-    assets = [a for lab in labs for a in lab_assets(lab.name, ready.get(lab.name, LabArtifacts()))]
+
+def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
+               labs: list[LabInfo], files: list[PinnedFile], artifacts: ArtifactRun) -> _Site:
+    """The annotations with their notes at the pins, and everything pages are rendered from."""
+    articles = load_articles(corpus.project.root, cache)
+    _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
+    notes = {a.slug: note_views(a, resolve(a, corpus), corpus) for a in articles}
+    on_file: dict[str, list[NoteView]] = defaultdict(list)
+    for views in notes.values():
+        for n in views:
+            on_file[n.path].append(n)
+    outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
+    titles = {**outlined, **{a.slug: a.title for a in articles}}
+    world = world_key(corpus, labs, titles)
+    lab_refs = _lab_refs(index, labs, cache, world)
+    docs = Docs(index, corpus, files, on_file, labs, lab_refs)
+    prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
+                  lambda: {f.name: f.value for f in load_facts(corpus, index)})
+    return _Site(corpus, cache, index, docs, prose, world, {a.slug: a for a in articles}, notes,
+                 {lab.name: lab for lab in labs}, lab_refs, artifacts)
+
+
+def _assemble(site: _Site, track: Track, files: list[PinnedFile], pages: list[Page],
+              pages_cache: PageCache) -> Generated:
+    """The rendered pages with the outline's pages, the nav, the labs' images and the warnings."""
+    ready = site.artifacts.results()
+    assets = [a for name in site.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
     warnings = [f"lab {name}: {r.error}" for name, r in ready.items() if r.error]
-    warnings += [f"{p} links nowhere yet" for p in sorted(set(prose.unresolved))]
-
+    warnings += [f"{p} links nowhere yet" for p in sorted(set(site.prose.unresolved))]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
-    lab_names = {lab.name for lab in labs}
+    articles, labs = site.articles.values(), site.labs.values()
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
-               if not (a.kind == "lab" and a.kernels and set(a.kernels) <= lab_names)]
+               if not (a.kind == "lab" and a.kernels and set(a.kernels) <= set(site.labs))]
     written += [Written("lab", lab.name, lab.heading, lab.phase) for lab in labs]
+    on_file = site.docs.on_file
     infos = [FileInfo(f.pin, f.path, len(split_lines(f.text)), len(on_file.get(f.path, ())))
              for f in files]
-    out = assemble(track, corpus, pages, written, infos, {"Lowering rules": RULES}, assets, warnings)
+    out = assemble(track, site.corpus, pages, written, infos, {"Lowering rules": RULES}, assets,
+                   warnings)
     counts = tuple((kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
     return replace(out, counts=counts)
@@ -123,20 +125,25 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
 
 @dataclass(frozen=True)
 class _Site:
-    """What the source and article pages are rendered from, and the rendering of one page."""
+    """What the pages are rendered from, and the rendering of one page by kind and name."""
 
     corpus: Corpus
     cache: Cache | None
     index: Index
     docs: Docs
     prose: Prose
+    world: str
+    """`pagecache.world_key`: what any page may show besides its own inputs."""
     articles: Mapping[str, Article]
     notes: Mapping[str, Sequence[NoteView]]
-    lab_links: Mapping[str, tuple[str, str]]
+    labs: Mapping[str, LabInfo]
+    lab_refs: Mapping[str, Sequence[Reference]]
+    artifacts: ArtifactRun
 
-    def jobs(self, world: str, files: Sequence[PinnedFile]) -> list[Job]:
-        """Every source page and article, keyed by what it shows (see `pagecache`)."""
-        on_file = self.docs.on_file
+    def jobs(self, files: Sequence[PinnedFile], labs: bool) -> list[Job]:
+        """Every source page, article and the rules page (and the labs' pages), keyed by what
+        each shows (see `pagecache`)."""
+        on_file, world = self.docs.on_file, self.world
         out = [Job("source", f.path, page_key(world, "source", f.path, tuple(on_file.get(f.path, ()))))
                for f in files]
         for a in self.articles.values():
@@ -144,7 +151,17 @@ class _Site:
             out.append(Job("article", a.slug, page_key(
                 world, "article", a, self.notes[a.slug], self._commit(a),
                 [(path, tuple(on_file.get(path, ()))) for path in shown])))
-        return out
+        out.append(Job("rules", "", page_key(world, "rules")))
+        return out + (self.lab_jobs() if labs else [])
+
+    def lab_jobs(self) -> list[Job]:
+        ready = self.artifacts.results()
+        return [Job("lab", name, page_key(self.world, "lab", name, self._readers(name),
+                                          _digest(ready.get(name)))) for name in self.labs]
+
+    def _readers(self, lab: str) -> tuple[tuple[str, str], ...]:
+        return tuple((article_page(a.slug), a.title) for a in self.articles.values()
+                     if lab in a.kernels)
 
     def _commit(self, a: Article) -> str:
         pin = self.corpus.pin_of(a.reads[0].path) if a.reads else None
@@ -153,8 +170,17 @@ class _Site:
     def render(self, kind: str, name: str) -> Page:
         if kind == "source":
             return _source_page(self.docs[name], self.corpus, self.cache, self.prose)
+        if kind == "rules":
+            index = self.index
+            return rules_page(load_rules(self.corpus, index), lambda m, v: target_of(index, m, v))
+        if kind == "lab":
+            lab = self.labs[name]
+            lab_doc = _lab_doc(lab, self.index, self.lab_refs[name], self.prose.source,
+                               self.artifacts.results(), self._readers(name))
+            return render_lab(lab_doc, self.cache, self.prose)[0]
         a = self.articles[name]
-        doc = article_doc(a, self.notes[name], self.docs, self.index, self.lab_links, self._commit(a))
+        links = {n: (lab_page(n), lab.heading) for n, lab in self.labs.items()}
+        doc = article_doc(a, self.notes[name], self.docs, self.index, links, self._commit(a))
         return render_article(doc, self.cache, self.prose)
 
     def prepare(self, todo: Sequence[Job]) -> None:
@@ -166,7 +192,9 @@ class _Site:
     def _texts(self, job: Job) -> list[str]:
         if job.kind == "source":
             return [n.body for n in self.docs.on_file.get(job.name, ())]
-        return [text for text, _ in self.articles[job.name].prose()]
+        if job.kind == "article":
+            return [text for text, _ in self.articles[job.name].prose()]
+        return [self.labs[job.name].docstring] if job.kind == "lab" else []
 
 
 class Docs(Mapping[str, SourceDoc]):

@@ -6,7 +6,7 @@ import hashlib
 import html
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
@@ -87,7 +87,7 @@ def highlight_lines(text: str) -> list[str]:
     escape = escape_code if _HIDDEN_RE.search(text) else _escape
     lines: list[list[str]] = [[]]
     line = lines[0]
-    for ttype, value in pygments.lex(text, lexer):
+    for ttype, value in _tokens(lexer, text):
         cls = _CLASS.get(ttype)
         if cls is None:
             cls = css_class(ttype)
@@ -106,6 +106,17 @@ def highlight_lines(text: str) -> list[str]:
     out = ["".join(parts) for parts in lines]
     expected = len(split_lines(text))
     return out[:expected] + [""] * (expected - len(out))
+
+
+def _tokens(lexer: PythonLexer, text: str) -> Iterator[tuple[_TokenType, str]]:
+    """`pygments.lex(text, lexer)` without its generator layers (the lexer's own input
+    preparation, then its tokens): the same tokens, a little faster."""
+    prepare = getattr(lexer, "_preprocess_lexer_input", None)
+    if prepare is None or lexer.filters:
+        yield from pygments.lex(text, lexer)
+        return
+    for _, ttype, value in lexer.get_tokens_unprocessed(prepare(text)):
+        yield ttype, value
 
 
 def cache_key(blob: str) -> str:

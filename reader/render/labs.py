@@ -151,6 +151,11 @@ class ArtifactRun:
                 [sys.executable, "-m", "reader.render.lab_artifacts", str(self.out), *todo],
                 cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
+    @property
+    def running(self) -> bool:
+        """Whether the child process is still to be waited for."""
+        return self.proc is not None
+
     def results(self) -> Mapping[str, LabArtifacts]:
         """Wait for the child process; cache what it produced."""
         if self.proc is not None and self.out is not None:

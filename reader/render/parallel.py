@@ -28,8 +28,11 @@ def worker_pool(workers: int) -> Iterator[Executor | None]:
     if workers < 2 or not can_fork():
         yield None
         return
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    try:
         yield pool
+    finally:  # tasks not started yet are dropped: whoever needs their result computes it then
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass(frozen=True)
