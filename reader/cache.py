@@ -96,16 +96,34 @@ def _json(data: bytes | None) -> Any | None:
 
 
 class Staging:
-    """The derived results written inside `Cache.staged()`, not yet on disk."""
+    """The folder of the derived results written inside `Cache.staged()`, not yet in place."""
 
-    def __init__(self, entries: dict[Path, bytes]):
-        self.entries = entries
+    def __init__(self, folder: Path):
+        self.folder = folder
         self.discarded = False
 
     def discard(self) -> None:
-        """Forget everything staged: the block's results never reach the disk."""
-        self.entries.clear()
+        """Forget everything staged: the block's results never reach the cache."""
+        shutil.rmtree(self.folder, ignore_errors=True)
         self.discarded = True
+
+    def commit(self, derived: Path) -> None:
+        """Move every staged file to its place under `derived` (renames: no data is copied)."""
+        made: set[str] = set()
+        for folder, _dirs, names in os.walk(self.folder):
+            rel = os.path.relpath(folder, self.folder)
+            target = derived / rel
+            if names and rel not in made:
+                target.mkdir(parents=True, exist_ok=True)
+                made.add(rel)
+            for name in names:
+                if not name.endswith(".tmp"):
+                    os.replace(os.path.join(folder, name), target / name)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+STAGING = ".staging-"
+"""The prefix of a staging folder in `derived/` (then the pid of the process that made it)."""
 
 
 KEPT = "kept"
@@ -134,6 +152,17 @@ def _version_lock(path: Path, exclusive: bool, wait: bool) -> Iterator[bool]:
         os.close(fd)
 
 
+def _alive(staging: str) -> bool:
+    """Whether the process that made a staging folder (named by its pid) still runs."""
+    try:
+        os.kill(int(staging.removeprefix(STAGING).split("-")[0]), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def default_root() -> Path:
     env = os.environ.get("READER_CACHE")
     return Path(env) if env else Path(platformdirs.user_cache_dir("reader"))
@@ -145,7 +174,7 @@ class Cache:
 
     def __init__(self, root: Path | None = None):
         self.root = (root or default_root()).expanduser()
-        self._staged: dict[Path, bytes] | None = None
+        self._staging: Path | None = None
 
     # blobs -----------------------------------------------------------------
     def _object_path(self, sha: str) -> Path:
@@ -195,20 +224,22 @@ class Cache:
     def _kept_path(self, kind: str, key: str) -> Path:
         return self.root / "derived" / KEPT / kind / key[:2] / key
 
-    def _read(self, path: Path) -> bytes | None:
-        staged = self._staged.get(path) if self._staged is not None else None
-        if staged is not None:
-            return staged
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
+    def _staged_path(self, path: Path) -> Path | None:
+        if self._staging is None:
             return None
+        return self._staging / path.relative_to(self.root / "derived")
+
+    def _read(self, path: Path) -> bytes | None:
+        for candidate in (self._staged_path(path), path):
+            if candidate is not None:
+                try:
+                    return candidate.read_bytes()
+                except FileNotFoundError:
+                    pass
+        return None
 
     def _write(self, path: Path, data: bytes) -> None:
-        if self._staged is not None:
-            self._staged[path] = data
-        else:
-            atomic_write(path, data, durable=False)
+        atomic_write(self._staged_path(path) or path, data, durable=False)
 
     def get_json(self, kind: str, key: str) -> Any | None:
         return _json(self._read(self._derived_path(kind, key)))
@@ -225,7 +256,8 @@ class Cache:
 
     def has(self, kind: str, key: str) -> bool:
         path = self._derived_path(kind, key)
-        return (self._staged is not None and path in self._staged) or path.is_file()
+        staged = self._staged_path(path)
+        return (staged is not None and staged.is_file()) or path.is_file()
 
     def get_object(self, kind: str, key: str) -> Any | None:
         """A pickled result of reader's own classes (the code version in the path keeps them current)."""
@@ -250,26 +282,25 @@ class Cache:
 
     @contextmanager
     def staged(self) -> Iterator[Staging]:
-        """Derived results written in the block stay in memory, and reach the disk when it ends
-        without an exception (unless `discard()` was called): a command that fails on bad input
-        leaves the cache as it was. Blobs and manifests are written at once, as always."""
-        outer = self._staged
-        self._staged = {} if outer is None else outer
-        staging = Staging(self._staged)
+        """Derived results written in the block (by this process or by workers it starts) go to
+        a staging folder, and are moved into place when the block ends without an exception
+        (unless `discard()` was called): a command that fails on bad input leaves the cache as
+        it was. Blobs and manifests are written at once, as always."""
+        if self._staging is not None:  # already staging: one transaction
+            yield Staging(self._staging)
+            return
+        folder = self.root / "derived" / f"{STAGING}{os.getpid()}-{os.urandom(4).hex()}"
+        self._staging = folder
+        staging = Staging(folder)
         try:
             yield staging
         except BaseException:
             staging.discard()
             raise
         finally:
-            self._staged = outer
-        if outer is None and not staging.discarded:
-            for path, data in staging.entries.items():
-                atomic_write(path, data, durable=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        """A copy sent to a worker process writes straight to the disk."""
-        return {**self.__dict__, "_staged": None}
+            self._staging = None
+        if not staging.discarded:
+            staging.commit(self.root / "derived")
 
     # pruning -------------------------------------------------------------------
     @contextmanager
@@ -290,8 +321,8 @@ class Cache:
         removed = []
         for folder in sorted(base.iterdir()) if base.is_dir() else []:
             name = folder.name
-            if name.startswith(".trash-"):  # left by a prune that was interrupted
-                shutil.rmtree(folder, ignore_errors=True)
+            if name.startswith(".trash-") or (name.startswith(STAGING) and not _alive(name)):
+                shutil.rmtree(folder, ignore_errors=True)  # left by a killed prune or build
                 continue
             if not folder.is_dir() or name in (current, KEPT) or name.startswith("."):
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 from pathlib import Path
 
 from reader.cache import KEPT, Cache, code_version
@@ -66,11 +67,12 @@ def test_prune_keeps_a_version_another_process_is_using(tmp_path: Path):
 
 def test_staged_results_reach_the_disk_only_when_the_block_succeeds(tmp_path: Path):
     cache = Cache(tmp_path)
+    final = tmp_path / "derived" / code_version() / "t" / "ab" / "ab12"
     with cache.staged():
         cache.put_text("t", "ab12", "kept")
         assert cache.get_text("t", "ab12") == "kept" and cache.has("t", "ab12")
-        assert not list(tmp_path.rglob("ab12"))
-    assert Cache(tmp_path).get_text("t", "ab12") == "kept"
+        assert not final.exists() and not Cache(tmp_path).has("t", "ab12")
+    assert final.read_text() == "kept" and Cache(tmp_path).get_text("t", "ab12") == "kept"
     with cache.staged() as staging:
         cache.put_object("o", "cd34", 1)
         staging.discard()
@@ -81,3 +83,23 @@ def test_staged_results_reach_the_disk_only_when_the_block_succeeds(tmp_path: Pa
     except KeyError:
         pass
     assert cache.get_object("o", "cd34") is None and cache.get_json("j", "ef56") is None
+    assert [p.name for p in (tmp_path / "derived").iterdir()] == [code_version()]
+
+
+def _stage_and_die(root: str) -> None:
+    cache = Cache(Path(root))
+    with cache.staged():
+        cache.put_text("t", "ab12", "never")
+        os._exit(9)  # killed mid-build: the staging folder stays behind
+
+
+def test_a_killed_build_leaves_nothing_in_place_and_prune_removes_its_staging(tmp_path: Path):
+    ctx = multiprocessing.get_context("spawn")
+    child = ctx.Process(target=_stage_and_die, args=(str(tmp_path),))
+    child.start()
+    child.join(30)
+    left = [p.name for p in (tmp_path / "derived").iterdir()]
+    assert len(left) == 1 and left[0].startswith(".staging-")
+    assert Cache(tmp_path).get_text("t", "ab12") is None
+    Cache(tmp_path).prune()
+    assert list((tmp_path / "derived").iterdir()) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -258,6 +258,13 @@ def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None 
                 pool: Executor | None = None) -> Index:
     """Scan every pinned `.py` file (a cache hit per unchanged blob) and index them; the scans
     run on `pool` when given (else on `workers` processes of their own)."""
+    return start_index(corpus, cache, workers, pool)()
+
+
+def start_index(corpus: Corpus, cache: Cache | None = None, workers: int | None = None,
+                pool: Executor | None = None) -> Callable[[], Index]:
+    """`build_index` in two steps: the scans start on `pool` now, and the returned function
+    waits for them and gives the Index (the caller works in between)."""
     cache = cache or corpus.cache
     files = {module_of(path): (pin, path) for pin, path in corpus.all_files() if path.endswith(".py")}
     summaries = _Summaries(corpus, cache, files)
@@ -268,10 +275,15 @@ def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None 
             missing.append((module, pin, path, key))
     jobs = [(corpus.read_text(pin, path), module, path.endswith("__init__.py"))
             for module, pin, path, _ in missing]
-    for (module, _, _, key), data in zip(missing, _run(jobs, workers, pool), strict=True):
-        cache.put_json(SCAN_KIND, key, data)
-        summaries.loaded[module] = FileSummary.from_json(data)
-    return Index(summaries, files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
+    started = pool.map(_scan_job, jobs, chunksize=4) if pool is not None and len(jobs) >= 8 else None
+
+    def finish() -> Index:
+        results = started if started is not None else _run(jobs, workers)
+        for (module, _, _, key), data in zip(missing, results, strict=True):
+            cache.put_json(SCAN_KIND, key, data)
+            summaries.loaded[module] = FileSummary.from_json(data)
+        return Index(summaries, files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
+    return finish
 
 
 @dataclass(frozen=True)
@@ -335,11 +347,8 @@ class _Summaries(Mapping[str, FileSummary]):
         return module in self.files
 
 
-def _run(jobs: list[tuple[str, str, bool]], workers: int | None,
-         pool: Executor | None = None) -> Iterable[dict]:
+def _run(jobs: list[tuple[str, str, bool]], workers: int | None) -> Iterable[dict]:
     workers = workers or min(2, os.cpu_count() or 1)
-    if pool is not None and len(jobs) >= 8:
-        return list(pool.map(_scan_job, jobs, chunksize=4))
     if workers < 2 or len(jobs) < 8:
         return [_scan_job(j) for j in jobs]
     with ProcessPoolExecutor(max_workers=workers) as pool:

@@ -13,8 +13,9 @@ from reader.annotations import Article, load_articles, resolve
 from reader.annotations.resolve import remember_symbols
 from reader.cache import Cache, blob_sha
 from reader.corpus import Corpus, Project
-from reader.extract import Index, build_index
+from reader.extract import Index
 from reader.extract.facts import load_facts
+from reader.extract.index import start_index
 from reader.extract.rules import load_rules
 from reader.extract.symbols import symbols_of
 from reader.model import Reference, module_of
@@ -67,9 +68,11 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     # The pool scans, then runs pygments, while this process reads the notes and computes the
     # facts; what it has not highlighted when those are done, the page renderers highlight.
     with worker_pool(workers) as pool:
-        index = build_index(corpus, cache, workers, pool)
+        finish_index = start_index(corpus, cache, workers, pool)
+        articles = load_articles(root, cache)  # the YAML, while the pool scans
+        index = finish_index()
         highlighting = submit_highlighting(pool, [(f.blob, f.text) for f in files], cache)
-        site = _read_site(corpus, track, cache, index, labs, files, artifacts)
+        site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles)
         if highlighting:  # a cold build: the facts now, while the workers highlight
             site.prose.load_facts()
     pages_cache = PageCache(cache)
@@ -81,9 +84,9 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
 
 
 def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
-               labs: list[LabInfo], files: list[PinnedFile], artifacts: ArtifactRun) -> _Site:
-    """The annotations with their notes at the pins, and everything pages are rendered from."""
-    articles = load_articles(corpus.project.root, cache)
+               labs: list[LabInfo], files: list[PinnedFile], artifacts: ArtifactRun,
+               articles: list[Article]) -> _Site:
+    """The notes at the pins, and everything pages are rendered from."""
     _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
     notes = {a.slug: note_views(a, resolve(a, corpus), corpus) for a in articles}
     on_file: dict[str, list[NoteView]] = defaultdict(list)

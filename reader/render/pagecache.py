@@ -65,5 +65,9 @@ class PageCache:
 
     def put(self, kind: str, key: str, page: CachedPage) -> None:
         self.rendered[kind] += 1
+        self.store(key, page)
+
+    def store(self, key: str, page: CachedPage) -> None:
+        """Write a page without counting it (a worker process writes what it rendered)."""
         if self.cache is not None:
             self.cache.put_object(PAGE_KIND, key, page)

@@ -9,7 +9,6 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from reader.cache import Cache
 from reader.render.model import Page
 from reader.render.pagecache import CachedPage, PageCache
 from reader.render.prose import Prose
@@ -52,7 +51,7 @@ Renderer = Callable[[str, str], Page]
 class _State:
     render: Renderer
     prose: Prose
-    cache: Cache | None
+    pages: PageCache
 
 
 _STATE: _State | None = None
@@ -68,7 +67,7 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
     found = {job: hit for job in jobs if (hit := pages.get(job.kind, job.key)) is not None}
     todo = [job for job in jobs if job not in found]
     global _STATE
-    _STATE = _State(render, prose, pages.cache)
+    _STATE = _State(render, prose, pages)
     try:
         if workers >= 2 and len(todo) >= MIN_PARALLEL and can_fork():
             before_fork(todo)
@@ -78,7 +77,7 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
     finally:
         _STATE = None
     for job, page in zip(todo, done, strict=True):
-        pages.put(job.kind, job.key, page)
+        pages.rendered[job.kind] += 1  # stored by whoever rendered it
         found[job] = page
     for job in jobs:
         prose.unresolved.extend(found[job].unresolved)
@@ -88,15 +87,8 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
 def _on_workers(todo: Sequence[Job], workers: int) -> list[CachedPage]:
     context = multiprocessing.get_context("fork")
     chunks = max(1, len(todo) // (6 * workers))
-    with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context,
-                             initializer=_worker_start) as pool:
+    with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) as pool:
         return list(pool.map(_render, todo, chunksize=chunks))
-
-
-def _worker_start() -> None:
-    """A forked worker writes what it caches (its files' highlighting) straight to the disk."""
-    if _STATE is not None and _STATE.cache is not None:
-        _STATE.cache.__dict__["_staged"] = None
 
 
 def _render(job: Job) -> CachedPage:
@@ -104,4 +96,6 @@ def _render(job: Job) -> CachedPage:
     assert state is not None
     before = len(state.prose.unresolved)
     page = state.render(job.kind, job.name)
-    return CachedPage(page, tuple(state.prose.unresolved[before:]))
+    done = CachedPage(page, tuple(state.prose.unresolved[before:]))
+    state.pages.store(job.key, done)  # in the worker: the writing is spread over the cores too
+    return done
