@@ -36,33 +36,30 @@ def _internal(href: str) -> bool:
     return not (parts.scheme or parts.netloc or href.startswith("//"))
 
 
-LINKS_KIND = "links-v1"
+LINKS_KIND = "links-v2"
 
 
 @dataclass(frozen=True)
 class PageLinks:
-    """What the link check needs of one HTML file: its ids, and the hrefs it holds (once each)."""
+    """What the link check needs of some HTML: its ids, and the hrefs it holds (once each)."""
 
     ids: frozenset[str]
     hrefs: tuple[str, ...]
     """Internal hrefs, HTML-unescaped, other than to a fragment of the page itself."""
-    self_broken: tuple[str, ...]
-    """`#fragment` hrefs naming no id of the page."""
+    fragments: tuple[str, ...]
+    """`#fragment` hrefs (to the page itself)."""
 
 
 def scan(text: str) -> PageLinks:
-    ids = frozenset(_ID_RE.findall(text))
     hrefs: dict[str, None] = {}
-    self_broken: dict[str, None] = {}
+    fragments: dict[str, None] = {}
     for raw in _HREF_RE.findall(text):
         href = html.unescape(raw) if "&" in raw else raw
         if href.startswith("#"):  # the common case: a line of this page
-            fragment = unquote(href[1:])
-            if fragment and fragment not in ids:
-                self_broken[href] = None
+            fragments[href] = None
         elif href and _internal(href):
             hrefs[href] = None
-    return PageLinks(ids, tuple(hrefs), tuple(self_broken))
+    return PageLinks(frozenset(_ID_RE.findall(text)), tuple(hrefs), tuple(fragments))
 
 
 def _scan_bytes(data: bytes) -> PageLinks:
@@ -102,8 +99,10 @@ def check_links(site: Path, cache: Cache | None = None, workers: int = 1) -> lis
     pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache, workers)
     broken: list[BrokenLink] = []
     for name, links in pages.items():
-        broken += [BrokenLink(name, href, f"no id {unquote(href[1:])!r} in {name}")
-                   for href in links.self_broken]
+        for href in links.fragments:
+            fragment = unquote(href[1:])
+            if fragment and fragment not in links.ids:
+                broken.append(BrokenLink(name, href, f"no id {fragment!r} in {name}"))
         for href in links.hrefs:
             path, _, fragment = href.partition("#")
             target = _resolve(files, dirs, name, href, path.partition("?")[0])
