@@ -9,7 +9,7 @@ import pytest
 
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.extract import build_index, index_from_sources
+from reader.extract import Index, build_index, index_from_sources
 from reader.extract import index as index_mod
 from reader.model import Reference
 
@@ -252,3 +252,20 @@ def test_cache_hit_on_second_run(tmp_path, monkeypatch):
     second = build_index(corpus, workers=1)
     assert calls == []
     assert second.references("src", "pkg/_src/sub.py") == first.references("src", "pkg/_src/sub.py")
+
+
+def test_a_second_index_reads_summaries_references_and_uses_from_the_cache(tmp_path, monkeypatch):
+    cache = Cache(tmp_path / "cache")
+    manifest = {path: cache.put_blob(text.encode()) for path, text in FILES.items()}
+    corpus = Corpus(Project(tmp_path, {}, {}), cache, {"src": manifest})
+    first = build_index(corpus, workers=1)
+    uses = {(m, s.qualname): first.where_used(m, s.qualname)
+            for m in first.summaries for s in first.summaries[m].symbols}
+    refs = {p: first.references("src", p) for p in FILES}
+    second = build_index(corpus, workers=1)
+    assert not second.summaries.loaded  # read when first asked for
+    monkeypatch.setattr(index_mod, "uses_by_target", lambda index: pytest.fail("uses recomputed"))
+    monkeypatch.setattr(Index, "references_of", lambda self, fs: pytest.fail("refs recomputed"))
+    assert {p: second.references("src", p) for p in FILES} == refs
+    assert {(m, q): second.where_used(m, q) for m, q in uses} == uses
+    assert any(uses.values())

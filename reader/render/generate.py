@@ -73,8 +73,9 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         index = finish_index()
         highlighting = submit_highlighting(pool, [(f.blob, f.text) for f in files], cache)
         site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles)
-        if highlighting:  # a cold build: the facts now, while the workers highlight
+        if highlighting:  # a cold build: the facts and where-used lists now, while the workers highlight
             site.prose.load_facts()
+            site.docs.prepare()
     pages_cache = PageCache(cache)
     jobs_now = site.jobs(files, labs=not artifacts.running)
     pages = render_cached(jobs_now, site.render, site.prose, pages_cache, workers, site.prepare)
