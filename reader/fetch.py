@@ -156,11 +156,16 @@ def mirror_variable(pin: Pin) -> str:
     return f"READER_MIRROR_{pin.name.upper().replace('-', '_')}"
 
 
-def default_sources(pin: Pin, cache: Cache) -> list[Source]:
+def git_url(pin: Pin) -> str:
+    """Where git fetches `pin` from: `READER_MIRROR_<NAME>` when set (checked), else the pin's repo."""
     mirror = os.environ.get(mirror_variable(pin))
     if mirror:
-        check_url(mirror, Location(mirror_variable(pin)))
-    return [GitSource(cache, mirror or pin.repo), InstalledSource(), ArchiveSource()]
+        return check_url(mirror, Location(mirror_variable(pin)))
+    return pin.repo
+
+
+def default_sources(pin: Pin, cache: Cache) -> list[Source]:
+    return [GitSource(cache, git_url(pin)), InstalledSource(), ArchiveSource()]
 
 
 def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | None = None,

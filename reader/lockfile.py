@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from reader import gitio
 from reader.cache import Cache, blob_sha
 from reader.errors import FetchError, InputError, Location
-from reader.fetch import archive_members
+from reader.fetch import archive_members, git_url
 from reader.pins import LockEntry, Pin, read_listing
 
 
@@ -22,11 +21,6 @@ def lock_from_listing(pin: Pin, tsv: Path) -> LockEntry:
         raise InputError(f"listing is of commit {listing.commit[:12]}, pin {pin.name!r} is {pin.short}",
                          Location(str(tsv), 1), "pass the listing of the pinned commit")
     return LockEntry(pin.name, pin.commit, _pinned_py(pin, listing.blobs))
-
-
-def git_url(pin: Pin) -> str:
-    """Where git fetches `pin` from: `READER_MIRROR_<NAME>` when set, else the pin's repo."""
-    return os.environ.get(f"READER_MIRROR_{pin.name.upper().replace('-', '_')}") or pin.repo
 
 
 def lock_from_git(pin: Pin, cache: Cache) -> LockEntry:

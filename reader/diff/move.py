@@ -20,9 +20,10 @@ from reader.fetch import (
     Progress,
     Source,
     fetch_pin,
+    git_url,
     pip_download_sdist,
 )
-from reader.lockfile import git_date, git_url, lock_from_archive, lock_from_git
+from reader.lockfile import git_date, lock_from_archive, lock_from_git
 from reader.pins import (
     SHA_RE,
     LockEntry,
