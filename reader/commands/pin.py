@@ -1,4 +1,4 @@
-"""`reader pin NAME --to COMMIT [--release SPEC]`: move a pin, fetch its files, rewrite pins and lock."""
+"""`reader pin NAME [--to COMMIT] [--release SPEC]`: move a pin, fetch its files, rewrite pins and lock."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from reader.diff.move import move_pin
 def add_parser(sub) -> None:
     p = sub.add_parser("pin", help="move a pin to another commit and rewrite pins.toml and pins.lock")
     p.add_argument("name", metavar="NAME", help="the pin to move")
-    p.add_argument("--to", required=True, metavar="COMMIT",
-                   help="a full commit sha, or a tag or branch when the git source is reachable")
+    p.add_argument("--to", default="", metavar="COMMIT",
+                   help="a full commit sha, or a tag or branch when the git source is reachable; "
+                        "without it, the commit the --release archive records in its version.py")
     p.add_argument("--release", default="", metavar="SPEC",
                    help="the release (NAME==VERSION) built from that commit: recorded in the pin, "
                         "and its source archive serves the files when git is unreachable")
@@ -25,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
     move = move_pin(Path(args.project), args.name, args.to, args.release, Cache(), progress)
     old, new, r = move.old, move.new, move.fetched
     label = f" ({new.tag})" if new.tag else ""
+    if move.recorded:
+        print(f"{new.name}: commit {move.recorded}")
     print(f"{new.name}: {old.short} -> {new.short}{label}: {len(move.lock.files)} .py files locked "
           f"from {move.via}, {r.served}/{r.expected} fetched and verified")
     if move.via.startswith("archive"):

@@ -21,6 +21,7 @@ from reader.fetch import (
     Source,
     fetch_pin,
     git_url,
+    archive_members,
     pip_download_sdist,
 )
 from reader.lockfile import git_date, lock_from_archive, lock_from_git
@@ -39,6 +40,37 @@ Download = Callable[[str, Path], Path]
 """(release `name==version`, folder) -> the path of its source archive, downloaded into the folder."""
 
 RELEASE_RE = re.compile(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$")
+RECORDED_COMMIT_RE = re.compile(
+    r"""^\s*(\w*(?:git|GIT)\w*)\s*(?::[^=]*)?=\s*['"]([0-9a-f]{40})['"]""", re.MULTILINE)
+"""`_git_hash: str = '<sha>'` (jax/version.py), `TOKAMAX_GIT_REVISION: Final[str] = "<sha>"`."""
+
+
+@dataclass(frozen=True)
+class RecordedCommit:
+    """The commit a release says it was built from, and where it says so."""
+
+    sha: str
+    where: Location
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.sha} (recorded as {self.name} in {self.where})"
+
+
+def recorded_commit(archive: Path, release: str) -> RecordedCommit:
+    """The commit recorded in a release archive's `version.py` files; exactly one sha, or an error."""
+    found: dict[str, RecordedCommit] = {}
+    for rel, data in archive_members(archive, lambda rel: rel.endswith("version.py")):
+        text = data.decode("utf-8", "replace")
+        for m in RECORDED_COMMIT_RE.finditer(text):
+            line = text.count("\n", 0, m.start(2)) + 1
+            found.setdefault(m.group(2), RecordedCommit(m.group(2), Location(rel, line), m.group(1)))
+    if len(found) != 1:
+        what = "no commit" if not found else f"{len(found)} different commits"
+        raise FetchError(f"the {release} archive {archive.name} records {what} in its version.py "
+                         "files", Location(archive.name),
+                         "pass the commit with --to (a full sha, or a tag where git is reachable)")
+    return next(iter(found.values()))
 
 
 @dataclass(frozen=True)
@@ -52,6 +84,8 @@ class PinMove:
     via: str
     """`git <url>` or `archive <release>`: where the new blob shas came from."""
     remarks: tuple[str, ...] = ()
+    recorded: RecordedCommit | None = None
+    """Where the commit came from when `--to` was not given: the release's own record."""
 
 
 def resolve_target(pin: Pin, target: str) -> tuple[str, str]:
@@ -81,7 +115,7 @@ def rewrite_pins(text: str, new: Pin) -> str:
     return tomlkit.dumps(doc)
 
 
-def _new_lock(new: Pin, cache: Cache, download: Download, tmp: Path,
+def _new_lock(new: Pin, cache: Cache, archive: Callable[[], Path],
               progress: Progress) -> tuple[LockEntry, str, Source, str]:
     """(lock entry, commit date, the source to fetch from, `via`): git first, else the archive."""
     url = git_url(new)
@@ -104,15 +138,16 @@ def _new_lock(new: Pin, cache: Cache, download: Download, tmp: Path,
                              "pass --release NAME==VERSION, or set READER_MIRROR_"
                              f"{new.name.upper().replace('-', '_')} to a reachable clone") from None
         progress(f"{new.name}: git unreachable ({e.message[:80]}); using the {new.release} archive")
-    archive = download(new.release, tmp)
-    lock = lock_from_archive(new, archive)
-    return lock, "", ArchiveSource(lambda _release, _dest: archive), f"archive {new.release}"
+    path = archive()
+    lock = lock_from_archive(new, path)
+    return lock, "", ArchiveSource(lambda _release, _dest: path), f"archive {new.release}"
 
 
 def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache | None = None,
              progress: Progress = lambda _m: None, download: Download = pip_download_sdist) -> PinMove:
     """Move pin `name` to `target`, fetch and verify its files, then rewrite pins.toml and pins.lock.
 
+    Without `target`, the commit is the one the `release` archive records in its version.py.
     Nothing is written unless every step succeeded; both files are replaced together.
     """
     cache = cache or Cache()
@@ -125,19 +160,34 @@ def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache
                          f"known pins: {', '.join(sorted(pins))}")
     if release and not RELEASE_RE.match(release):
         raise InputError(f"--release {release!r} is not NAME==VERSION", None, "e.g. jax==0.10.1")
+    if not target and not release:
+        raise InputError("nothing to move to", None, "pass --to COMMIT, --release NAME==VERSION, or both")
     old = pins[name]
-    sha, tag = resolve_target(old, target)
-    new = replace(old, commit=sha, tag=tag, release=release, date="")
+    with tempfile.TemporaryDirectory(prefix="reader-pin-") as tmp:
+        downloaded: list[Path] = []
+
+        def archive() -> Path:
+            if not downloaded:
+                progress(f"{name}: downloading the {release} source archive")
+                downloaded.append(download(release, Path(tmp)))
+            return downloaded[0]
+
+        recorded = None if target else recorded_commit(archive(), release)
+        if recorded:
+            progress(f"{name}: {release} records commit {recorded}")
+            sha, tag = recorded.sha, ""
+        else:
+            sha, tag = resolve_target(old, target)
+        new = replace(old, commit=sha, tag=tag, release=release, date="")
+        lock, date, source, via = _new_lock(new, cache, archive, progress)
+        new = replace(new, date=date)
+        report = fetch_pin(new, lock, cache, [source], progress, refresh=True)
     remarks = []
     if old.tag and not tag:
         remarks.append(f"dropped tag {old.tag!r}: it labels the old commit")
     if old.release and not release:
         remarks.append(f"dropped release {old.release!r}: it is the old commit's; pass --release "
                        "to keep a release archive as a fallback source")
-    with tempfile.TemporaryDirectory(prefix="reader-pin-") as tmp:
-        lock, date, source, via = _new_lock(new, cache, download, Path(tmp), progress)
-        new = replace(new, date=date)
-        report = fetch_pin(new, lock, cache, [source], progress, refresh=True)
     if report.mismatches:
         raise VerificationError("; ".join(str(m) for m in report.mismatches), Location(str(lock_path)))
     new_text = rewrite_pins(text, new)
@@ -145,4 +195,4 @@ def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache
     lock_text = dump_lock(locks)
     parse_lock(lock_text, str(lock_path), parse_pins(new_text, str(pins_path)))
     atomic_write_all({lock_path: lock_text.encode(), pins_path: new_text.encode()})
-    return PinMove(old, new, lock, report, via, tuple(remarks))
+    return PinMove(old, new, lock, report, via, tuple(remarks), recorded)
