@@ -120,7 +120,7 @@ def reachable(url: str) -> bool:
     """Whether a git repository answers at `url` (`git ls-remote` of its HEAD)."""
     try:
         git.cmd.Git().execute(["git", *SAFE_CONFIG, "ls-remote", "--", _normalize(url), "HEAD"],
-                              stdout_as_string=True)
+                              stdout_as_string=True, env=NO_PROMPT)
     except (git.GitCommandError, ReaderError):
         return False
     return True
