@@ -156,3 +156,60 @@ def test_a_commit_the_reachable_repository_lacks_is_not_taken_from_the_archive(d
     err = capsys.readouterr().err
     assert f"does not serve commit {'1' * 40}" in err and "check the sha" in err
     assert _snapshot(root) == before
+
+
+def _recording_sdist(tmp_path: Path, commit: str, files: dict[str, str]) -> Path:
+    version = f'"""Version."""\n\n_version = "1.0"\n_git_hash: str = {commit!r}\n'
+    return _sdist(tmp_path / "jax-1.0.tar.gz", "jax-1.0",
+                  {**files, "PKG-INFO": "Name: jax\n", "jax/version.py": version})
+
+
+def test_release_alone_moves_to_the_commit_the_release_records(demo, tmp_path, monkeypatch):
+    upstream, root = demo
+    monkeypatch.setenv("READER_MIRROR_JAX", str(tmp_path / "nowhere"))
+    archive = _recording_sdist(tmp_path, upstream.commits[1], tree(1))
+    asked = []
+    move = move_pin(root, "jax", "", "jax==1.0", Cache(),
+                    download=lambda release, dest: asked.append(release) or archive)
+    # One download serves both the recorded commit and the files.
+    assert asked == ["jax==1.0"]
+    assert move.recorded is not None and move.recorded.sha == upstream.commits[1]
+    assert str(move.recorded.where) == "jax/version.py:4" and move.recorded.name == "_git_hash"
+    pin = load_pins(root / "pins.toml")["jax"]
+    assert (pin.commit, pin.release) == (upstream.commits[1], "jax==1.0")
+    lock = load_lock(root / "pins.lock", load_pins(root / "pins.toml"))["jax"]
+    assert lock.files == _shas(tree(1)) and lock.source == "archive jax==1.0"
+
+
+def test_release_alone_with_git_reachable_locks_from_git(demo, tmp_path):
+    upstream, root = demo
+    archive = _recording_sdist(tmp_path, upstream.commits[1], {})
+    move = move_pin(root, "jax", "", "jax==1.0", Cache(), download=lambda release, dest: archive)
+    assert move.via.startswith("git ") and move.recorded.sha == upstream.commits[1]
+    lock = load_lock(root / "pins.lock", load_pins(root / "pins.toml"))["jax"]
+    assert lock.files == _shas(tree(1)) and lock.source == ""
+
+
+@pytest.mark.parametrize("version_py, what", [
+    ("x = 1\n", "records no commit"),
+    (f"_git_hash = '{'a' * 40}'\n", "records 2 different commits"),
+])
+def test_a_release_that_does_not_record_one_commit_is_refused(demo, tmp_path, version_py, what):
+    _, root = demo
+    before = _snapshot(root)
+    archive = _sdist(tmp_path / "jax-1.0.tar.gz", "jax-1.0", {
+        "jax/version.py": version_py, "jax/_src/version.py": f"GIT_REVISION = '{'b' * 40}'\n"})
+    if what == "records no commit":
+        archive = _sdist(tmp_path / "jax-1.0.tar.gz", "jax-1.0", {"jax/version.py": version_py})
+    with pytest.raises(FetchError, match=what) as e:
+        move_pin(root, "jax", "", "jax==1.0", Cache(), download=lambda release, dest: archive)
+    assert "pass the commit with --to" in str(e.value.hint)
+    assert _snapshot(root) == before
+
+
+def test_neither_to_nor_release_is_a_usage_error(demo, capsys):
+    _, root = demo
+    before = _snapshot(root)
+    assert main(["-C", str(root), "pin", "jax"]) == 2
+    assert "nothing to move to" in capsys.readouterr().err
+    assert _snapshot(root) == before
