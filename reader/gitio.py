@@ -131,8 +131,8 @@ def commit_date(repo: git.Repo, commit: str) -> str:
     return _git(repo, "show", "-s", "--format=%cs", commit).strip()
 
 
-def show_at(root: Path, rev: str, path: Path) -> str:
-    """The text of `path` (a file of the project repository holding `root`) as committed at `rev`."""
+def _project_repo(root: Path, rev: str, path: Path) -> tuple[git.Repo, str]:
+    """The project repository holding `root`, and `path` relative to its top; `rev` checked."""
     if not rev or rev.startswith("-") or any(c in rev for c in "\n\0"):
         raise GitError(f"{rev!r} is not a git revision")
     try:
@@ -141,7 +141,19 @@ def show_at(root: Path, rev: str, path: Path) -> str:
         raise GitError(f"{root} is not inside a git repository") from None
     top = Path(repo.working_tree_dir or root).resolve()
     try:
-        rel = path.resolve().relative_to(top).as_posix()
+        return repo, path.resolve().relative_to(top).as_posix()
     except ValueError:
         raise GitError(f"{path} is outside the repository at {top}") from None
+
+
+def show_at(root: Path, rev: str, path: Path) -> str:
+    """The text of `path` (a file of the project repository holding `root`) as committed at `rev`."""
+    repo, rel = _project_repo(root, rev, path)
     return _git(repo, "cat-file", "blob", f"{rev}:{rel}")
+
+
+def folder_at(root: Path, rev: str, folder: Path) -> dict[str, str]:
+    """{file name: text} of the files directly in `folder` of the project repository at `rev`."""
+    repo, rel = _project_repo(root, rev, folder)
+    names = _git(repo, "ls-tree", "--name-only", f"{rev}:{rel}").splitlines()
+    return {name: _git(repo, "cat-file", "blob", f"{rev}:{rel}/{name}") for name in names}

@@ -28,6 +28,10 @@ def add_parser(sub) -> None:
     p.add_argument("--apply", action="store_true",
                    help="record the new line of every note whose code moved unchanged (like "
                         "'reader accept --moved'); changed notes stay for a person")
+    p.add_argument("--record", metavar="FILE", default="",
+                   help="also write the move's record (JSON) for the site's 'What changed' page: "
+                        "each note's fate from the annotations at OLD's revision (OLD must be "
+                        "REV:pins.toml) to those now, with the code changes; e.g. moves/NAME.json")
     p.set_defaults(run=run)
 
 
@@ -38,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from reader.diff.compare import diff_sides
     from reader.diff.notes import apply_moved
     from reader.diff.printers import PRINTERS
-    from reader.diff.sides import load_side
+    from reader.diff.sides import is_rev_spec, load_side
 
     root = Path(args.project)
     old = load_side(root, args.old)
@@ -46,9 +50,15 @@ def run(args: argparse.Namespace) -> int:
     if args.apply and Path(new.label).resolve() != (root / "pins.toml").resolve():
         raise InputError(f"--apply records lines at the working tree's pins, not at {new.label}",
                          Location(new.label), "drop NEW, or run 'reader pin' first")
+    rev = args.old.partition(":")[0] if is_rev_spec(args.old) else ""
+    if args.record and not rev:
+        raise InputError("--record reads the old annotations from git, so OLD must be REV:pins.toml",
+                         Location(args.old), "e.g. reader diff HEAD~3:pins.toml --record moves/x.json")
     cache = Cache()
     report = diff_sides(root, old, new, cache, progress)
     sys.stdout.write(PRINTERS[args.format](report))
+    if args.record:
+        _record(root, rev, old, new, report, cache, Path(args.record))
     if args.apply:
         corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
         moved = [c for c in report.changes if isinstance(c, NoteChange)]
@@ -56,3 +66,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"reader diff --apply: {len(done)} moved notes updated"
               + (f" ({', '.join(done)})" if done else ""), file=sys.stderr)
     return report.exit_code
+
+
+def _record(root: Path, rev: str, old, new, report, cache: Cache, out: Path) -> None:
+    from reader.annotations import load_articles
+    from reader.corpus import Corpus, Project
+    from reader.diff.history import FATES, articles_at, move_record, write_record
+
+    old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
+    new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
+    record = move_record(report, rev, articles_at(root, rev), load_articles(root), old_corpus, new_corpus)
+    write_record(record, out)
+    counts = {f: sum(1 for x in record.fates if x.fate == f) for f in FATES}
+    print(f"reader diff --record: {out}: " + ", ".join(f"{n} {f}" for f, n in counts.items() if n),
+          file=sys.stderr)

@@ -26,6 +26,7 @@ from reader.render.lab import LabDoc, lab_assets, render_lab
 from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, load_labs
 from reader.render.links import definitions, linked_refs, target_of, uses_from
 from reader.render.model import Definition, NoteView, Page, SourceDoc, Target, Use
+from reader.render.moves import load_moves, move_page
 from reader.render.navigation import Generated, Written, assemble
 from reader.render.overview import FileInfo
 from reader.render.pagecache import PageCache, page_key, world_key
@@ -120,8 +121,10 @@ def _assemble(site: _Site, track: Track, files: list[PinnedFile], pages: list[Pa
     on_file = site.docs.on_file
     infos = [FileInfo(f.pin, f.path, len(split_lines(f.text)), len(on_file.get(f.path, ())))
              for f in files]
+    shown = {p.src_uri for p in pages}
+    changes = [move_page(stem, record, shown) for stem, record in load_moves(site.corpus.project.root)]
     out = assemble(track, site.corpus, pages, written, infos, {"Lowering rules": RULES}, assets,
-                   warnings)
+                   warnings, changes)
     counts = tuple((kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
     return replace(out, counts=counts)

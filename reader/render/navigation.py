@@ -110,9 +110,11 @@ def phase_links(phase: Phase, written: Sequence[Written], files: set[str]) -> li
 
 def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Sequence[Written],
              infos: Sequence[FileInfo], extra_nav: Mapping[str, str] | None = None,
-             assets: Sequence[Asset] = (), warnings: Sequence[str] = ()) -> Generated:
-    """The rendered pages with the outline's phase pages, placeholders, home and indexes, and the nav."""
-    pages: dict[str, Page] = {p.src_uri: p for p in rendered}
+             assets: Sequence[Asset] = (), warnings: Sequence[str] = (),
+             changes: Sequence[Page] = ()) -> Generated:
+    """The rendered pages with the outline's phase pages, placeholders, home and indexes, and the nav;
+    `changes` are the pin moves' pages, linked from home and the nav."""
+    pages: dict[str, Page] = {p.src_uri: p for p in [*rendered, *changes]}
     files = {i.path for i in infos}
     nav: list[Any] = [{"Home": HOME}]
     all_labs: list[EntryLink] = []
@@ -128,12 +130,14 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
         nav.append({nav_title(phase_title(phase)): [phase_page(phase.number)]
                     + [{nav_title(link.title): link.page} for link in links]})
     counts = {pin: len(corpus.files(pin)) for pin in corpus.pins}
-    pages[HOME] = home_page(track, list(corpus.pins.values()), counts, has_rules=RULES in pages)
+    pages[HOME] = home_page(track, list(corpus.pins.values()), counts, has_rules=RULES in pages,
+                            changes=[(p.title, p.src_uri) for p in changes])
     pages[SOURCE_INDEX] = source_index(list(corpus.pins.values()), infos)
     pages[LABS_INDEX] = labs_index(all_labs)
     for title, page in (extra_nav or {}).items():
         nav.append({nav_title(title): page})
     nav += [{"Labs": LABS_INDEX}, {"Source files": SOURCE_INDEX}]
+    nav += [{nav_title(p.title): p.src_uri} for p in changes]
     return Generated(tuple(pages.values()), tuple(nav), tuple(assets), tuple(warnings))
 
 

@@ -47,7 +47,7 @@ class FileInfo:
 
 
 def home_page(track: Track, pins: Sequence[Pin], file_counts: dict[str, int],
-              has_rules: bool = False) -> Page:
+              has_rules: bool = False, changes: Sequence[tuple[str, str]] = ()) -> Page:
     here = HOME
     pin_rows = [{"name": p.name, "repo": p.repo, "commit": p.commit, "tag": p.tag,
                  "commit_url": f"{p.repo.removesuffix('.git')}/tree/{p.commit}", "release": p.release,
@@ -55,8 +55,9 @@ def home_page(track: Track, pins: Sequence[Pin], file_counts: dict[str, int],
                  "files_href": rel(here, SOURCE_INDEX, f"pin-{p.name}")} for p in pins]
     phases = [{"title": ph.title, "summary": ph.summary, "href": rel(here, phase_page(ph.number))}
               for ph in track.phases]
+    moves = [{"title": title, "href": rel(here, uri)} for title, uri in changes]
     body = render("home.j2", track=track, pins=pin_rows, phases=phases, rules_href=rel(here, RULES) if has_rules else "",
-                  labs_href=rel(here, LABS_INDEX), source_href=rel(here, SOURCE_INDEX))
+                  labs_href=rel(here, LABS_INDEX), source_href=rel(here, SOURCE_INDEX), moves=moves)
     return Page(HOME, track.title, page_markdown(track.title, f"<p>{_esc(track.summary)}</p>"), body)
 
 

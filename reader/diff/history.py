@@ -1,0 +1,168 @@
+"""What a finished pin move did to the track: each note's fate between the annotations at the old
+pins (read from the project's git history) and those now, next to the code changes `reader diff` found."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from reader import gitio
+from reader.annotations import Article, Note, load_articles, resolve
+from reader.annotations.load import ANNOTATIONS_DIR
+from reader.corpus import Corpus
+from reader.diff.changes import DiffReport
+from reader.errors import GitError, InputError, Location
+
+FATES = ("unchanged", "moved", "re-read", "rewritten", "retired", "added", "unplaced")
+"""unchanged: same words on the same code at the same lines; moved: same words and code, other
+lines; re-read: same words, the code under them changed and a person kept the note; rewritten:
+the words changed; retired: gone from the annotations; added: new with the move; unplaced: it
+does not anchor at the new pins (a move not finished)."""
+
+RECORD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class NoteFate:
+    """One note across a move: its article, where its code was and is, and what became of it."""
+
+    fate: str
+    note: str
+    article: str
+    """The slug of the article holding it (the old one for a retired note)."""
+    path: str
+    old_line: int | None
+    new_line: int | None
+
+
+@dataclass(frozen=True)
+class PinMove:
+    """One pin's commits and releases before and after."""
+
+    name: str
+    repo: str
+    old: str
+    new: str
+    old_release: str
+    new_release: str
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """A pin move as the site shows it: the fates of the notes and the changes to the code."""
+
+    old: str
+    new: str
+    old_rev: str
+    """The project revision whose annotations were read as the old ones."""
+    pins: tuple[PinMove, ...]
+    fates: tuple[NoteFate, ...]
+    changes: tuple[dict[str, Any], ...]
+    """`reader diff`'s records of symbols, rules and facts, as its JSON printer writes them."""
+    titles: tuple[tuple[str, str], ...] = ()
+    """(slug, title) of every article named by a fate."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": RECORD_VERSION, "old": self.old, "new": self.new, "old_rev": self.old_rev,
+                "titles": dict(self.titles), "pins": [asdict(p) for p in self.pins],
+                "fates": [asdict(f) for f in self.fates],
+                "changes": list(self.changes)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], where: str) -> MoveRecord:
+        if not isinstance(data, dict) or data.get("version") != RECORD_VERSION:
+            raise InputError(f"not a move record of version {RECORD_VERSION}", Location(where, 1),
+                             "write it again with 'reader diff OLD NEW --record FILE'")
+        try:
+            fates = tuple(NoteFate(**f) for f in data["fates"])
+            pins = tuple(PinMove(**p) for p in data["pins"])
+            return cls(data["old"], data["new"], data["old_rev"], pins, fates, tuple(data["changes"]),
+                       tuple(sorted(data["titles"].items())))
+        except (KeyError, TypeError) as e:
+            raise InputError(f"malformed move record ({e})", Location(where, 1),
+                             "write it again with 'reader diff OLD NEW --record FILE'") from None
+
+
+def articles_at(root: Path, rev: str) -> list[Article]:
+    """The project's articles as committed at `rev`."""
+    try:
+        files = gitio.folder_at(root, rev, root / ANNOTATIONS_DIR)
+    except GitError as e:
+        raise InputError(f"cannot read the annotations at {rev!r}: {e.message}",
+                         Location(ANNOTATIONS_DIR), "name a commit of this project") from None
+    with tempfile.TemporaryDirectory(prefix="reader-history-") as tmp:
+        folder = Path(tmp) / ANNOTATIONS_DIR
+        folder.mkdir()
+        for name, text in files.items():
+            if name.endswith(".yaml"):
+                (folder / name).write_text(text, encoding="utf-8")
+        return load_articles(Path(tmp))
+
+
+def _place(note: Note, corpus: Corpus) -> tuple[int | None, str | None]:
+    """(first line, fingerprint) of the code `note` anchors in `corpus`, or (None, None)."""
+    anchor = resolve(note, corpus).anchor
+    return (anchor.span.start if anchor.span else None), anchor.fingerprint
+
+
+def _fate(old: Note, new: Note, old_corpus: Corpus, new_corpus: Corpus) -> tuple[str, int | None, int | None]:
+    (a, fa), (b, fb) = _place(old, old_corpus), _place(new, new_corpus)
+    if fb is None:
+        return "unplaced", a, b
+    if " ".join(old.body.split()) != " ".join(new.body.split()):
+        return "rewritten", a, b
+    if fa is None or fa != fb:
+        return "re-read", a, b
+    return ("unchanged" if (old.path, a) == (new.path, b) else "moved"), a, b
+
+
+def note_fates(old: list[Article], new: list[Article], old_corpus: Corpus,
+               new_corpus: Corpus) -> list[NoteFate]:
+    """Every note of either side, in the new articles' order, retired notes after their article's."""
+    before = {n.id: (a, n) for a in old for n in a.notes}
+    after = {n.id: (a, n) for a in new for n in a.notes}
+    out = []
+    for article in new:
+        for n in article.notes:
+            if n.id not in before:
+                out.append(NoteFate("added", n.id, article.slug, n.path, None, _place(n, new_corpus)[0]))
+                continue
+            fate, a, b = _fate(before[n.id][1], n, old_corpus, new_corpus)
+            out.append(NoteFate(fate, n.id, article.slug, n.path, a, b))
+    for note_id, (article, n) in before.items():
+        if note_id not in after:
+            out.append(NoteFate("retired", note_id, article.slug, n.path, n.line, None))
+    return out
+
+
+def move_record(report: DiffReport, old_rev: str, old: list[Article], new: list[Article],
+                old_corpus: Corpus, new_corpus: Corpus) -> MoveRecord:
+    """The record of a move: note fates, and the pins, rule tables, facts and the symbols of the
+    files the track reads (their names and signatures; bodies are on the source pages)."""
+    fates = note_fates(old, new, old_corpus, new_corpus)
+    titles = {a.slug: a.title for a in [*old, *new] if any(f.article == a.slug for f in fates)}
+    read = {r.path for a in [*old, *new] for r in a.reads} | {n.path for a in [*old, *new] for n in a.notes}
+    kept = []
+    for change in report.changes:
+        if change.section not in ("symbols", "rules", "facts"):
+            continue
+        data = change.to_json()
+        if change.section == "symbols" and data["path"] not in read:
+            continue
+        for derived in ("diff", "explain", "needs_person"):
+            data.pop(derived, None)
+        kept.append(data)
+    a, b = old_corpus.pins, new_corpus.pins
+    pins = tuple(PinMove(name, b[name].repo, a[name].commit, b[name].commit, a[name].release,
+                         b[name].release) for name in sorted(set(a) & set(b)) if a[name].commit != b[name].commit)
+    return MoveRecord(report.old, report.new, old_rev, pins, tuple(fates), tuple(kept),
+                      tuple(sorted(titles.items())))
+
+
+def write_record(record: MoveRecord, path: Path) -> None:
+    from reader.cache import atomic_write
+
+    atomic_write(path, (json.dumps(record.to_json(), indent=1, sort_keys=True) + "\n").encode())
