@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,11 @@ import jax.numpy as jnp
 import numpy as np
 
 NO_GPU_REASON = "no GPU: jax.default_backend() is not 'gpu' on this machine"
+
+GPU_KIND = "NVIDIA H100"
+"""The GPU a host without one lowers for. At jax 0.12.0.1 the GPU lowerings ask the device
+which GPU they target (`triton/gpu_info.py::get_gpu_info`); with no GPU and no abstract
+device they raise "No supported GPU devices found, please specify an abstract GPU device"."""
 
 TARGET = jax.make_user_context(None)
 """`with TARGET("gpu"):` builds the native GPU kernels whatever the backend (to lower them for
@@ -32,23 +38,41 @@ def interpret() -> bool:
 
 
 def compiler_params(num_warps: int = 4, num_stages: int = 2) -> Any:
-    """On a GPU pick the Triton backend (jax 0.10.2 defaults to Mosaic GPU); None elsewhere."""
+    """On a GPU the Triton backend's parameters; None elsewhere. In jax 0.12.0.1 a GPU
+    `pallas_call` always lowers to Triton (deprecated since jax 0.11.0, with a warning); Mosaic
+    GPU is reached through `plgpu.kernel` only."""
     if not on_gpu():
         return None
     from jax.experimental.pallas import triton as pltriton
     return pltriton.CompilerParams(num_warps=num_warps, num_stages=num_stages)
 
 
+def lowering_target(platform: str) -> contextlib.AbstractContextManager[Any]:
+    """Where lowering for `platform` needs a device this host lacks, an abstract one-device mesh
+    whose device is that target (a `GPU_KIND` GPU for cuda); nothing otherwise."""
+    if platform not in ("cuda", "rocm") or jax.default_backend() == "gpu":
+        return contextlib.nullcontext()
+    # num_cores: an H100 SXM has 132 streaming multiprocessors (a GPU device's `core_count`).
+    device = jax.sharding.AbstractDevice(GPU_KIND, 132, platform)
+    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("gpu",), abstract_device=device))
+
+
+def lower(fn: Any, args: tuple[Any, ...], platform: str) -> Any:
+    """`fn` traced and lowered for `platform` (`jax.stages.Lowered`), on any host (no compile)."""
+    with lowering_target(platform):
+        return jax.jit(fn).trace(*args).lower(lowering_platforms=(platform,))
+
+
 def lower_for_gpu(fn: Any, *args: Any) -> str:
     """The StableHLO of `fn` built for a GPU and lowered for CUDA, on any host (no compile)."""
     with TARGET("gpu"):
-        return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
+        return lower(fn, args, "cuda").as_text()
 
 
 def where() -> str:
     """One line saying how this run executes its kernels."""
     if on_gpu():
-        return f"native on {jax.devices()[0].device_kind} (Pallas Triton backend)"
+        return f"native on {jax.devices()[0].device_kind} (Pallas Triton backend, deprecated since jax 0.11.0)"
     return f"interpret mode on {jax.default_backend()} (no GPU or TPU here)"
 
 

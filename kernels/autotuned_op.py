@@ -19,6 +19,7 @@ Exercises: tokamax/_src/ops/op.py::Op, tokamax/_src/ops/op.py::Op._get_autotunin
 # serialise the bound arguments, so they must be types, not strings.
 import dataclasses
 import math
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -41,14 +42,31 @@ class Config:
 
 
 @dataclasses.dataclass(frozen=True)
-class DispatchKey:
-    """What the autotuning cache is keyed by: the shapes that decide which config is fastest."""
+class DispatchKey(Mapping[str, Any]):
+    """What the autotuning cache is keyed by: the shapes that decide which config is fastest.
+
+    Also a read-only mapping of its fields: tokamax 0.0.17 takes a key to be one (its default
+    key is an `immutabledict` of the abstract arguments) and logs a cache miss by `dict(key)`."""
 
     seq_q: int
     seq_k: int
     head_dim: int
     dtype: str
     causal: bool
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._names():
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(self))
 
 
 @dataclasses.dataclass(frozen=True)

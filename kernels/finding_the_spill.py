@@ -9,9 +9,11 @@ and the loaded tiles off the `scf.for` and `tt.load` types, and prints the regis
 it implies; the compile step is skipped with the reason. On a GPU it compiles each shape
 (XLA dumps the PTX with `--xla_dump_to`), runs `ptxas -v` on it and prints the registers and
 the `bytes spill stores` / `bytes spill loads` ptxas reports: the spill, found in the
-compiler's output rather than guessed.
+compiler's output rather than guessed. The Pallas Triton backend is deprecated since jax
+0.11.0 but still lowers at the pinned jax 0.12.0.1 (with a DeprecationWarning); a host without
+a GPU lowers for an abstract H100 (sm_90), since the lowering asks which GPU it targets.
 
-Exercises: jax/_src/pallas/triton/lowering.py::lower_jaxpr_to_triton_module, jax/_src/pallas/triton/lowering.py::_dot_general_lowering, jax/_src/pallas/triton/lowering.py::_scan_lowering_rule, jax/_src/pallas/triton/core.py::CompilerParams, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering
+Exercises: jax/_src/pallas/triton/lowering.py::lower_jaxpr_to_triton_module, jax/_src/pallas/triton/lowering.py::_dot_general_lowering, jax/_src/pallas/triton/lowering.py::_scan_lowering_rule, jax/_src/pallas/triton/core.py::CompilerParams, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/triton/gpu_info.py::get_gpu_info
 """
 
 from __future__ import annotations

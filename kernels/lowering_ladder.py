@@ -1,15 +1,19 @@
 """LAB·2.1 · The lowering ladder: one kernel through every IR a CPU host can reach.
 
-The same `pallas_call` is lowered five ways without any accelerator: the outer jaxpr (one
+The same kernel body is lowered five ways without any accelerator: the outer jaxpr (one
 `pallas_call` equation), the kernel jaxpr inside it, then, with `lowering_platforms` and
 `debug=True`, the Mosaic TPU module (what `tpu_custom_call` carries to the TPU compiler), the
-Triton IR (`tt.func`, selected by Triton `CompilerParams`) and the Mosaic GPU module (jax
-0.10.2's default GPU backend). Each rung is printed with its size and its most used ops, and
-saved for the site. A second kernel, a matmul, shows a rung that refuses: each backend is a
-dictionary from primitive to lowering rule, and Mosaic GPU's has no `dot_general` (a
-Hopper kernel uses `plgpu.wgmma` instead), so lowering raises rather than falling back.
+Triton IR (`tt.func`) and the Mosaic GPU module. A host without a GPU lowers for one only
+inside an abstract mesh whose device names the GPU (here an H100): at jax 0.12.0.1 the GPU
+lowerings ask it for the target's compute capability. In jax 0.12.0.1 a GPU `pallas_call`
+lowers to Triton (deprecated since jax 0.11.0) and Mosaic GPU no longer takes a `pallas_call`
+at all: the Mosaic GPU rung runs the same body through `plgpu.kernel`, its blocks staged by
+`plgpu.emit_pipeline`. Each rung is printed with its size and its most used ops, and saved for
+the site. A second kernel, a matmul, shows a rung that refuses: each backend is a dictionary
+from primitive to lowering rule, and Mosaic GPU's has no `dot_general` (a Hopper kernel uses
+`plgpu.wgmma` instead), so lowering raises rather than falling back.
 
-Exercises: jax/_src/pallas/pallas_call.py::_pallas_call_lowering, jax/_src/pallas/mosaic/pallas_call_registration.py::pallas_call_tpu_lowering_rule, jax/_src/pallas/mosaic/lowering.py::lower_jaxpr_to_pipelined_module, jax/_src/pallas/mosaic/lowering.py::lowering_rules, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/triton/lowering.py::triton_lowering_rules, jax/_src/pallas/mosaic_gpu/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/mosaic_gpu/lowering.py::mosaic_lowering_rules
+Exercises: jax/_src/pallas/pallas_call.py::_pallas_call_lowering, jax/_src/pallas/mosaic/pallas_call_registration.py::pallas_call_tpu_lowering_rule, jax/_src/pallas/mosaic/lowering.py::lower_jaxpr_to_pipelined_module, jax/_src/pallas/mosaic/lowering.py::lowering_rules, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/triton/gpu_info.py::get_gpu_info, jax/_src/pallas/triton/lowering.py::triton_lowering_rules, jax/_src/pallas/mosaic_gpu/core.py::kernel, jax/_src/pallas/mosaic_gpu/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic_gpu/pallas_call_registration.py::mpmd_map_mgpu_lowering_rule, jax/_src/pallas/mosaic_gpu/lowering.py::mosaic_lowering_rules
 """
 
 from __future__ import annotations
@@ -50,14 +54,42 @@ def exp_add(x: jax.Array, y: jax.Array, *, debug: bool = False, compiler_params:
         debug=debug, compiler_params=compiler_params, interpret=interpret)(x, y)
 
 
+def _matmul_specs(x: jax.Array, y: jax.Array) -> tuple[list[pl.BlockSpec], pl.BlockSpec]:
+    return ([pl.BlockSpec((128, x.shape[1]), lambda i: (i, 0)), pl.BlockSpec(y.shape, lambda i: (0, 0))],
+            pl.BlockSpec((128, y.shape[1]), lambda i: (i, 0)))
+
+
 def matmul(x: jax.Array, y: jax.Array, *, debug: bool = False, compiler_params: Any = None) -> jax.Array:
+    in_specs, out_spec = _matmul_specs(x, y)
     return pl.pallas_call(
         matmul_kernel, out_shape=jax.ShapeDtypeStruct((x.shape[0], y.shape[1]), jnp.float32),
-        grid=(x.shape[0] // 128,),
-        in_specs=[pl.BlockSpec((128, x.shape[1]), lambda i: (i, 0)),
-                  pl.BlockSpec(y.shape, lambda i: (0, 0))],
-        out_specs=pl.BlockSpec((128, y.shape[1]), lambda i: (i, 0)),
+        grid=(x.shape[0] // 128,), in_specs=in_specs, out_specs=out_spec,
         debug=debug, compiler_params=compiler_params)(x, y)
+
+
+def mosaic_gpu_call(body: Callable[..., None], out_shape: jax.ShapeDtypeStruct, grid: tuple[int, ...],
+                    in_specs: list[pl.BlockSpec], out_spec: pl.BlockSpec, debug: bool = False) -> Any:
+    """The `pallas_call(body, grid, specs)` of a Pallas body, built for Mosaic GPU: a
+    `plgpu.kernel` over GMEM refs whose `plgpu.emit_pipeline` copies each block to SMEM."""
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    def kernel(*gmem_refs):
+        plgpu.emit_pipeline(lambda _, *smem_refs: body(*smem_refs), grid=grid,
+                            in_specs=in_specs, out_specs=[out_spec])(*gmem_refs)
+
+    return plgpu.kernel(kernel, out_type=out_shape, debug=debug, kernel_name=body.__name__)
+
+
+def exp_add_mosaic_gpu(x: jax.Array, y: jax.Array, *, debug: bool = False) -> jax.Array:
+    spec = pl.BlockSpec(BLOCK, lambda i: (i, 0))
+    return mosaic_gpu_call(exp_add_kernel, jax.ShapeDtypeStruct(x.shape, x.dtype),
+                           (x.shape[0] // BLOCK[0],), [spec, spec], spec, debug)(x, y)
+
+
+def matmul_mosaic_gpu(x: jax.Array, y: jax.Array, *, debug: bool = False) -> jax.Array:
+    in_specs, out_spec = _matmul_specs(x, y)
+    return mosaic_gpu_call(matmul_kernel, jax.ShapeDtypeStruct((x.shape[0], y.shape[1]), jnp.float32),
+                           (x.shape[0] // 128,), in_specs, out_spec, debug)(x, y)
 
 
 @dataclass(frozen=True)
@@ -79,14 +111,15 @@ def _triton_params() -> Any:
 
 
 def debug_sections(fn: Callable[..., Any], args: tuple, platform: str) -> dict[str, str]:
-    """Lower `fn` for `platform` and split what `debug=True` printed into its titled sections."""
+    """Lower `fn` for `platform` and split what `debug=True` printed into its titled sections
+    (`The Triton module for pallas_call ...:`, `The Mosaic GPU module for mpmd_map ...:`)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        jax.jit(fn).trace(*args).lower(lowering_platforms=(platform,))
+        plat.lower(fn, args, platform)
     sections: dict[str, str] = {}
     title = None
     for line in out.getvalue().splitlines():
-        m = re.match(r"The (.+?) for pallas_call ", line)
+        m = re.match(r"The (.+?) for (?:pallas_call|mpmd_map) ", line)
         if m:
             title = m.group(1)
             sections[title] = ""
@@ -101,7 +134,7 @@ def ladder() -> list[Rung]:
     tpu = debug_sections(lambda a, b: exp_add(a, b, debug=True), (x, y), "tpu")
     triton = debug_sections(lambda a, b: exp_add(a, b, debug=True, compiler_params=_triton_params()),
                             (x, y), "cuda")
-    mgpu = debug_sections(lambda a, b: exp_add(a, b, debug=True), (x, y), "cuda")
+    mgpu = debug_sections(lambda a, b: exp_add_mosaic_gpu(a, b, debug=True), (x, y), "cuda")
     return [
         Rung("outer jaxpr", "lowering_ladder.1.outer.jaxpr.txt", outer),
         Rung("kernel jaxpr", "lowering_ladder.2.kernel.jaxpr.txt", kernel),
@@ -148,12 +181,15 @@ def refusals() -> list[Refusal]:
         "Mosaic GPU": any(dot in t for t in mgpu_lowering.mosaic_lowering_rules.values()),
     }
     x, y = plat.randn(5, (256, 128), (128, 128))
-    calls = {"Mosaic TPU": ("tpu", None), "Triton": ("cuda", _triton_params()), "Mosaic GPU": ("cuda", None)}
+    calls: dict[str, tuple[str, Callable[..., Any]]] = {
+        "Mosaic TPU": ("tpu", lambda a, b: matmul(a, b, debug=True)),
+        "Triton": ("cuda", lambda a, b: matmul(a, b, debug=True, compiler_params=_triton_params())),
+        "Mosaic GPU": ("cuda", lambda a, b: matmul_mosaic_gpu(a, b, debug=True)),
+    }
     out = []
-    for backend, (platform, params) in calls.items():
+    for backend, (platform, fn) in calls.items():
         try:
-            sections = debug_sections(lambda a, b, p=params: matmul(a, b, debug=True, compiler_params=p),
-                                      (x, y), platform)
+            sections = debug_sections(fn, (x, y), platform)
             module = next(v for k, v in sections.items() if k != "kernel jaxpr" and "grid" not in k)
             top = ", ".join(op for op, _ in op_counts(module).most_common(30) if "dot" in op or "matmul" in op)
             outcome = f"lowered ({top})"

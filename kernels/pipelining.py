@@ -7,13 +7,15 @@ semaphore just before the data is needed. On a CPU the TPU interpreter
 `dma_execution_mode="eager"` each DMA is performed when it starts, and with its
 `LoggingMode.SEMAPHORE | SHARED_MEMORY` logging every buffer access, semaphore signal and wait
 is logged in program order. The lab runs a blocked matmul through emit_pipeline (simulating a
-TPU v5e through an abstract mesh, since the pipeline asks the chip for its tiling), turns the
-log into events (DMA start, DMA wait, compute step) and draws the timeline of DMA slots and
-compute as an SVG. What to read in it: every input DMA of step s+1 starts before compute
-step s, the output block stays in VMEM across the reduction axis and is written back once
-per output tile, and y's blocks are fetched again for every row of tiles.
+TPU v5e through an abstract mesh, since the pipeline asks the chip for its tiling; at jax
+0.12.0.1, unlike 0.10.2, a jitted call under an abstract mesh runs only with its operands
+committed to a real device), turns the log into events (DMA start, DMA wait, compute step)
+and draws the timeline of DMA slots and compute as an SVG. What to read in it: every input
+DMA of step s+1 starts before compute step s, the output block stays in VMEM across the
+reduction axis and is written back once per output tile, and y's blocks are fetched again
+for every row of tiles.
 
-Exercises: jax/_src/pallas/mosaic/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic/pipeline.py::BufferedRef, jax/_src/pallas/mosaic/pipeline.py::Scheduler, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.wait_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_out, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_start, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_wait, jax/_src/pallas/mosaic/interpret/params.py::InterpretParams, jax/_src/pallas/mosaic/tpu_info.py::get_tpu_info
+Exercises: jax/_src/pallas/mosaic/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic/pipeline.py::BufferedRef, jax/_src/pallas/mosaic/pipeline.py::Scheduler, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.wait_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_out, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_start, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_wait, jax/_src/pallas/mosaic/interpret/params.py::InterpretParams, jax/_src/pallas/mosaic/pipeline.py::BufferedRefBase.get_dma_slice
 """
 
 from __future__ import annotations
@@ -203,7 +205,8 @@ def record(m: int = 16, n: int = 128, k: int = 384,
     """Run the pipelined matmul under the TPU interpreter and return its recorded schedule."""
     from jax._src.pallas.mosaic.interpret.params import LoggingMode
 
-    x, y = plat.randn(3, (m, k), (k, n))
+    # Committed to the host device: the abstract mesh names the chip, the device runs the interpreter.
+    x, y = jax.device_put(plat.randn(3, (m, k), (k, n)), jax.devices()[0])
     params = pltpu.InterpretParams(dma_execution_mode="eager",
                                    logging_mode=LoggingMode.SEMAPHORE | LoggingMode.SHARED_MEMORY)
     fn = jax.jit(lambda a, b: pipelined_matmul(a, b, block, params))

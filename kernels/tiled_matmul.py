@@ -8,7 +8,7 @@ FLOP per byte for s-byte elements. The lab runs the kernel with two block shapes
 both against jnp, and prints for each block shape and chip the roofline estimate
 min(peak, intensity x bandwidth), and draws it as an SVG.
 
-Exercises: jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/core.py::GridSpec, jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/primitives.py::program_id, jax/_src/pallas/mosaic/tpu_info.py::TpuInfo
+Exercises: jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/core.py::GridSpec, jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/primitives.py::program_id
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ class Chip:
 
 CHIPS = (
     # Google Cloud TPU v5e page, "System architecture": 197 TFLOPs bf16 and 819 GB/s HBM2 per
-    # chip (https://cloud.google.com/tpu/docs/v5e); jax/_src/pallas/mosaic/tpu_info.py at the
-    # pin records the same numbers (bf16_ops_per_second=1.97e14, mem_bw_bytes_per_second=8.2e11).
+    # chip (https://cloud.google.com/tpu/docs/v5e); jax 0.12.0.1 records the same numbers
+    # (bf16_ops_per_second=1.97e14, mem_bw_bytes_per_second=8.20e11) in `TpuInfo`, which moved
+    # from the pinned jax/_src/pallas/mosaic/tpu_info.py (now a re-export) to jax/_src/tpu_info.py.
     Chip("TPU v5e", 197e12, 819e9, "https://cloud.google.com/tpu/docs/v5e"),
     # NVIDIA H100 SXM datasheet: BF16 Tensor Core 1,979 TFLOPS *with sparsity*, so 989 dense;
     # HBM3 3.35 TB/s (https://www.nvidia.com/en-us/data-center/h100/).

@@ -60,6 +60,13 @@ class BuildError(ReaderError):
     """The site could not be built."""
 
 
+class LabError(BuildError):
+    """A lab raised (or ran out of time) while the site was built: a finding in the project's own
+    code, like a stale note (exit 1). `reader build --keep-going` builds the site anyway."""
+
+    exit_code = 1
+
+
 class BusyError(ReaderError):
     """Another reader process holds what this one needs (`reader build --no-wait`)."""
 

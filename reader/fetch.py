@@ -17,6 +17,7 @@ from typing import Protocol
 from reader.cache import Cache, blob_sha
 from reader.errors import FetchError, Location, ReaderError
 from reader.pins import LockEntry, Pin, check_url
+from reader.progress import counted
 
 Progress = Callable[[str], None]
 
@@ -191,7 +192,8 @@ def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
             break
         got = 0
         try:
-            for path, data in source.provide(pin, wanted, progress):
+            provided = source.provide(pin, wanted, progress)
+            for path, data in counted(f"{pin.name}: fetching files", provided, len(wanted)):
                 actual = blob_sha(data)
                 if actual != wanted[path]:
                     mismatches.append(Mismatch(path, wanted[path], actual, source.name))

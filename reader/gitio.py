@@ -152,6 +152,12 @@ def show_at(root: Path, rev: str, path: Path) -> str:
     return _git(repo, "cat-file", "blob", f"{rev}:{rel}")
 
 
+def commit_of(root: Path, rev: str) -> str:
+    """The full sha of the project's commit `rev` (`HEAD`, a branch, a short sha)."""
+    repo, _ = _project_repo(root, rev, root)
+    return _git(repo, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}").strip()
+
+
 def folder_at(root: Path, rev: str, folder: Path) -> dict[str, str]:
     """{file name: text} of the files directly in `folder` of the project repository at `rev`."""
     repo, rel = _project_repo(root, rev, folder)

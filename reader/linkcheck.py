@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from reader.cache import Cache
+from reader.progress import counted
 
 # Attributes of tags only: `<` starts a tag (in text it is `&lt;`), so a note that shows
 # `<a href="x">` as text is not taken for a link.
@@ -36,7 +37,7 @@ def _internal(href: str) -> bool:
     return not (parts.scheme or parts.netloc or href.startswith("//"))
 
 
-LINKS_KIND = "links-v2"
+LINKS_KIND = "links"
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,10 @@ def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int) -
     todo = [name for name in names if name not in out]
     if workers >= 2 and len(todo) >= 32 and "fork" in multiprocessing.get_all_start_methods():
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            scanned = list(pool.map(_scan_bytes, [data[n] for n in todo], chunksize=8))
+            done = pool.map(_scan_bytes, [data[n] for n in todo], chunksize=8)
+            scanned = list(counted("checking links", done, len(todo)))
     else:
-        scanned = [_scan_bytes(data[n]) for n in todo]
+        scanned = list(counted("checking links", (_scan_bytes(data[n]) for n in todo), len(todo)))
     for name, found in zip(todo, scanned, strict=True):
         out[name] = found
         if cache is not None:

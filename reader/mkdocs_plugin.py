@@ -16,6 +16,7 @@ from mkdocs.structure.pages import Page as MkPage
 
 from reader.cache import Cache
 from reader.errors import ReaderError
+from reader.progress import Stage, stage
 from reader.render.generate import generate_site
 from reader.render.model import SLOT
 from reader.render.navigation import Generated, nav_pages
@@ -40,6 +41,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         """Set by `reader build`, which generates the pages before mkdocs runs."""
         self.bodies: dict[str, str] = {}
         self.stencils = Stencils()
+        self.laying_out: Stage | None = None
+        """Pages through the theme (a stage of `reader build`'s progress)."""
 
     def on_env(self, env, /, *, config: MkDocsConfig, files: Files):
         """The theme's templates compile once, not on every build (jinja checks their source);
@@ -49,6 +52,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             folder.mkdir(parents=True, exist_ok=True)
             env.bytecode_cache = FileSystemBytecodeCache(str(folder))
         self.stencils = Stencils()
+        self.laying_out = stage("laying out pages", len(files.documentation_pages()))
         return self.stencils.install(env)
 
     def on_page_content(self, html: str, /, *, page: MkPage, config: MkDocsConfig,
@@ -76,6 +80,9 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                                         inclusion=InclusionLevel.NOT_IN_NAV))
         for warning in self.generated.warnings:
             log.info("reader: %s", warning)
+        if self.preloaded is None:  # `mkdocs build`/`serve`: a failed lab is a warning (strict fails)
+            for failure in self.generated.failures:
+                log.warning("reader: %s", failure)
         config.nav = list(self.generated.nav)
         log.info("reader: generated %d pages", len(self.generated.pages))
         return files
@@ -88,7 +95,13 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                 server.watch(str(path))
         return server
 
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.laying_out is not None:
+            self.laying_out.close()
+
     def on_post_page(self, output: str, /, *, page: MkPage, config: MkDocsConfig) -> str:
+        if self.laying_out is not None:
+            self.laying_out.advance()
         body = self.bodies.get(page.file.src_uri)
         if body is None:
             return output

@@ -31,8 +31,6 @@ class Symbol:
     """From the first decorator (or the `def`/`class`/assignment line) to the last line."""
     line: int
     """The line of the `def`, `class` or assignment target itself."""
-    signature: str = ""
-    """For functions and classes: the header as written, normalised to one line."""
 
     @property
     def name(self) -> str:

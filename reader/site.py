@@ -15,8 +15,9 @@ from pathlib import Path
 import filelock
 
 from reader.cache import Cache
-from reader.errors import BuildError, BusyError, Location
+from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import check_links
+from reader.progress import current
 from reader.render.generate import generate_site
 
 
@@ -32,6 +33,8 @@ class BuildReport:
     `layout`: pages mkdocs' theme rendered against pages filled into a folder's stencil."""
     pruned: tuple[str, ...] = ()
     """Code versions whose cached results this build removed."""
+    failures: tuple[ReaderError, ...] = ()
+    """The labs that failed (`LabError`): with `keep_going`, named on their pages and here."""
 
     def timings(self) -> str:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps)
@@ -46,11 +49,14 @@ class BuildReport:
 
 
 def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
-               progress: Callable[[str], None] = lambda _m: None, wait: bool = True) -> BuildReport:
+               progress: Callable[[str], None] = lambda _m: None, wait: bool = True,
+               keep_going: bool = False) -> BuildReport:
     """Build the site into a temporary folder next to `site_dir`, check it, and swap it in.
 
-    A failure at any step leaves the previous `site_dir` as it was. One build at a time writes a
-    given `site_dir`: a second waits for the first (or, with `wait=False`, raises BusyError).
+    A failure at any step leaves the previous `site_dir` as it was; a lab that fails is a failure
+    (`LabError`) unless `keep_going`, when the site is built with the lab's page saying it failed,
+    and the report names it. One build at a time writes a given `site_dir`: a second waits for
+    the first (or, with `wait=False`, raises BusyError).
     """
     root = root.resolve()
     site_dir = (site_dir or root / "site").resolve()
@@ -63,16 +69,32 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
     with _build_lock(site_dir, progress, wait), cache.in_use():
         recover(site_dir)
         with cache.staged():  # a failed build adds nothing to the cache
-            report = _build_locked(root, site_dir, jobs, progress, cache)
+            report = _build_locked(root, site_dir, jobs, progress, cache, keep_going)
+        # A failed lab fails only now: what was computed (the other labs' runs above all) is kept.
+        if report.failures and not keep_going:
+            raise labs_failed(report.failures)
         return replace(report, pruned=tuple(cache.prune()))
 
 
+def labs_failed(failures: tuple[ReaderError, ...]) -> ReaderError:
+    """One error for the failed labs: the first, with the others' places and reasons after it."""
+    first, rest = failures[0], failures[1:]
+    if not rest:
+        return first
+    more = "".join(f"\n  {e.location}: {e.message}" for e in rest)
+    return LabError(f"{first.message}; and {len(rest)} more:{more}", first.location, first.hint)
+
+
 def _build_locked(root: Path, site_dir: Path, jobs: int | None,
-                  progress: Callable[[str], None], cache: Cache) -> BuildReport:
+                  progress: Callable[[str], None], cache: Cache, keep_going: bool) -> BuildReport:
     start = time.perf_counter()
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
-        steps, counts = _mkdocs_build(root, fresh, jobs, progress, cache)
+        steps, counts, failures = _mkdocs_build(root, fresh, jobs, progress, cache, keep_going)
+        if failures and not keep_going:  # mkdocs did not run: the site stays as it was
+            shutil.rmtree(fresh, ignore_errors=True)
+            return BuildReport(site_dir, 0, time.perf_counter() - start, tuple(steps), counts,
+                               failures=failures)
         progress("checking links")
         t = time.perf_counter()
         problems = check_links(fresh, cache, jobs or os.cpu_count() or 1)
@@ -87,7 +109,8 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), counts)
+    return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), counts,
+                       failures=failures)
 
 
 def lock_path(site_dir: Path) -> Path:
@@ -160,10 +183,16 @@ def swap_in(fresh: Path, site_dir: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+Steps = list[tuple[str, float]]
+Counts = tuple[tuple[str, int, int], ...]
+
+
 def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None],
-                  cache: Cache | None = None) -> tuple[list[tuple[str, float]], tuple[tuple[str, int, int], ...]]:
-    """Generate the pages, then run mkdocs with them; (step, seconds) of both, and the counts of
-    pages rendered and read back (`BuildReport.counts`)."""
+                  cache: Cache | None = None, keep_going: bool = False,
+                  ) -> tuple[Steps, Counts, tuple[ReaderError, ...]]:
+    """Generate the pages, then run mkdocs with them (not when a lab failed, unless `keep_going`);
+    (step, seconds) of both, the counts of pages rendered and read back (`BuildReport.counts`),
+    and the failed labs."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -189,6 +218,8 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
         plugin.preloaded = generated
         for warning in generated.warnings:
             progress(f"note: {warning}")
+        if generated.failures and not keep_going:
+            return steps, generated.counts, generated.failures
         progress(f"running mkdocs on {len(generated.pages)} pages")
         t = time.perf_counter()
         config.plugins.on_startup(command="build", dirty=False)
@@ -199,16 +230,26 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
         steps.append(("mkdocs", time.perf_counter() - t))
         filled = plugin.stencils.filled
         layout = ("layout", len(generated.pages) - filled, filled)
-        return steps, (*generated.counts, layout)
+        return steps, (*generated.counts, layout), generated.failures
     except MkDocsException as e:
         raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
+
+
+class _Warnings(logging.Handler):
+    """mkdocs' warnings, through the command's progress (above the bars on a terminal)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            current().warn(self.format(record))
+        except Exception:
+            self.handleError(record)
 
 
 def _quiet_mkdocs() -> None:
     """Show mkdocs' warnings (strict mode turns them into a failed build), not its info lines."""
     logger = logging.getLogger("mkdocs")
     if not any(getattr(h, "_reader", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
+        handler = _Warnings()
         handler.setLevel(logging.WARNING)
         handler.setFormatter(logging.Formatter("  mkdocs: %(levelname)s %(message)s"))
         handler._reader = True  # type: ignore[attr-defined]

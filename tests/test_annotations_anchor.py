@@ -7,6 +7,7 @@ from dataclasses import replace
 from reader.annotations.anchor import fingerprint, resolve_text, split_lines
 from reader.annotations.model import Note, Quote, Status
 from reader.errors import Location
+from reader.extract.symbols import symbols_of
 from reader.model import Span
 from tests.annotations_project import fixture
 
@@ -172,7 +173,13 @@ def test_fingerprint_ignores_trailing_space_and_uniform_reindent_only():
     assert len(base) == 12 and int(base, 16) >= 0
 
 
-def test_resolution_is_pure_and_repeatable():
+def test_resolution_depends_only_on_the_note_and_the_text():
     n = accepted(note(symbol="_broadcast_input_output_aliases"), OLD)
-    assert resolve_text(n, NEW) == resolve_text(n, NEW)
+    on_new = resolve_text(n, NEW)
+    assert on_new.span is not None and on_new.fingerprint != n.fingerprint
+    assert (on_new.status, on_new.span.start) == (Status.STALE,
+                                                   line_of(NEW, "def _broadcast_input_output_aliases"))
     assert resolve_text(n, OLD).status is Status.OK
+    # The same answer from the symbols a cache hands over, and from the text with CRLF endings.
+    assert resolve_text(n, NEW, symbols=symbols_of(NEW)) == on_new
+    assert resolve_text(n, NEW.replace("\n", "\r\n")) == on_new

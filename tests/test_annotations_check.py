@@ -4,8 +4,6 @@ the statuses across a pin move, and the text, github and json formats."""
 from __future__ import annotations
 
 import json
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,8 @@ from jsonschema import Draft202012Validator
 from reader.annotations import check as checking
 from reader.annotations.load import schema
 from reader.cli import main
+from reader.errors import Location
+from reader.extract.fact import Fact, Facts, Unknown
 from tests.annotations_project import pin_project, write_annotation, write_kernel
 
 HEAD = ("title: T\nslug: a\nphase: 2\nkind: article\norder: 1\n"
@@ -146,9 +146,13 @@ def test_bad_input_is_one_located_line_and_exit_2(project, capsys, case):
     assert (code, out) == (2, [expected])
 
 
+def _facts(*facts: Fact, unknown: tuple[Unknown, ...] = ()):
+    return lambda corpus: Facts(facts, unknown)
+
+
 def test_unknown_fact_with_did_you_mean(project, capsys, monkeypatch):
-    monkeypatch.setattr(checking, "installed_facts",
-                        lambda corpus: {"tpu.rules.tc": 131, "triton.rules": 101})
+    monkeypatch.setattr(checking, "computed_facts",
+                        _facts(Fact("tpu.rules.tc", 131, ""), Fact("triton.rules", 101, "")))
     write_annotation(project, "a", HEAD + "summary: '{{fact:tpu.rules.tc}} rules, "
                                           "{{fact:tpu.rule.tc}} typo'\n")
     code, out = check(project, capsys)
@@ -262,19 +266,33 @@ def test_a_note_outside_the_shown_symbols_is_an_error(project, capsys):
                               "to `reads: symbols` or anchor the note inside them")
 
 
-def test_facts_come_from_reader_extract_facts(project, capsys, monkeypatch):
-    module = types.ModuleType("reader.extract.facts")
-    monkeypatch.setitem(sys.modules, "reader.extract.facts", module)
-    write_annotation(project, "a", HEAD + "summary: '{{fact:pallas_call.rules}} rules'\n")
-    code = main(["-C", str(project), "check"])
-    assert (code, capsys.readouterr().err) == (
-        2, "reader: error: reader.extract.facts has no compute_facts(corpus); give it "
-           "`compute_facts(corpus) -> dict[str, object]` (ARCHITECTURE.md)\n")
-    module.compute_facts = lambda corpus: {"pallas_call.rules": sorted(corpus.pins)}  # type: ignore[attr-defined]
-    assert check(project, capsys) == (0, [])
-    module.compute_facts = lambda corpus: {"pallas_call.rule": 5}  # type: ignore[attr-defined]
+SM90 = "tokamax/_src/ops/attention/pallas_mosaic_gpu_kernel_sm90.py"
+
+
+def test_facts_an_extractor_cannot_compute_are_findings(project, capsys, monkeypatch):
+    unknown = Unknown(("tokamax.sm90.**",), Location(SM90, 150), "cannot read the heuristic",
+                      "update reader/extract/sm90_source.py")
+    monkeypatch.setattr(checking, "computed_facts",
+                        _facts(Fact("tokamax.sm90.barriers.count", 5, ""), unknown=(unknown,)))
+    write_annotation(project, "a", HEAD + "summary: '{{fact:tokamax.sm90.warpgroups}} and "
+                                          "{{fact:tokamax.sm90.smem.row1}}, of "
+                                          "{{fact:tokamax.sm90.barriers.count}}'\n"
+                                          "intro: '{{fact:tokamax.sm9.barriers.count}}'\n")
+    code, out = check(project, capsys)
+    # Every note and text is still checked; a cited fact that cannot be computed is a finding
+    # (exit 1) naming the prose, a typo an error (exit 2), and the extractor's failure is located.
+    assert (code, out) == (2, [
+        "annotations/a.yaml:8: cites facts that cannot be computed at the pins: "
+        f"tokamax.sm90.warpgroups, tokamax.sm90.smem.row1 (see {SM90}:150); update the extractor, "
+        "then re-read this text",
+        "annotations/a.yaml:9: unknown fact 'tokamax.sm9.barriers.count' (did you mean "
+        "'tokamax.sm90.barriers.count'?); 'reader facts' lists the fact names",
+        f"{SM90}:150: facts tokamax.sm90.** cannot be computed: cannot read the heuristic; "
+        "update reader/extract/sm90_source.py"])
+    write_annotation(project, "a", HEAD + "summary: '{{fact:tokamax.sm90.warpgroups}}'\n")
     code, out = check(project, capsys, "--format", "json")
-    assert code == 2 and json.loads("\n".join(out))["facts_checked"] is True
+    report = json.loads("\n".join(out))
+    assert code == 1 and report["counts"] == {"error": 0, "finding": 2, "notice": 0}
 
 
 def test_a_second_check_reads_unchanged_files_from_the_cache(project, capsys, monkeypatch):

@@ -13,11 +13,13 @@ from reader.annotations import load_articles, resolve
 from reader.cache import Cache
 from reader.cli import main
 from reader.corpus import Corpus, Project
-from reader.diff.changes import DiffReport, FactChange, NoteChange, PinChange
+from reader.diff.changes import DiffReport, FactChange, FactsUncomputed, NoteChange, PinChange
 from reader.diff.comment import markdown
 from reader.diff.compare import diff_sides
 from reader.diff.printers import PRINTERS
 from reader.diff.sides import load_side
+from reader.errors import Location
+from reader.extract.fact import Fact, Facts, Unknown
 from tests.conftest import git
 from tests.diff_project import ANNOTATION, make_demo
 
@@ -61,6 +63,20 @@ def test_each_note_gets_its_fate(moved, capsys):
     assert [n["needs_person"] for n in notes.values()].count(True) == 3
 
 
+def test_a_placed_note_in_changed_code_is_flagged_for_a_reread(moved, capsys):
+    """note-quote's own line is unchanged, but `helper` around it gained a parameter."""
+    _, root = moved
+    notes = _notes(_json(capsys, root))
+    assert notes["note-quote"]["context"] == "helper" and not notes["note-quote"]["needs_person"]
+    assert notes["note-moved"]["context"] == "" and notes["note-unchanged"]["context"] == ""
+    assert main(["-C", str(root), "diff"]) == 1
+    out = capsys.readouterr().out
+    assert "1 placed note in changed code (re-read advised)" in out.splitlines()[0]
+    assert "the code around it in helper changed: re-read the note" in out
+    assert main(["-C", str(root), "diff", "--format", "markdown"]) == 1
+    assert "| `note-quote` |" in capsys.readouterr().out.split("(re-read advised):")[1]
+
+
 def test_symbols_rules_and_pins(moved, capsys):
     upstream, root = moved
     report = _json(capsys, root)
@@ -98,8 +114,9 @@ def test_text_and_markdown_print_the_same_records(moved, capsys):
     assert main(["-C", str(root), "diff", "--format", "markdown"]) == 1
     md = capsys.readouterr().out
     html = _render(md)
-    # pins, notes that need a person, moved notes, rules, cited facts, the other facts
-    assert html.count("<table>") == 6
+    # pins, notes that need a person, notes in changed code, moved notes, rules, cited facts,
+    # the other facts
+    assert html.count("<table>") == 7
     assert "|---|" not in html and "```" not in html  # every table and fence was recognised
     assert html.count("<h3>") == 5 and "<h2>reader diff: <code>HEAD:pins.toml</code>" in html
     assert '<code class="language-diff">' in html and "-    total = a + b" in html
@@ -119,7 +136,7 @@ def test_a_long_report_is_cut_to_fit_a_comment_by_priority(moved, capsys):
     assert "_Left out to fit a comment: 1 body diff; `reader diff --format json` has everything._" in cut
     assert "| `note-changed` |" in cut and "-    total = a + b" in cut
     tiny = markdown(report, limit=2500)
-    assert len(tiny) <= 2500 and "### Facts" in tiny and "**3 notes need a person.**" in tiny
+    assert len(tiny) <= 2500 and "### Facts" in tiny and "**3 notes need a person; 1 placed note in changed code (re-read advised).**" in tiny
     assert "1 table of notes that need a person" not in tiny and "| `note-changed` |" in tiny
     notices = [line for line in tiny.splitlines() if line.startswith("_Left out")]
     assert len(notices) == 2 and "body diff" in notices[0] and "symbol list" in notices[0]
@@ -192,6 +209,10 @@ def test_outside_a_git_repository_head_is_an_input_error(tmp_path, cache, capsys
     assert "is not inside a git repository" in capsys.readouterr().err
 
 
+def _facts(values: dict, *unknown: Unknown) -> Facts:
+    return Facts(tuple(Fact(name, v, "") for name, v in values.items()), unknown)
+
+
 def test_facts_name_the_prose_that_cites_them():
     from reader.annotations.load import load_file
     from reader.diff.tables import diff_facts
@@ -199,9 +220,12 @@ def test_facts_name_the_prose_that_cites_them():
     loaded = load_file(Path(__file__).parent / "fixtures" / "diff" / "facts-demo.yaml",
                        "annotations/facts-demo.yaml")
     assert loaded.article is not None, loaded.problems
-    changes = diff_facts({"rules.triton.count": 101, "corpus.files.count": 285, "same": [1, 2]},
-                         {"rules.triton.count": 102, "pallas_call.line": 1131, "same": [1, 2]},
-                         [loaded.article])
+    found = diff_facts(_facts({"rules.triton.count": 101, "corpus.files.count": 285,
+                               "same": [1, 2]}),
+                       _facts({"rules.triton.count": 102, "pallas_call.line": 1131, "same": [1, 2]}),
+                       [loaded.article])
+    changes = [c for c in found if isinstance(c, FactChange)]
+    assert len(changes) == len(found) == 3
     assert [(c.name, c.old, c.new) for c in changes] == [
         ("corpus.files.count", "285", "(none)"), ("pallas_call.line", "(none)", "1131"),
         ("rules.triton.count", "101", "102")]
@@ -232,19 +256,47 @@ def test_a_changed_fact_names_the_prose_citing_it(moved, capsys):
     assert "  cited by no prose (5):\n    corpus.lines.count: 48 -> 56\n" in text
 
 
-def test_facts_that_cannot_be_computed_cost_only_their_section(moved):
+SM90 = Location("tokamax/_src/ops/attention/pallas_mosaic_gpu_kernel_sm90.py", 150)
+
+
+def test_facts_an_extractor_cannot_compute_are_a_change_for_a_person():
+    from reader.annotations.load import load_file
+    from reader.diff.tables import diff_facts
+
+    loaded = load_file(Path(__file__).parent / "fixtures" / "diff" / "facts-demo.yaml",
+                       "annotations/facts-demo.yaml")
+    assert loaded.article is not None, loaded.problems
+    unknown = Unknown(("rules.**",), SM90, "cannot read the table")
+    changes = diff_facts(_facts({"rules.triton.count": 101, "corpus.files.count": 285}),
+                         _facts({"corpus.files.count": 286}, unknown), [loaded.article], "a", "b")
+    # The facts it costs are not reported as gone; the failure is, with the prose citing them.
+    assert [c.explain() for c in changes] == [
+        "fact corpus.files.count: 285 -> 286 (cited by no prose)",
+        f"facts rules.** cannot be computed at b ({SM90}: cannot read the table); cited by "
+        "annotations/facts-demo.yaml:6, annotations/facts-demo.yaml:11; update the extractor"]
+    report = DiffReport("a", "b", tuple(changes))
+    assert isinstance(changes[1], FactsUncomputed) and report.needs_person == [changes[1]]
+    assert report.exit_code == 1
+    text = PRINTERS["text"](report)
+    assert text.startswith("reader diff a -> b: 1 result that cannot be computed needs a person\n")
+    assert "Facts: 1 changed, 0 cited by prose, 1 cannot be computed\n  facts rules.**" in text
+    md = markdown(report, limit=600)
+    assert (f"- **Cannot be computed** at `b`: `facts rules.**` (`{SM90}`: cannot read the table); "
+            "cited by `annotations/facts-demo.yaml:6`, `annotations/facts-demo.yaml:11`; update "
+            "the extractor.") in md
+    assert json.loads(PRINTERS["json"](report))["changes"][1]["where"] == {
+        "path": SM90.path, "line": 150}
+
+
+def test_a_bug_in_the_facts_code_is_not_a_finding(moved):
     _, root = moved
 
     def failing(corpus):
-        # What the facts did before they degraded to a partial corpus.
         raise KeyError("jax._src.pallas.pallas_call")
 
-    report = diff_sides(root, load_side(root, "HEAD:pins.toml"),
-                        load_side(root, str(root / "pins.toml")), Cache(), facts=failing)
-    assert report.remark("facts") == ("not compared: computing them at HEAD:pins.toml failed "
-                                      "(KeyError: 'jax._src.pallas.pallas_call')")
-    assert not report.of("facts") and report.of("rules") and report.exit_code == 1
-    assert "Facts: not compared: computing them at HEAD:pins.toml failed" in PRINTERS["text"](report)
+    with pytest.raises(KeyError):
+        diff_sides(root, load_side(root, "HEAD:pins.toml"), load_side(root, str(root / "pins.toml")),
+                   Cache(), facts=failing)
 
 
 def test_the_diff_command_offers_every_printer():

@@ -190,7 +190,11 @@ def test_jax_0_10_1_to_0_10_2(offline, sdists, tmp_path, capsys):
              if c["section"] == "rules"}
     assert ("tpu", "TC", "jax._src.pallas.mosaic.pipeline.emit_pipeline_p", "added") in rules
     assert ("tpu", "SC_SCALAR_SUBCORE", "jax._src.pallas.primitives.jaxpr_call_p", "removed") in rules
-    facts = {c["name"]: c for c in changes if c["section"] == "facts"}
+    facts = {c["name"]: c for c in changes if c["section"] == "facts" and c["status"] != "unknown"}
+    # reader's sm90 extractor reads the pinned tokamax 0.0.17 kernel; at 0.0.12 it says it cannot.
+    unknown = [c for c in changes if c["section"] == "facts" and c["status"] == "unknown"]
+    assert {c["what"].split(",")[0] for c in unknown} == {"facts tokamax.sm90.**"}
+    assert all(c["where"]["path"].endswith("pallas_mosaic_gpu_kernel_sm90.py") for c in unknown)
     tc = facts["rules.tpu.tc.count"]
     assert (tc["old"], tc["new"]) == ("129", "131")
     assert tc["cited_by"] == [{"path": "annotations/real.yaml", "line": 6}]
@@ -240,4 +244,7 @@ def test_tokamax_0_0_11_to_0_0_12(offline, sdists, tmp_path, capsys):
     assert ("generate_group_sizes", "removed") in symbols
     assert ("GroupSizes.__jax_array__", "signature") in symbols
     assert not [c for c in changes if c["section"] == "rules"]  # tokamax registers no rules
-    assert (report["exit_code"], report["needs_person"]) == (1, 2)
+    # The two notes, and the sm90 facts on each side (the extractor reads tokamax 0.0.17's kernel).
+    unknown = [c for c in changes if c["status"] == "unknown" and c["section"] == "facts"]
+    assert [c["side"] for c in unknown] == ["HEAD:pins.toml", str(root / "pins.toml")]
+    assert (report["exit_code"], report["needs_person"]) == (1, 4)

@@ -34,6 +34,7 @@ def test_dispatch_key_ignores_batch_and_heads():
     key_a = op.bind(a, a, a, causal=True).autotuning_cache_key
     assert key_a == op.bind(b, b, b, causal=True).autotuning_cache_key
     assert key_a == lab.DispatchKey(64, 64, 32, "float32", True)
+    assert dict(key_a) == {"seq_q": 64, "seq_k": 64, "head_dim": 32, "dtype": "float32", "causal": True}
     assert key_a != op.bind(a, a, a, causal=False).autotuning_cache_key
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import jax
 import pytest
 
+from kernels import _platform as plat
 from kernels import lowering_ladder as lab
 
 
@@ -26,6 +28,7 @@ def test_every_rung_is_the_ir_it_claims(rungs):
     triton = lab.op_counts(rungs["Triton IR"].text)
     assert "tt.func" in rungs["Triton IR"].text and triton["tt.store"] == 1 and triton["tt.load"] >= 2
     assert "mosaic_gpu" in rungs["Mosaic GPU MLIR"].text
+    assert "mosaic_gpu.arch_major = 9 : i32" in rungs["Mosaic GPU MLIR"].text   # the abstract H100
     assert rungs["Mosaic GPU MLIR"].lines > rungs["Triton IR"].lines > rungs["Mosaic TPU MLIR"].lines
 
 
@@ -47,3 +50,15 @@ def test_artifacts_save_each_rung(tmp_path):
     paths = lab.artifacts(tmp_path)
     assert [p.name.split(".")[1] for p in paths] == ["1", "2", "3", "4", "5"]
     assert "tt.func" in (tmp_path / "lowering_ladder.4.triton.ttir.mlir").read_text()
+
+
+@pytest.mark.skipif(plat.on_gpu(), reason="covers a host without a GPU")
+def test_a_host_without_a_gpu_lowers_for_one_only_through_an_abstract_device():
+    x, y = plat.randn(4, lab.SHAPE, lab.SHAPE)
+
+    def fn(a, b):
+        return lab.exp_add(a, b, compiler_params=lab._triton_params())
+
+    with pytest.raises(RuntimeError, match="please specify an abstract GPU device"):
+        jax.jit(fn).trace(x, y).lower(lowering_platforms=("cuda",))
+    assert plat.lower(fn, (x, y), "cuda").as_text().count("__gpu$xla.gpu.triton") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -50,6 +51,8 @@ def test_the_record_gives_each_note_its_fate(moved, capsys):
     assert data["pins"] == [{"name": "jax", "repo": "https://example.invalid/jax",
                              "old": upstream.commits[0], "new": upstream.commits[1],
                              "old_release": "", "new_release": ""}]
+    # `HEAD` is recorded as the commit it named, so the record keeps its meaning.
+    assert re.fullmatch(r"[0-9a-f]{40}", data["old_rev"]) and data["old"] == data["old_rev"][:12] + ":pins.toml"
     sections = {c["section"] for c in data["changes"]}
     assert sections == {"symbols", "rules", "facts"}
     symbols = {(c["qualname"], c["status"]) for c in data["changes"] if c["section"] == "symbols"}

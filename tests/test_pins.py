@@ -7,28 +7,53 @@ from pathlib import Path
 
 import pytest
 
+from reader.cache import blob_sha
 from reader.errors import InputError, PinError, UnsafeSourceError
-from reader.pins import check_rel_path, check_url, load_lock, load_pins, read_listing
-from tests.conftest import FIXTURES, REPO_ROOT
+from reader.pins import check_rel_path, check_url, load_lock, load_pins
+from tests.conftest import REPO_ROOT
 
 
-def test_real_pins_and_lock_match_upstream_listings():
+def _recorded_commit(path: Path, name: str) -> str:
+    """The commit a release records about itself: `_git_hash = '...'` or `NAME: Final[str] = "..."`."""
+    m = re.search(rf"^{name}\b[^=]*=\s*['\"]([0-9a-f]{{40}})['\"]", path.read_text(), re.MULTILINE)
+    assert m, f"{path} records no {name}"
+    return m.group(1)
+
+
+def test_real_pins_are_the_commits_the_installed_releases_record():
+    """jax 0.12.0.1 and tokamax 0.0.17 (installed by the `labs` extra) name their own commits."""
+    import importlib.metadata as md
+
+    pins = load_pins(REPO_ROOT / "pins.toml")
+    for name, record, field in [("jax", "jax/version.py", "_git_hash"),
+                                ("tokamax", "tokamax/_src/version.py", "TOKAMAX_GIT_REVISION")]:
+        dist = md.distribution(name)
+        assert pins[name].release == f"{name}=={dist.version}"
+        assert pins[name].commit == _recorded_commit(Path(str(dist.locate_file(record))), field)
+    assert pins["jax"].commit == "dc4af684446e65ee98eee8090e1ff6f8211473fb"
+    assert pins["tokamax"].commit == "c03469fc8b20c835e7b9effaeaa5a410df14536a"
+
+
+def test_real_lock_matches_the_installed_releases_byte_for_byte():
+    """Every locked file is in the installed release with the locked blob sha: 113 jax files
+    (112 under the two pallas paths and `jax/_src/tpu_info.py`) and 627 tokamax files."""
+    import importlib.metadata as md
+
     pins = load_pins(REPO_ROOT / "pins.toml")
     locks = load_lock(REPO_ROOT / "pins.lock", pins)
-    assert pins["jax"].commit == "990e6a0b84138346e6a38785412f36356e0e5dc3"
-    assert pins["tokamax"].commit == "964354016004720905931f1249706a1772706752"
-    for name, tsv, count in [("jax", "jax-0.10.2.tsv", 113), ("tokamax", "tokamax-0.0.12.tsv", 178)]:
-        listing = read_listing(FIXTURES / "upstream" / tsv)
-        assert listing.commit == pins[name].commit
-        expected = {p: s for p, s in listing.blobs.items() if p.endswith(".py")}
-        assert locks[name].files == expected
+    for name, count in [("jax", 113), ("tokamax", 627)]:
+        dist = md.distribution(name)
+        shipped = {p: blob_sha(Path(str(dist.locate_file(p))).read_bytes()) for p in locks[name].files
+                   if Path(str(dist.locate_file(p))).is_file()}
+        assert shipped == locks[name].files
         assert len(locks[name].files) == count
+        assert all(pins[name].covers(p) and p.endswith(".py") for p in locks[name].files)
 
 
 def test_permalink_uses_the_full_sha():
     pin = load_pins(REPO_ROOT / "pins.toml")["jax"]
     assert pin.permalink("jax/_src/pallas/core.py", 10, 20) == (
-        "https://github.com/jax-ml/jax/blob/990e6a0b84138346e6a38785412f36356e0e5dc3"
+        "https://github.com/jax-ml/jax/blob/dc4af684446e65ee98eee8090e1ff6f8211473fb"
         "/jax/_src/pallas/core.py#L10-L20")
 
 

@@ -264,7 +264,7 @@ def test_a_second_index_reads_summaries_references_and_uses_from_the_cache(tmp_p
     refs = {p: first.references("src", p) for p in FILES}
     second = build_index(corpus, workers=1)
     assert not second.summaries.loaded  # read when first asked for
-    monkeypatch.setattr(index_mod, "uses_by_target", lambda index: pytest.fail("uses recomputed"))
+    monkeypatch.setattr(index_mod, "uses_by_target", lambda *_: pytest.fail("uses recomputed"))
     monkeypatch.setattr(Index, "references_of", lambda self, fs: pytest.fail("refs recomputed"))
     assert {p: second.references("src", p) for p in FILES} == refs
     assert {(m, q): second.where_used(m, q) for m, q in uses} == uses

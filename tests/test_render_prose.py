@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from reader.render.model import Target
+from reader.render.model import PageLink
 from reader.render.prose import Prose, fact_text
 
 
 def prose(**facts: object) -> Prose:
-    def source(path: str, symbol: str) -> Target | None:
+    def source(path: str, symbol: str) -> PageLink | None:
         if path != "pkg/core.py" or symbol not in ("", "BlockSpec"):
             return None
-        return Target("source/pkg/core.py.md", "L7" if symbol else "")
+        return PageLink("source/pkg/core.py.md", "L7" if symbol else "")
     return Prose(source, {"pallas-call": "pallas_call"}, {"toy": "LAB · Toy"}, lambda: facts)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from reader.extract.rules import PrimRef, RuleEntry, RuleRef, RuleTable
-from reader.render.model import Target
+from reader.render.model import PageLink
 from reader.render.rules import rules_page
 
 
@@ -23,7 +23,7 @@ TABLES = [
 
 
 def test_matrix_rows_columns_counts_and_links():
-    page = rules_page(TABLES, lambda m, v: Target("source/pkg/primitives.py.md", "L3", f"{m}.{v}"))
+    page = rules_page(TABLES, lambda m, v: PageLink("source/pkg/primitives.py.md", "L3", f"{m}.{v}"))
     html = page.html
     assert re.findall(r"<th title=\"[^\"]*\">([^<]*)<br>", html) == ["TC", "Triton", "Lane/WG"]
     assert re.findall(r'<span class="rd-count">(\d+)</span></th>', html) == ["2", "1", "1"]

@@ -3,37 +3,30 @@
 from __future__ import annotations
 
 import difflib
-import importlib
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from reader.annotations.load import load_all
 from reader.annotations.markup import parse
 from reader.annotations.model import Article, Problem, ResolvedNote, Severity, Status
-from reader.annotations.resolve import file_problem, file_symbols, resolve, where
+from reader.annotations.resolve import PinnedSymbols, file_problem, resolve, where
 from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.errors import BuildError, Location
+from reader.errors import Location
+from reader.extract.fact import Facts, Unknown
+from reader.extract.parse import ParseError
 
-FactSource = Callable[[Corpus], Mapping[str, object] | None]
-"""The computed facts by dotted name, or None when facts cannot be computed in this build."""
+FactSource = Callable[[Corpus], Facts]
+"""The facts computed at a corpus' pins, with those that could not be."""
 
 
-def installed_facts(corpus: Corpus) -> Mapping[str, object] | None:
-    """The facts of `reader.extract.facts`; None while that module is not part of reader."""
-    try:
-        module = importlib.import_module("reader.extract.facts")
-    except ModuleNotFoundError as e:
-        if e.name == "reader.extract.facts":
-            return None
-        raise
-    compute = getattr(module, "compute_facts", None)
-    if compute is None:
-        raise BuildError("reader.extract.facts has no compute_facts(corpus)",
-                         hint="give it `compute_facts(corpus) -> dict[str, object]` (ARCHITECTURE.md)")
-    return compute(corpus)
+def computed_facts(corpus: Corpus) -> Facts:
+    """The facts of `reader.extract.facts` (imported on the first check that needs them)."""
+    from reader.extract.facts import load_facts
+
+    return load_facts(corpus)
 
 
 @dataclass(frozen=True)
@@ -56,6 +49,7 @@ class CheckReport:
     articles: tuple[ArticleReport, ...]
     problems: tuple[Problem, ...]
     facts_checked: bool
+    """Whether the cited fact names were checked (there was an article to check)."""
 
     @property
     def exit_code(self) -> int:
@@ -68,13 +62,14 @@ class CheckReport:
 class _Context:
     root: Path
     corpus: Corpus
-    facts: Mapping[str, object] | None
+    symbols: PinnedSymbols
+    facts: Facts
     slugs: frozenset[str]
     kernels: frozenset[str]
 
 
 def check(root: Path, open_corpus: Callable[[], Corpus],
-          facts: FactSource = installed_facts, cache: Cache | None = None) -> CheckReport:
+          facts: FactSource = computed_facts, cache: Cache | None = None) -> CheckReport:
     """Check every `annotations/*.yaml` under `root`; opens the corpus only if there is a note.
 
     `cache` keeps parsed annotation files between runs (a file is parsed again when it changes).
@@ -85,19 +80,32 @@ def check(root: Path, open_corpus: Callable[[], Corpus],
     if not articles:
         return CheckReport(len(loaded), (), tuple(problems), False)
     corpus = open_corpus()
-    known = facts(corpus)
+    try:
+        known = facts(corpus)
+        problems += [unknown_problem(u) for u in known.unknown]
+    except ParseError as e:  # a pinned file no parser reads: one located error, the facts unknown
+        where = e.location or Location("")
+        problems.append(Problem(where, e.message, e.hint))
+        known = Facts((), (Unknown(("**",), where, e.message, e.hint),))
     kernels = frozenset(p.stem for p in (root / "kernels").glob("*.py") if p.stem != "__init__")
-    ctx = _Context(root, corpus, known, frozenset(a.slug for a in articles), kernels)
+    ctx = _Context(root, corpus, PinnedSymbols(corpus), known, frozenset(a.slug for a in articles),
+                   kernels)
     problems += _duplicate_ids(articles)
     reports = []
     for article in articles:
         problems += _check_article(article, ctx)
-        resolved = resolve(article, corpus)
+        resolved = resolve(article, corpus, ctx.symbols)
         problems += [p for r in resolved if (p := note_problem(r)) is not None]
-        problems += [p for r in resolved if (p := _outside_shown(article, r, corpus)) is not None]
+        problems += [p for r in resolved if (p := _outside_shown(article, r, ctx.symbols)) is not None]
         reports.append(ArticleReport(article.where.path, article.slug, resolved))
     problems.sort(key=lambda p: (p.where.path, p.where.line or 0))
-    return CheckReport(len(loaded), tuple(reports), tuple(problems), known is not None)
+    return CheckReport(len(loaded), tuple(reports), tuple(problems), True)
+
+
+def unknown_problem(u: Unknown) -> Problem:
+    """Facts an extractor cannot compute at the pins: a finding located at the code it failed on."""
+    return Problem(u.where, f"{u.what} cannot be computed: {u.reason}",
+                   u.hint or "update the extractor to the pinned code", Severity.FINDING)
 
 
 def note_problem(r: ResolvedNote) -> Problem | None:
@@ -112,14 +120,14 @@ def note_problem(r: ResolvedNote) -> Problem | None:
                    a.status)
 
 
-def _outside_shown(article: Article, r: ResolvedNote, corpus: Corpus) -> Problem | None:
+def _outside_shown(article: Article, r: ResolvedNote, symbols: PinnedSymbols) -> Problem | None:
     """A note placed outside the symbols the page shows of its file would never be seen."""
     reads = [read for read in article.reads if read.path == r.path]
     span = r.anchor.span
     if span is None or not reads or any(not read.symbols for read in reads):
         return None
     wanted = {name for read in reads for name in read.symbols}
-    shown = [s for s in file_symbols(corpus, r.pin, r.path) if s.qualname in wanted]
+    shown = [s for s in symbols.of(r.pin, r.path) if s.qualname in wanted]
     if any(s.span.start <= span.start and span.end <= s.span.end for s in shown):
         return None
     return Problem(r.note.where, f"note {r.note.id!r} (lines {span.start}-{span.end}) is outside "
@@ -161,9 +169,12 @@ def _check_article(article: Article, ctx: _Context) -> list[Problem]:
 def _check_markup(text: str, loc: Location, ctx: _Context) -> list[Problem]:
     found, bad = parse(text)
     out = [Problem(loc, m.message, m.hint) for m in bad]
+    uncomputed: dict[Unknown, list[str]] = {}
     for p in found:
-        if p.kind == "fact" and ctx.facts is not None and p.target not in ctx.facts:
-            close = difflib.get_close_matches(p.target, list(ctx.facts), n=1)
+        if p.kind == "fact" and (u := ctx.facts.unknown_for(p.target)) is not None:
+            uncomputed.setdefault(u, []).append(p.target)
+        elif p.kind == "fact" and p.target not in ctx.facts.values:
+            close = difflib.get_close_matches(p.target, list(ctx.facts.values), n=1)
             dym = f" (did you mean {close[0]!r}?)" if close else ""
             out.append(Problem(loc, f"unknown fact {p.target!r}{dym}",
                                "'reader facts' lists the fact names"))
@@ -176,6 +187,11 @@ def _check_markup(text: str, loc: Location, ctx: _Context) -> list[Problem]:
             dym = f" (did you mean {close[0]!r}?)" if close else ""
             out.append(Problem(loc, f"link to unknown page {p.target!r}{dym}",
                                "link a slug of a file in annotations/"))
+    for u, names in uncomputed.items():
+        cited = ", ".join(dict.fromkeys(names))
+        out.append(Problem(loc, f"cites facts that cannot be computed at the pins: {cited} "
+                                f"(see {u.where})",
+                           "update the extractor, then re-read this text", Severity.FINDING))
     return out
 
 
@@ -187,7 +203,11 @@ def _source_link(path: str, symbols: tuple[str, ...], loc: Location, ctx: _Conte
     if not symbols:
         return []
     pin = ctx.corpus.pin_of(path) or ""
-    names = [s.qualname for s in file_symbols(ctx.corpus, pin, path)]
+    try:
+        names = [s.qualname for s in ctx.symbols.of(pin, path)]
+    except ParseError as e:
+        return [Problem(loc, f"{what}: symbols of {path!r} cannot be read: {e.location}: "
+                             f"{e.message}", e.hint)]
     out = []
     for symbol in symbols:
         if symbol not in names:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from ruamel.yaml.comments import CommentedMap
 
-LOADED_KIND = "annotation-v1"
+LOADED_KIND = "annotation"
 
 ANNOTATIONS_DIR = "annotations"
 SCHEMA_RESOURCE = "schema/annotation.schema.json"

@@ -9,34 +9,45 @@ from typing import overload
 from reader.annotations.anchor import resolve_text, symbols_in
 from reader.annotations.model import Anchor, Article, Note, ResolvedNote, Status
 from reader.corpus import Corpus
+from reader.extract.parse import ParseError, located
 from reader.model import Span, Symbol
 
-SYMBOLS_KIND = "symbols-v1"
-_SYMBOLS: dict[str, tuple[Symbol, ...]] = {}
-"""Symbols of pinned files by blob, for this process (the disk cache holds them across runs)."""
+SYMBOLS_KIND = "symbols"
+"""Cache kind of a pinned file's symbols, keyed by its blob."""
 
 
-def remember_symbols(blob: str, symbols: tuple[Symbol, ...]) -> None:
-    """Tell `file_symbols` the symbols of a blob that another stage has already found (the
-    index's scan runs the same `symbols_of`), so that notes are resolved without parsing again."""
-    _SYMBOLS.setdefault(blob, symbols)
+class PinnedSymbols:
+    """The symbols of pinned files by blob, each found once per run (the disk cache holds them
+    across runs); a stage that has found them already (the index's scans) hands them over."""
 
+    def __init__(self, corpus: Corpus):
+        self.corpus = corpus
+        self._by_blob: dict[str, tuple[Symbol, ...]] = {}
 
-def file_symbols(corpus: Corpus, pin: str, path: str) -> tuple[Symbol, ...]:
-    """`symbols_in` the pinned file's text, cached by its blob."""
-    blob = corpus.blob(pin, path)
-    found = _SYMBOLS.get(blob)
-    if found is not None:
+    def share(self, pin: str, path: str, symbols: tuple[Symbol, ...]) -> None:
+        """The symbols of the pinned file `path`, found by another stage running the same
+        `symbols_of` (the index's scan), so that notes are placed without parsing it again."""
+        self._by_blob.setdefault(self.corpus.blob(pin, path), symbols)
+
+    def of(self, pin: str, path: str) -> tuple[Symbol, ...]:
+        """`symbols_in` the pinned file's text; a ParseError names `pin:path`."""
+        blob = self.corpus.blob(pin, path)
+        found = self._by_blob.get(blob)
+        if found is not None:
+            return found
+        cache = self.corpus.cache
+        data = cache.get_json(SYMBOLS_KIND, blob)
+        if isinstance(data, list):
+            found = tuple(Symbol(q, k, Span(a, b), line) for q, k, a, b, line in data)
+        else:
+            try:
+                found = symbols_in(self.corpus.read_text(pin, path))
+            except ParseError as e:  # no parser reads the file: say which, at its line
+                raise e.at(located(pin, path)) from None
+            cache.put_json(SYMBOLS_KIND, blob,
+                           [[s.qualname, s.kind, s.span.start, s.span.end, s.line] for s in found])
+        self._by_blob[blob] = found
         return found
-    data = corpus.cache.get_json(SYMBOLS_KIND, blob)
-    if isinstance(data, list):
-        found = tuple(Symbol(q, k, Span(a, b), line, sig) for q, k, a, b, line, sig in data)
-    else:
-        found = symbols_in(corpus.read_text(pin, path))
-        corpus.cache.put_json(SYMBOLS_KIND, blob, [[s.qualname, s.kind, s.span.start, s.span.end,
-                                                    s.line, s.signature] for s in found])
-    _SYMBOLS[blob] = found
-    return found
 
 
 def file_problem(path: str, corpus: Corpus) -> tuple[str, str] | None:
@@ -64,15 +75,20 @@ def where(corpus: Corpus, pin: str, path: str) -> str:
 
 
 @overload
-def resolve(item: Note, corpus: Corpus) -> ResolvedNote: ...
+def resolve(item: Note, corpus: Corpus, symbols: PinnedSymbols | None = None) -> ResolvedNote: ...
 @overload
-def resolve(item: Article, corpus: Corpus) -> tuple[ResolvedNote, ...]: ...
+def resolve(item: Article, corpus: Corpus,
+            symbols: PinnedSymbols | None = None) -> tuple[ResolvedNote, ...]: ...
 
 
-def resolve(item: Note | Article, corpus: Corpus) -> ResolvedNote | tuple[ResolvedNote, ...]:
-    """A note placed at its pin (or every note of an article, in order)."""
+def resolve(item: Note | Article, corpus: Corpus,
+            symbols: PinnedSymbols | None = None) -> ResolvedNote | tuple[ResolvedNote, ...]:
+    """A note placed at its pin (or every note of an article, in order); `symbols`: the pinned
+    files' symbols found so far in this run (default: none)."""
+    if symbols is None:
+        symbols = PinnedSymbols(corpus)
     if isinstance(item, Article):
-        return tuple(resolve(n, corpus) for n in item.notes)
+        return tuple(resolve(n, corpus, symbols) for n in item.notes)
     note = item
     problem = file_problem(note.path, corpus)
     pin = corpus.pin_of(note.path) or ""
@@ -80,6 +96,12 @@ def resolve(item: Note | Article, corpus: Corpus) -> ResolvedNote | tuple[Resolv
         return ResolvedNote(note, pin, note.path,
                             Anchor(Status.INVALID, None, None, problem[0], problem[1],
                                    acceptable=False))
+    try:
+        found = symbols.of(pin, note.path)
+    except ParseError as e:
+        return ResolvedNote(note, pin, note.path,
+                            Anchor(Status.INVALID, None, None, f"cannot be placed: {e.location}: "
+                                   f"{e.message}", e.hint, acceptable=False))
     text = corpus.read_text(pin, note.path)
     return ResolvedNote(note, pin, note.path, resolve_text(note, text, where(corpus, pin, note.path),
-                                                           file_symbols(corpus, pin, note.path)))
+                                                           found))

@@ -1,11 +1,14 @@
-"""`reader build [--site DIR] [--jobs N] [--no-wait]`: build the static site (mkdocs-material) into `site/`."""
+"""`reader build [--site DIR] [--jobs N] [--no-wait] [--keep-going] [--quiet]`: build the static site
+(mkdocs-material) into `site/`."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from reader.cli import progress
+from reader.cli import add_quiet
+from reader.progress import reporter, reporting
 
 
 def add_parser(sub) -> None:
@@ -15,6 +18,10 @@ def add_parser(sub) -> None:
                    help="worker processes for rendering (default: one per core)")
     p.add_argument("--no-wait", action="store_true",
                    help="exit (code 3) instead of waiting when another build is writing the site")
+    add_quiet(p)
+    p.add_argument("--keep-going", action="store_true",
+                   help="build the site even when a lab fails: its page says so, and the command "
+                        "names it and exits 1")
     p.set_defaults(run=run)
 
 
@@ -22,10 +29,17 @@ def run(args: argparse.Namespace) -> int:
     from reader.site import build_site  # mkdocs and the renderers: loaded only to build
 
     root = Path(args.project)
-    report = build_site(root, Path(args.site) if args.site else None, args.jobs or None, progress,
-                        wait=not args.no_wait)
+    with reporting(reporter(args.quiet)) as progress:
+        report = build_site(root, Path(args.site) if args.site else None, args.jobs or None,
+                            progress, wait=not args.no_wait, keep_going=args.keep_going)
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
     print(f"  {report.caching()}")
     if report.pruned:
         print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
+    for failure in report.failures:  # built anyway (--keep-going)
+        print(f"reader: error: {failure.location}: {failure.message}", file=sys.stderr)
+    if report.failures:
+        print(f"  {len(report.failures)} lab(s) failed, built anyway (--keep-going): "
+              f"{', '.join(str(f.location) for f in report.failures)}")
+        return max(f.exit_code for f in report.failures)
     return 0

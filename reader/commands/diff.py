@@ -75,7 +75,11 @@ def _record(root: Path, rev: str, old, new, report, cache: Cache, out: Path) -> 
 
     old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
     new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
-    record = move_record(report, rev, articles_at(root, rev), load_articles(root), old_corpus, new_corpus)
+    from reader import gitio
+
+    commit = gitio.commit_of(root, rev)  # `HEAD` names another commit tomorrow
+    record = move_record(report, commit, articles_at(root, commit), load_articles(root), old_corpus,
+                         new_corpus)
     write_record(record, out)
     counts = {f: sum(1 for x in record.fates if x.fate == f) for f in FATES}
     print(f"reader diff --record: {out}: " + ", ".join(f"{n} {f}" for f, n in counts.items() if n),

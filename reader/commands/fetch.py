@@ -1,4 +1,4 @@
-"""`reader fetch [NAME...] [--status] [--refresh]`: make pinned files available, verified."""
+"""`reader fetch [NAME...] [--status] [--refresh] [--quiet]`: make pinned files available, verified."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import argparse
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.cli import progress
+from reader.cli import add_quiet
 from reader.corpus import Project, fetch_all
 from reader.fetch import verify_cached
+from reader.progress import reporter, reporting
 
 
 def add_parser(sub) -> None:
@@ -16,6 +17,7 @@ def add_parser(sub) -> None:
     p.add_argument("names", nargs="*", metavar="NAME", help="pins to fetch (default: all)")
     p.add_argument("--status", action="store_true", help="show each pin's cached state; fetch nothing")
     p.add_argument("--refresh", action="store_true", help="ask the sources again even on a cache hit")
+    add_quiet(p)
     p.set_defaults(run=run)
 
 
@@ -25,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
     if args.status:
         return _status(project, cache, args.names)
     bad = 0
-    for r in fetch_all(project, cache, args.names, progress, refresh=args.refresh):
+    with reporting(reporter(args.quiet)) as progress:
+        reports = fetch_all(project, cache, args.names, progress, refresh=args.refresh)
+    for r in reports:
         for m in r.mismatches:
             print(f"reader: error: {m}")
         bad += len(r.mismatches)

@@ -128,6 +128,9 @@ class NoteChange(Change):
     diff: str = ""
     """For `changed`: a unified diff of the anchored code, old to new."""
     detail: str = ""
+    context: str = ""
+    """For `unchanged`/`moved`: the symbol around the note whose other code changed (re-read advised:
+    the note's words may rest on it), or empty."""
 
     @property
     def needs_person(self) -> bool:
@@ -135,10 +138,13 @@ class NoteChange(Change):
 
     def explain(self) -> str:
         head = f"{self.where}: note {self.note!r} on {self.path}"
+        around = (f"; the code around it in {self.context} changed: re-read the note"
+                  if self.context else "")
         if self.status == "unchanged":
-            return f"{head}: unchanged (lines {span_text(self.new)})"
+            return f"{head}: unchanged (lines {span_text(self.new)}){around}"
         if self.status == "moved":
-            return f"{head}: moved, lines {span_text(self.old)} -> {span_text(self.new)}, code unchanged"
+            return (f"{head}: moved, lines {span_text(self.old)} -> {span_text(self.new)}, code "
+                    f"unchanged{around}")
         if self.status == "changed":
             what = "the anchored code changed" if self.diff else (self.detail or "its anchor changed")
             return (f"{head}: {what} (lines {span_text(self.old)} -> {span_text(self.new)}); re-read the "
@@ -183,6 +189,45 @@ class FactChange(Change):
         return f"fact {self.name}: {self.old} -> {self.new} (cited by {cites})"
 
 
+@dataclass(frozen=True)
+class Uncomputed(Change):
+    """What an extractor cannot compute at one side's pins (status `unknown`): it no longer
+    understands that code, so the section is incomplete until a person updates it."""
+
+    side: str
+    """The label of the side whose code it could not read."""
+    what: str
+    """What is missing: `facts tokamax.sm90.**`, `the lowering rule tables`."""
+    where: Location
+    """The pinned code the extractor could not read."""
+    reason: str
+    cited_by: tuple[Location, ...] = field(default=())
+    """The prose citing a fact it costs."""
+
+    @property
+    def needs_person(self) -> bool:
+        return True
+
+    def explain(self) -> str:
+        cites = f"; cited by {', '.join(str(c) for c in self.cited_by)}" if self.cited_by else ""
+        return (f"{self.what} cannot be computed at {self.side} ({self.where}: {self.reason})"
+                f"{cites}; update the extractor")
+
+
+@dataclass(frozen=True)
+class FactsUncomputed(Uncomputed):
+    """Facts one side's extractor cannot compute."""
+
+    section: ClassVar[str] = "facts"
+
+
+@dataclass(frozen=True)
+class RulesUncomputed(Uncomputed):
+    """Lowering rule tables one side's extractor cannot read."""
+
+    section: ClassVar[str] = "rules"
+
+
 SECTIONS = ("pins", "notes", "files", "symbols", "rules", "facts")
 
 
@@ -193,11 +238,6 @@ class DiffReport:
     old: str
     new: str
     changes: tuple[Change, ...]
-    remarks: tuple[tuple[str, str], ...] = ()
-    """(section, why) for each section that could not be compared."""
-
-    def remark(self, section: str) -> str:
-        return "; ".join(why for s, why in self.remarks if s == section)
 
     def of(self, section: str) -> list[Change]:
         return [c for c in self.changes if c.section == section]
@@ -206,7 +246,11 @@ class DiffReport:
     def needs_person(self) -> list[Change]:
         return [c for c in self.changes if c.needs_person]
 
+    def uncomputed(self, section: str) -> list[Uncomputed]:
+        """What the extractors could not compute in `section`, on either side."""
+        return [c for c in self.of(section) if isinstance(c, Uncomputed)]
+
     @property
     def exit_code(self) -> int:
-        """0 when no note needs a person, 1 otherwise."""
+        """0 when nothing needs a person, 1 otherwise."""
         return 1 if self.needs_person else 0

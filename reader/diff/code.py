@@ -7,6 +7,7 @@ import difflib
 import re
 
 from reader.diff.changes import SymbolChange
+from reader.extract.parse import ParseError, located, parse_ast
 from reader.extract.symbols import symbols_of
 from reader.model import Span, Symbol
 
@@ -31,7 +32,8 @@ def unified(old: list[str], new: list[str], old_start: int, new_start: int, labe
 
 def signatures_of(tree: ast.Module) -> dict[str, str]:
     """Qualname -> the canonical header of each function and class (`ast.unparse`: no comments, no
-    layout), so that reformatting a signature is no change and a changed one reads on one line."""
+    layout), so that reformatting a signature is no change and a changed one reads on one line.
+    `tree` comes from `parse_ast`: newer syntax is read by libcst and lowered to this `ast`."""
     out: dict[str, str] = {}
     _signatures(tree.body, "", out)
     return out
@@ -42,19 +44,34 @@ def _signatures(body: list[ast.stmt], prefix: str, out: dict[str, str]) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             head = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
             ret = f" -> {ast.unparse(node.returns)}" if node.returns else ""
-            out.setdefault(prefix + node.name, f"{head} {node.name}({ast.unparse(node.args)}){ret}")
+            out.setdefault(prefix + node.name,
+                           f"{head} {node.name}{_generic(node)}({ast.unparse(node.args)}){ret}")
         elif isinstance(node, ast.ClassDef):
             bases = [ast.unparse(b) for b in node.bases]
             bases += [f"{k.arg}={ast.unparse(k.value)}" if k.arg else f"**{ast.unparse(k.value)}"
                       for k in node.keywords]
-            out.setdefault(prefix + node.name, f"class {node.name}({', '.join(bases)})" if bases
-                           else f"class {node.name}")
+            name = f"{node.name}{_generic(node)}"
+            out.setdefault(prefix + node.name, f"class {name}({', '.join(bases)})" if bases
+                           else f"class {name}")
             _signatures(node.body, f"{prefix}{node.name}.", out)
         elif isinstance(node, ast.If) and not prefix:
             _signatures(node.body + node.orelse, prefix, out)
         elif isinstance(node, ast.Try) and not prefix:
             blocks = [node.body, *[h.body for h in node.handlers], node.orelse, node.finalbody]
             _signatures([s for b in blocks for s in b], prefix, out)
+
+
+def _generic(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """PEP 695 type parameters as written in a header (`[T: int, *Ts]`), or ""."""
+    params = getattr(node, "type_params", [])
+    return f"[{', '.join(ast.unparse(p) for p in params)}]" if params else ""
+
+
+def _tree(text: str, pin: str, path: str, side: str) -> ast.Module:
+    try:
+        return parse_ast(text, located(pin, path))
+    except ParseError as e:
+        raise ParseError(f"{e.message} (on the {side} side)", e.location, e.col, e.hint) from None
 
 
 def _by_name(symbols: list[Symbol]) -> dict[str, Symbol]:
@@ -77,7 +94,7 @@ def diff_symbols(pin: str, path: str, old_text: str, new_text: str,
 
     Members of an added or removed class are not listed on their own.
     """
-    old_tree, new_tree = ast.parse(old_text), ast.parse(new_text)
+    old_tree, new_tree = _tree(old_text, pin, path, "old"), _tree(new_text, pin, path, "new")
     old, new = _by_name(symbols_of(old_text, old_tree)), _by_name(symbols_of(new_text, new_tree))
     old_sig, new_sig = signatures_of(old_tree), signatures_of(new_tree)
     added, removed = set(new) - set(old), set(old) - set(new)

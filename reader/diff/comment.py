@@ -160,6 +160,14 @@ def _notes(report: DiffReport) -> list[Block]:
             out.append(Block("notes", 2, _details(
                 f"note <code>{_cell(c.note)}</code>: the anchored code changed",
                 _fenced("diff", cut)), "note diff"))
+    around = [c for c in notes if c.context]
+    if around:
+        out.append(Block("notes", 3, ("", "Placed on unchanged lines, but the code around them "
+                                          "changed (re-read advised):", *_table(
+                                              ["note", "annotation", "changed around it"],
+                                              [[_code(c.note), _code(c.where), _code(c.context)]
+                                               for c in around])),
+                         "table of notes whose surroundings changed"))
     moved = [c for c in notes if c.status == "moved"]
     if moved:
         out.append(Block("notes", 4, ("", "Moved with their code unchanged (`reader diff --apply` "
@@ -206,11 +214,19 @@ def _rule_row(c: RuleChange) -> list[str]:
 def _rules(report: DiffReport) -> list[Block]:
     rules = [c for c in report.of("rules") if isinstance(c, RuleChange)]
     line = counts(rules, STATUSES) + "." if rules else "No change."
-    head = Block("rules", 0, ("", "### Lowering rule tables", "", report.remark("rules") or line))
+    head = Block("rules", 0, ("", "### Lowering rule tables", "", line, *_uncomputed(report, "rules")))
     if not rules:
         return [head]
     return [head, Block("rules", 3, _table(["table", "primitive", "change", "old rule", "new rule"],
                                            [_rule_row(c) for c in rules]), "rule table")]
+
+
+def _uncomputed(report: DiffReport, section: str) -> tuple[str, ...]:
+    """What needs a person before the section is whole: always shown."""
+    return tuple(f"- **Cannot be computed** at {_code(c.side)}: {_code(c.what)} ({_code(c.where)}: "
+                 f"{_cell(c.reason)})" + (f"; cited by {', '.join(_code(w) for w in c.cited_by)}"
+                                          if c.cited_by else "") + "; update the extractor."
+                 for c in report.uncomputed(section))
 
 
 def _fact_row(c: FactChange, cited: bool = True) -> list[str]:
@@ -220,12 +236,13 @@ def _fact_row(c: FactChange, cited: bool = True) -> list[str]:
 
 def _facts(report: DiffReport) -> list[Block]:
     cited, other = split_facts(report)
-    remark = report.remark("facts")
-    if remark or not (cited or other):
-        return [Block("facts", 0, ("", "### Facts", "",
-                                   _cell(remark.capitalize()) if remark else "No change."))]
+    unknown = _uncomputed(report, "facts")
+    if not (cited or other):
+        return [Block("facts", 0, ("", "### Facts", "", "No change." if not unknown else "",
+                                   *unknown))]
     out = [Block("facts", 0, ("", "### Facts", "",
-                              f"{len(cited) + len(other)} changed, {len(cited)} cited by prose."))]
+                              f"{len(cited) + len(other)} changed, {len(cited)} cited by prose.",
+                              *unknown))]
     if cited:
         out.append(Block("facts", 3, _table(["fact", "old", "new", "cited by"],
                                             [_fact_row(c) for c in cited]), "fact table"))

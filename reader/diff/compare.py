@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from reader.annotations import load_articles
-from reader.annotations.check import FactSource, installed_facts
+from reader.annotations.check import FactSource, computed_facts
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.diff.changes import Change, DiffReport, FileChange, PinChange
+from reader.diff.changes import Change, DiffReport, FileChange, PinChange, RulesUncomputed
 from reader.diff.code import diff_symbols
 from reader.diff.notes import annotated_symbols, diff_notes
 from reader.diff.sides import Side
 from reader.diff.tables import diff_facts, diff_rules
-from reader.errors import ReaderError
+from reader.errors import Location
 from reader.extract import build_index
+from reader.extract.fact import ExtractError
 from reader.extract.rules import RuleTable, load_rules
 from reader.fetch import Progress
 from reader.pins import LockEntry
@@ -61,9 +61,10 @@ def _presence(pin: str, path: str, a: LockEntry, b: LockEntry) -> FileChange:
 
 def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
                progress: Progress = lambda _m: None,
-               facts: FactSource = installed_facts) -> DiffReport:
+               facts: FactSource = computed_facts) -> DiffReport:
     """Every change from `old` to `new` for the project's annotations at `root`; fetches both
-    sides' files (a cache hit once fetched). `facts` computes a corpus' facts by name."""
+    sides' files (a cache hit once fetched). `facts` computes a corpus' facts. What an extractor
+    cannot compute on a side is an `Uncomputed` change, never a stop."""
     cache = cache or Cache()
     articles = load_articles(root)
     old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
@@ -74,30 +75,19 @@ def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
         if old.locks[name].files != new.locks[name].files:
             changes.extend(diff_files(name, old_corpus, new_corpus, annotated))
     progress("comparing the lowering rule tables")
-    changes.extend(diff_rules(_rules(old_corpus), _rules(new_corpus)))
+    before, after = _rules(old_corpus, old.label), _rules(new_corpus, new.label)
+    if isinstance(before, list) and isinstance(after, list):
+        changes.extend(diff_rules(before, after))
+    changes += [r for r in (before, after) if isinstance(r, RulesUncomputed)]
     progress("comparing the facts")
-    before, why_not = _facts(facts, old_corpus, old.label)
-    after, why_not_new = _facts(facts, new_corpus, new.label)
-    remarks = []
-    if before is None or after is None:
-        remarks.append(("facts", f"not compared: {why_not or why_not_new}"))
-    else:
-        changes.extend(diff_facts(before, after, articles))
-    return DiffReport(old.label, new.label, tuple(changes), tuple(remarks))
+    changes.extend(diff_facts(facts(old_corpus), facts(new_corpus), articles, old.label, new.label))
+    return DiffReport(old.label, new.label, tuple(changes))
 
 
-def _facts(source: FactSource, corpus: Corpus, label: str) -> tuple[Mapping[str, object] | None, str]:
-    """The facts of one side, or None and why not."""
+def _rules(corpus: Corpus, label: str) -> list[RuleTable] | RulesUncomputed:
+    """One side's rule tables, or what stopped their extractor."""
     try:
-        found = source(corpus)
-    except ReaderError:
-        raise
-    except Exception as e:
-        # Facts are read from known places in the pinned source; a move that renames one of
-        # them must cost the facts section, not the whole diff.
-        return None, f"computing them at {label} failed ({type(e).__name__}: {e})"
-    return found, "" if found is not None else "reader.extract.facts is not part of this reader"
-
-
-def _rules(corpus: Corpus) -> list[RuleTable]:
-    return load_rules(corpus, build_index(corpus))
+        return load_rules(corpus, build_index(corpus))
+    except ExtractError as e:
+        return RulesUncomputed(status="unknown", side=label, what="the lowering rule tables",
+                               where=e.location or Location(""), reason=e.message)

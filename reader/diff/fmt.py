@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from reader.diff.changes import Change, DiffReport, FactChange, NoteChange, SymbolChange
 
 NOTE_ORDER = ("changed", "orphaned", "ambiguous", "moved", "unchanged")
-STATUSES = ("added", "removed", "moved", "changed")
+STATUSES = ("added", "removed", "moved", "changed", "unknown")
 FILE_STATUSES = ("added", "removed", "unknown")
 SYMBOL_MARK = {"added": "+", "removed": "-", "signature": "~", "body": "~"}
 
@@ -20,10 +20,18 @@ def counts(changes: Iterable[Change], order: Iterable[str]) -> str:
 
 
 def summary(report: DiffReport) -> str:
-    people = len(report.needs_person)
-    if not people:
-        return "no note needs a person"
-    return f"{people} note{'s' if people != 1 else ''} need{'s' if people == 1 else ''} a person"
+    """`3 notes need a person`, and what the extractors could not compute (which needs one too)."""
+    notes = sum(c.section == "notes" for c in report.needs_person)
+    unknown = len(report.needs_person) - notes
+    parts = [f"{notes} note{'s' if notes != 1 else ''}"] if notes else []
+    parts += [f"{unknown} result{'s' if unknown != 1 else ''} that cannot be computed"] if unknown else []
+    around = sum(1 for c in report.of("notes") if isinstance(c, NoteChange) and c.context)
+    advised = f"; {around} placed note{'s' if around != 1 else ''} in changed code (re-read advised)" \
+        if around else ""
+    if not parts:
+        return "no note needs a person" + advised
+    one = notes + unknown == 1
+    return f"{' and '.join(parts)} need{'s' if one else ''} a person{advised}"
 
 
 def notes_in_order(report: DiffReport) -> list[NoteChange]:

@@ -57,7 +57,7 @@ class MoveRecord:
     old: str
     new: str
     old_rev: str
-    """The project revision whose annotations were read as the old ones."""
+    """The project commit (full sha) whose annotations were read as the old ones."""
     pins: tuple[PinMove, ...]
     fates: tuple[NoteFate, ...]
     changes: tuple[dict[str, Any], ...]
@@ -158,7 +158,9 @@ def move_record(report: DiffReport, old_rev: str, old: list[Article], new: list[
     a, b = old_corpus.pins, new_corpus.pins
     pins = tuple(PinMove(name, b[name].repo, a[name].commit, b[name].commit, a[name].release,
                          b[name].release) for name in sorted(set(a) & set(b)) if a[name].commit != b[name].commit)
-    return MoveRecord(report.old, report.new, old_rev, pins, tuple(fates), tuple(kept),
+    old_label = report.old.replace(report.old.partition(":")[0] + ":", old_rev[:12] + ":", 1) \
+        if ":" in report.old else report.old
+    return MoveRecord(old_label, report.new, old_rev, pins, tuple(fates), tuple(kept),
                       tuple(sorted(titles.items())))
 
 

@@ -19,9 +19,9 @@ from reader.fetch import (
     GitSource,
     Progress,
     Source,
+    archive_members,
     fetch_pin,
     git_url,
-    archive_members,
     pip_download_sdist,
 )
 from reader.lockfile import git_date, lock_from_archive, lock_from_git

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import textwrap
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from reader.annotations import Anchor, Article, Note, Status, resolve_text
 from reader.annotations.accept import Stamp, stamp_notes
+from reader.annotations.anchor import symbols_in
 from reader.cache import atomic_write_all
 from reader.corpus import Corpus
 from reader.diff.changes import NoteChange
 from reader.diff.code import unified
+from reader.errors import Location
+from reader.extract.parse import ParseError, located
 from reader.model import Span
 
 
@@ -40,18 +45,27 @@ def _lines(text: str, span: Span) -> list[str]:
     return text.replace("\r\n", "\n").split("\n")[span.start - 1 : span.end]
 
 
+def _resolve(note: Note, served: tuple[str, str], side: str) -> Anchor:
+    """`resolve_text` on one side's (pin, text); a file no parser reads is located there."""
+    try:
+        return resolve_text(note, served[1], f"{note.path}@{side}")
+    except ParseError as e:
+        raise ParseError(f"{e.message} (on the {side} side)", Location(located(served[0], note.path),
+                                                                    e.line), e.col, e.hint) from None
+
+
 def diff_note(note: Note, old: Corpus, new: Corpus) -> NoteChange:
     """The note's fate from `old` to `new`: unchanged, moved, changed, orphaned or ambiguous."""
     a, b = _text(old, note.path), _text(new, note.path)
     base: dict[str, Any] = dict(note=note.id, where=note.where, pin=(b or a or ("", ""))[0], path=note.path)
     if b is None:
         return NoteChange(status="orphaned", detail=_absent(note.path, new), **base)
-    new_anchor = resolve_text(note, b[1], f"{note.path}@new")
+    new_anchor = _resolve(note, b, "new")
     if a is None:
         return _judge_alone(note, new_anchor, base)
     if a[1] == b[1]:
         return NoteChange(status="unchanged", old=new_anchor.span, new=new_anchor.span, **base)
-    old_anchor = resolve_text(note, a[1], f"{note.path}@old")
+    old_anchor = _resolve(note, a, "old")
     if new_anchor.status is Status.AMBIGUOUS:
         return NoteChange(status="ambiguous", old=old_anchor.span, detail=new_anchor.message, **base)
     if new_anchor.span is None:
@@ -59,15 +73,39 @@ def diff_note(note: Note, old: Corpus, new: Corpus) -> NoteChange:
         return NoteChange(status=status, old=old_anchor.span, detail=new_anchor.message, **base)
     if old_anchor.span is None:
         return _judge_alone(note, new_anchor, base, f"it did not anchor before: {old_anchor.message}")
-    return _compare(old_anchor, new_anchor, a[1], b[1], base)
+    return _compare(note, old_anchor, new_anchor, a[1], b[1], base)
 
 
-def _compare(a: Anchor, b: Anchor, old_text: str, new_text: str, base: dict[str, Any]) -> NoteChange:
+@lru_cache(maxsize=32)
+def _symbol_code(text: str) -> dict[str, str]:
+    """Qualified name -> its code, dedented (the first definition of a name)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    out: dict[str, str] = {}
+    for sym in symbols_in(text):
+        out.setdefault(sym.qualname, textwrap.dedent("\n".join(lines[sym.span.start - 1 : sym.span.end])))
+    return out
+
+
+def changed_context(note: Note, old_text: str, new_text: str) -> str:
+    """The innermost symbol around `note` whose code changed, when its own lines did not: the
+    note's words may rest on code beside them (empty when there is none or nothing changed)."""
+    parts = (note.symbol or "").split(".")
+    for i in range(len(parts), 0, -1):
+        name = ".".join(parts[:i])
+        before, after = _symbol_code(old_text).get(name), _symbol_code(new_text).get(name)
+        if before is not None and after is not None and before != after:
+            return name
+    return ""
+
+
+def _compare(note: Note, a: Anchor, b: Anchor, old_text: str, new_text: str,
+             base: dict[str, Any]) -> NoteChange:
     assert a.span is not None and b.span is not None
     detail = b.message if not b.acceptable else ""
     if a.fingerprint == b.fingerprint and b.acceptable:
         status = "unchanged" if a.span == b.span else "moved"
-        return NoteChange(status=status, old=a.span, new=b.span, **base)
+        context = changed_context(note, old_text, new_text) if note.symbol else ""
+        return NoteChange(status=status, old=a.span, new=b.span, context=context, **base)
     diff = unified(_lines(old_text, a.span), _lines(new_text, b.span), a.span.start, b.span.start,
                    base["path"])
     return NoteChange(status="changed", old=a.span, new=b.span, diff=diff, detail=detail, **base)

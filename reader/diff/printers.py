@@ -30,7 +30,7 @@ def text(report: DiffReport) -> str:
     notes = notes_in_order(report)
     out += ["", f"Notes: {counts(notes, NOTE_ORDER) or 'none'}"]
     for c in notes:
-        if c.status != "unchanged":
+        if c.status != "unchanged" or c.context:
             out.append(f"  {c.explain()}")
             out += [f"    {line}" for line in c.diff.splitlines()]
     out += _code(report)
@@ -55,10 +55,12 @@ def _code(report: DiffReport) -> list[str]:
 
 def _facts(report: DiffReport) -> list[str]:
     cited, other = split_facts(report)
-    if report.remark("facts") or not (cited or other):
+    unknown = report.uncomputed("facts")
+    if not (cited or other):
         return _simple(report, "facts", "Facts")
-    out = ["", f"Facts: {len(cited) + len(other)} changed, {len(cited)} cited by prose"]
-    out += [f"  {c.explain()}" for c in cited]
+    out = ["", f"Facts: {len(cited) + len(other)} changed, {len(cited)} cited by prose"
+               + (f", {len(unknown)} cannot be computed" if unknown else "")]
+    out += [f"  {c.explain()}" for c in [*unknown, *cited]]
     if other:
         out.append(f"  cited by no prose ({len(other)}):")
         out += [f"    {c.name}: {short(c.old)} -> {short(c.new)}" for c in other]
@@ -67,14 +69,13 @@ def _facts(report: DiffReport) -> list[str]:
 
 def _simple(report: DiffReport, section: str, title: str) -> list[str]:
     changes = report.of(section)
-    heading = report.remark(section) or counts(changes, STATUSES) or "no change"
+    heading = counts(changes, STATUSES) or "no change"
     return ["", f"{title}: {heading}", *[f"  {c.explain()}" for c in changes]]
 
 
 def as_json(report: DiffReport) -> str:
     return json.dumps({"old": report.old, "new": report.new, "exit_code": report.exit_code,
                        "needs_person": len(report.needs_person),
-                       "remarks": {s: why for s, why in report.remarks},
                        "changes": [c.to_json() for c in report.changes]}, indent=1) + "\n"
 
 

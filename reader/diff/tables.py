@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 
 from reader.annotations import Article
 from reader.annotations.markup import parse
-from reader.diff.changes import FactChange, RuleChange
+from reader.diff.changes import Change, FactChange, FactsUncomputed, RuleChange
 from reader.errors import Location
+from reader.extract.fact import Facts, Unknown
 from reader.extract.rules import RuleEntry, RuleTable
 
 
@@ -56,15 +56,26 @@ def _show(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
-def diff_facts(old: Mapping[str, object], new: Mapping[str, object],
-               articles: list[Article]) -> list[FactChange]:
-    """Facts whose value changed (or that appeared or went), each with the prose citing it."""
+def diff_facts(old: Facts, new: Facts, articles: list[Article], old_label: str = "old",
+               new_label: str = "new") -> list[Change]:
+    """Facts whose value changed (or that appeared or went), each with the prose citing it; then
+    what either side could not compute, in place of the facts it costs."""
     cites = citations(articles)
-    out = []
-    for name in sorted(set(old) | set(new)):
-        a = _show(old[name]) if name in old else "(none)"
-        b = _show(new[name]) if name in new else "(none)"
+    out: list[Change] = []
+    for name in sorted(set(old.values) | set(new.values)):
+        if old.unknown_for(name) or new.unknown_for(name):
+            continue
+        a = _show(old.values[name]) if name in old.values else "(none)"
+        b = _show(new.values[name]) if name in new.values else "(none)"
         if a != b:
             out.append(FactChange(status="changed", name=name, old=a, new=b,
                                   cited_by=tuple(cites.get(name, ()))))
+    for label, side in ((old_label, old), (new_label, new)):
+        out += [_uncomputed(u, label, cites) for u in side.unknown]
     return out
+
+
+def _uncomputed(u: Unknown, label: str, cites: dict[str, list[Location]]) -> FactsUncomputed:
+    cited = dict.fromkeys(w for name, where in cites.items() if u.covers(name) for w in where)
+    return FactsUncomputed(status="unknown", side=label, what=u.what, where=u.where,
+                           reason=u.reason, cited_by=tuple(sorted(cited)))

@@ -11,11 +11,12 @@ The public API other stages use:
 
     rules.load_rules(corpus, index)             # -> [RuleTable] per backend and key (cached)
     structures.structures(index, read)          # -> pallas_call, classes, pipeline predicates
-    facts.load_facts(corpus)                    # -> [Fact(name, value, about, path, line)]
-    facts.compute_facts(corpus)                 # -> {name: value}, the contract of `reader check`
+    facts.load_facts(corpus)                    # -> Facts: [Fact(name, value, about, path, line)]
+                                                #    and an Unknown per group it cannot compute
 """
 
-from reader.extract.index import Index, build_index, index_from_sources
-from reader.extract.references import Definition, Target, Use
+from reader.extract.index import Definition, Index, build_index, index_from_sources
+from reader.extract.names import Target
+from reader.extract.references import Use
 
 __all__ = ["Definition", "Index", "Target", "Use", "build_index", "index_from_sources"]

@@ -1,111 +1,38 @@
 """A static evaluator of module-level code: the values names hold, without importing anything.
 
-It understands what registration code is made of (literals, loops over them, `functools.partial`,
-enum members, aliases across modules) and hands every call to a `Hooks` object, which is how
-`rules.py` sees registrations happen. Anything else becomes an opaque value, never a guess.
+It reads libcst trees (tree.py), and understands what registration code is made of
+(literals, loops over them and over enum classes, `functools.partial`, enum members, aliases across
+modules); it hands every call to a `Hooks` object, which is how `rules.py` sees registrations
+happen. Anything else becomes an opaque value, never a guess.
 """
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import libcst as cst
+
 from reader.extract.index import Index
-from reader.extract.references import Target
-
-
-class Value:
-    """Base of the evaluator's values."""
-
-
-@dataclass(frozen=True)
-class Obj(Value):
-    """A definition of the corpus that is its own identity: a function, class, or a variable
-    whose value is not one of the shapes below (e.g. `load_p = Primitive("load")`)."""
-
-    module: str
-    qualname: str
-    kind: str
-
-
-@dataclass(frozen=True)
-class Ext(Value):
-    """Something outside the corpus, by the dotted path it was reached through."""
-
-    dotted: str
-
-
-@dataclass(frozen=True)
-class Mod(Value):
-    module: str
-
-
-@dataclass(frozen=True)
-class Member(Value):
-    """`Cls.NAME` of a class (an enum member when the class is an enum)."""
-
-    cls: Obj
-    name: str
-
-
-@dataclass(frozen=True)
-class Seq(Value):
-    items: tuple[Value, ...]
-
-
-@dataclass(frozen=True)
-class Mapping(Value):
-    items: tuple[tuple[Value, Value], ...]
-
-
-@dataclass(frozen=True)
-class Func(Value):
-    """A function defined where it has no symbol (in a loop body)."""
-
-    module: str
-    name: str
-    line: int
-    start: int
-
-
-@dataclass(frozen=True)
-class Lambda(Value):
-    module: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Partial(Value):
-    func: Value
-    args: tuple[Value, ...]
-    kwargs: tuple[tuple[str, Value], ...]
-    text: str
-
-
-@dataclass(frozen=True)
-class Result(Value):
-    """What a call returned, when nothing more is known about it."""
-
-    func: Value
-    text: str
-    line: int
-
-
-@dataclass(frozen=True)
-class BoundMethod(Value):
-    owner: Value
-    name: str
-
-
-@dataclass(frozen=True)
-class Const(Value):
-    value: str
-
-
-@dataclass(frozen=True)
-class Opaque(Value):
-    text: str
+from reader.extract.names import Target
+from reader.extract.parse import located
+from reader.extract.tree import Tree
+from reader.extract.values import (
+    BoundMethod,
+    Const,
+    Ext,
+    Func,
+    Lambda,
+    Mapping,
+    Member,
+    Mod,
+    Obj,
+    Opaque,
+    Partial,
+    Result,
+    Seq,
+    Value,
+)
 
 
 @dataclass(frozen=True)
@@ -150,51 +77,55 @@ class Evaluator:
         self.read = read
         """module -> its source text."""
         self.hooks = hooks or Hooks()
-        self._trees: dict[str, ast.Module] = {}
+        self._trees: dict[str, Tree] = {}
         self._vars: dict[tuple[str, str], Value] = {}
         self._env: dict[str, dict[str, Value]] = {}
 
-    def tree(self, module: str) -> ast.Module:
+    def tree(self, module: str) -> Tree:
         if module not in self._trees:
-            self._trees[module] = ast.parse(self.read(module))
+            pin, path = self.index.files[module]
+            self._trees[module] = Tree.parse(self.read(module), path, located(pin, path))
         return self._trees[module]
 
     # running modules ---------------------------------------------------------------
     def run_module(self, module: str) -> None:
         """Execute `module`'s top-level statements for their effects on the hooks."""
         self._env[module] = {}
-        self._exec(self.tree(module).body, module)
+        self._exec(self.tree(module).module.body, module)
 
-    def _exec(self, body: list[ast.stmt], module: str) -> None:
+    def _exec(self, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement], module: str) -> None:
         for stmt in body:
             self._stmt(stmt, module)
 
-    def _stmt(self, stmt: ast.stmt, module: str) -> None:
+    def _stmt(self, stmt: cst.BaseStatement | cst.BaseSmallStatement, module: str) -> None:
         env = self._env.setdefault(module, {})
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            self._exec(stmt.body, module)
+        elif isinstance(stmt, cst.FunctionDef):
             value = self._decorate(stmt, module)
-            env[stmt.name] = self._defined(module, stmt.name, stmt.lineno) or value
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            line = self.tree(module).line(stmt)
+            env[stmt.name.value] = self._defined(module, stmt.name.value, line) or value
+        elif isinstance(stmt, (cst.Assign, cst.AnnAssign)) and stmt.value is not None:
             value = self.eval(stmt.value, module)
-            for target in _targets(stmt):
-                named = isinstance(target, ast.Name) and self._defined(module, target.id, stmt.lineno)
+            line = self.tree(module).line(stmt)
+            for target in targets(stmt):
+                named = isinstance(target, cst.Name) and self._defined(module, target.value, line)
                 self._assign(target, named or value, module)
-        elif isinstance(stmt, ast.Expr):
+        elif isinstance(stmt, cst.Expr):
             self.eval(stmt.value, module)
-        elif isinstance(stmt, ast.For):
-            items = self.eval(stmt.iter, module)
-            for item in items.items if isinstance(items, Seq) else ():
+        elif isinstance(stmt, cst.For):
+            for item in self.iterate(self.eval(stmt.iter, module)) or ():
                 self._assign(stmt.target, item, module)
-                self._exec(stmt.body, module)
-            self._exec(stmt.orelse, module)
-        elif isinstance(stmt, (ast.If, ast.With)):
+                self._exec(suite(stmt.body), module)
+            self._exec(orelse(stmt.orelse), module)
+        elif isinstance(stmt, (cst.If, cst.With)):
             # No pinned registration is conditional; both branches are read.
-            self._exec(stmt.body, module)
-            self._exec(getattr(stmt, "orelse", []), module)
-        elif isinstance(stmt, ast.Try):
-            self._exec(stmt.body, module)
-            self._exec(stmt.orelse, module)
-            self._exec(stmt.finalbody, module)
+            self._exec(suite(stmt.body), module)
+            self._exec(orelse(stmt.orelse) if isinstance(stmt, cst.If) else (), module)
+        elif isinstance(stmt, cst.Try):
+            self._exec(suite(stmt.body), module)
+            self._exec(orelse(stmt.orelse), module)
+            self._exec(suite(stmt.finalbody.body) if stmt.finalbody else (), module)
 
     def _defined(self, module: str, name: str, line: int) -> Value | None:
         """The identity of a module-level definition made at `line`, when its value says no more:
@@ -207,76 +138,99 @@ class Evaluator:
             return special
         return None if sym.kind != "variable" else self.variable(module, name, line)
 
-    def _decorate(self, node: ast.FunctionDef | ast.AsyncFunctionDef, module: str) -> Value:
-        sym = self.index.symbol(module, node.name)
-        start = min([d.lineno for d in node.decorator_list] + [node.lineno])
-        value: Value = Obj(module, node.name, "function") if sym and sym.line == node.lineno \
-            else Func(module, node.name, node.lineno, start)
-        for dec in reversed(node.decorator_list):
-            deco = self.eval(dec, module)
-            result = self.apply(deco, (value,), (), module, dec.lineno, ast.unparse(dec),
-                                "decorator")
+    def _decorate(self, node: cst.FunctionDef, module: str) -> Value:
+        tree, name = self.tree(module), node.name.value
+        sym = self.index.symbol(module, name)
+        line = tree.line(node)
+        start = min([tree.line(d.decorator) for d in node.decorators] + [line])
+        value: Value = Obj(module, name, "function") if sym and sym.line == line \
+            else Func(module, name, line, start)
+        for dec in reversed(node.decorators):
+            deco = self.eval(dec.decorator, module)
+            result = self.apply(deco, (value,), (), module, tree.line(dec.decorator),
+                                tree.text(dec.decorator), "decorator")
             if not isinstance(result, (Result, Opaque)):
                 value = result
         return value
 
-    def _assign(self, target: ast.expr, value: Value, module: str) -> None:
+    def _assign(self, target: cst.BaseExpression, value: Value, module: str) -> None:
         env = self._env.setdefault(module, {})
-        if isinstance(target, ast.Name):
-            env[target.id] = value
-        elif isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(target, cst.Name):
+            env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
             items = value.items if isinstance(value, Seq) else ()
-            for i, elt in enumerate(target.elts):
-                self._assign(elt, items[i] if i < len(items) else Opaque(ast.unparse(elt)), module)
-        elif isinstance(target, ast.Subscript):
+            for i, elt in enumerate(target.elements):
+                item = items[i] if i < len(items) else Opaque(self.tree(module).text(elt.value))
+                self._assign(elt.value, item, module)
+        elif isinstance(target, cst.Subscript):
             container = self.eval(target.value, module)
-            key = self.eval(target.slice, module)
-            self.hooks.store(self, container, key, value, module, target.lineno)
+            key = self._key(target, module)
+            self.hooks.store(self, container, key, value, module, self.tree(module).line(target))
 
     # expressions ---------------------------------------------------------------------
-    def eval(self, node: ast.expr, module: str) -> Value:
-        if isinstance(node, ast.Name):
-            return self.name(module, node.id, node.lineno)
-        if isinstance(node, ast.Attribute):
-            return self.attr(self.eval(node.value, module), node.attr)
-        if isinstance(node, ast.Call):
+    def eval(self, node: cst.BaseExpression, module: str) -> Value:
+        if isinstance(node, cst.Name):
+            if node.value in _KEYWORDS:
+                return Const(node.value)
+            return self.name(module, node.value, self.tree(module).line(node))
+        if isinstance(node, cst.Attribute):
+            return self.attr(self.eval(node.value, module), node.attr.value)
+        if isinstance(node, cst.Call):
             return self._call(node, module)
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            return Seq(tuple(v for elt in node.elts for v in self._spread(elt, module)))
-        if isinstance(node, ast.Dict):
-            if any(k is None for k in node.keys):
-                return Opaque(ast.unparse(node))
-            return Mapping(tuple((self.eval(k, module), self.eval(v, module))  # type: ignore[arg-type]
-                                 for k, v in zip(node.keys, node.values, strict=True)))
-        if isinstance(node, ast.Lambda):
-            return Lambda(module, node.lineno)
-        if isinstance(node, ast.Constant):
-            return Const(repr(node.value))
-        if isinstance(node, ast.Subscript):
-            base, key = self.eval(node.value, module), self.eval(node.slice, module)
-            hooked = self.hooks.subscript(base, key)
-            if hooked is not None:
-                return hooked
-            if isinstance(base, Mapping):
-                return next((v for k, v in base.items if k == key), Opaque(ast.unparse(node)))
-            return Opaque(ast.unparse(node))
-        return Opaque(ast.unparse(node))
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            return Seq(tuple(v for elt in node.elements for v in self._spread(elt, module)))
+        if isinstance(node, cst.Dict):
+            return self._dict(node, module)
+        if isinstance(node, cst.Lambda):
+            return Lambda(module, self.tree(module).line(node))
+        if isinstance(node, _LITERALS) and node.evaluated_value is not None:
+            return Const(repr(node.evaluated_value))
+        if isinstance(node, cst.Ellipsis):
+            return Const(repr(...))
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node, module)
+        return Opaque(self.tree(module).text(node))
 
-    def _spread(self, node: ast.expr, module: str) -> tuple[Value, ...]:
-        if isinstance(node, ast.Starred):
-            value = self.eval(node.value, module)
-            if isinstance(value, Seq):
-                return value.items
-            if isinstance(value, Obj) and value.kind == "class":
-                return self.members(value)
-            return (Opaque(ast.unparse(node)),)
-        return (self.eval(node, module),)
+    def _dict(self, node: cst.Dict, module: str) -> Value:
+        elements = [e for e in node.elements if isinstance(e, cst.DictElement)]
+        if len(elements) < len(node.elements):  # `**other` among them
+            return Opaque(self.tree(module).text(node))
+        return Mapping(tuple((self.eval(e.key, module), self.eval(e.value, module))
+                             for e in elements))
 
-    def _call(self, node: ast.Call, module: str) -> Value:
+    def _subscript(self, node: cst.Subscript, module: str) -> Value:
+        base, key = self.eval(node.value, module), self._key(node, module)
+        hooked = self.hooks.subscript(base, key)
+        if hooked is not None:
+            return hooked
+        if isinstance(base, Mapping):
+            return next((v for k, v in base.items if k == key), Opaque(self.tree(module).text(node)))
+        return Opaque(self.tree(module).text(node))
+
+    def _key(self, node: cst.Subscript, module: str) -> Value:
+        """The value inside `x[...]`: one index, or a tuple of them (`x[a, b]`)."""
+        indexes = [e.slice for e in node.slice]
+        if not all(isinstance(i, cst.Index) and i.star is None for i in indexes):
+            return Opaque(self.tree(module).text(node))  # a slice, or `x[*a]`
+        values = tuple(self.eval(i.value, module) for i in indexes if isinstance(i, cst.Index))
+        one = len(node.slice) == 1 and not isinstance(node.slice[0].comma, cst.Comma)
+        return values[0] if one else Seq(values)
+
+    def _spread(self, elt: cst.BaseElement | cst.Arg, module: str) -> tuple[Value, ...]:
+        """The values an element adds to a literal or an argument list (`*xs` adds several)."""
+        if isinstance(elt, cst.StarredElement) or (isinstance(elt, cst.Arg) and elt.star == "*"):
+            items = self.iterate(self.eval(elt.value, module))
+            return items if items is not None else (Opaque(self.tree(module).text(elt.value)),)
+        return (self.eval(elt.value, module),)
+
+    def _call(self, node: cst.Call, module: str) -> Value:
         func = self.eval(node.func, module)
-        args = tuple(v for a in node.args for v in self._spread(a, module))
-        kwargs = tuple((k.arg, self.eval(k.value, module)) for k in node.keywords if k.arg)
-        return self.apply(func, args, kwargs, module, node.lineno, ast.unparse(node))
+        positional = [a for a in node.args if a.keyword is None and a.star != "**"]
+        args = tuple(v for a in positional for v in self._spread(a, module))
+        kwargs = tuple((a.keyword.value, self.eval(a.value, module))
+                       for a in node.args if a.keyword is not None)
+        tree = self.tree(module)
+        return self.apply(func, args, kwargs, module, tree.line(node), tree.text(node))
 
     def apply(self, func: Value, args: tuple[Value, ...], kwargs: tuple[tuple[str, Value], ...],
               module: str, line: int, text: str, form: str = "call") -> Value:
@@ -289,6 +243,15 @@ class Evaluator:
         if isinstance(func, BoundMethod) and isinstance(func.owner, Mapping) and func.name == "items":
             return Seq(tuple(Seq((k, v)) for k, v in func.owner.items))
         return Result(func, text, line)
+
+    def iterate(self, value: Value) -> tuple[Value, ...] | None:
+        """What a `for` over `value` (or `*value`) yields: a literal's items, an enum class's
+        members; None when that is not known."""
+        if isinstance(value, Seq):
+            return value.items
+        if isinstance(value, Obj) and value.kind == "class":
+            return self.members(value)
+        return None
 
     # names --------------------------------------------------------------------------
     def name(self, module: str, name: str, line: int | None) -> Value:
@@ -341,9 +304,9 @@ class Evaluator:
             return self._vars[key]
         self._vars[key] = Obj(module, name, "variable")  # a self-reference stays opaque
         value: Value = Obj(module, name, "variable")
-        stmt = assignment_at(self.tree(module), line)
+        stmt = assignment_at(self.tree(module), line, name)
         if stmt is not None and stmt.value is not None and all(
-                isinstance(t, ast.Name) for t in _targets(stmt)):
+                isinstance(t, cst.Name) for t in targets(stmt)):
             saved = self._env.pop(module, None)
             found = self.eval(stmt.value, module)
             if saved is not None:
@@ -360,33 +323,45 @@ class Evaluator:
                      and not s.name.startswith("_"))
 
 
-def _targets(stmt: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
-    return list(stmt.targets) if isinstance(stmt, ast.Assign) else [stmt.target]
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+"""Literals whose value libcst computes (a concatenation with an f-string in it: None)."""
+
+_KEYWORDS = frozenset({"None", "True", "False"})
+"""Names libcst keeps as names and `ast` as constants."""
 
 
-def assignment_at(tree: ast.Module, line: int) -> ast.Assign | ast.AnnAssign | None:
-    """The module-level (or `if`/`try`-nested) assignment statement starting at `line`."""
-    stack: list[ast.stmt] = list(tree.body)
+def targets(stmt: cst.Assign | cst.AnnAssign) -> list[cst.BaseAssignTargetExpression]:
+    """What an assignment binds (`a = b = v`: `a` and `b`)."""
+    return [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+
+
+def suite(body: cst.BaseSuite) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
+    """The statements of an indented block, or of one on the same line (`if x: y = 1`)."""
+    return body.body
+
+
+def orelse(node: cst.If | cst.Else | None) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
+    """An `else:` block's statements; an `elif` as the one statement it is; none."""
+    if isinstance(node, cst.If):
+        return (node,)
+    return suite(node.body) if node is not None else ()
+
+
+def assignment_at(tree: Tree, line: int, name: str) -> cst.Assign | cst.AnnAssign | None:
+    """The module-level (or `if`/`try`-nested) assignment to `name` that starts at `line`."""
+    stack: list[cst.BaseStatement | cst.BaseSmallStatement] = list(tree.module.body)
     while stack:
         stmt = stack.pop()
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.lineno == line:
-            return stmt
-        if isinstance(stmt, ast.If):
-            stack += [*stmt.body, *stmt.orelse]
-        elif isinstance(stmt, ast.Try):
-            stack += [*stmt.body, *[s for h in stmt.handlers for s in h.body], *stmt.orelse,
-                      *stmt.finalbody]
+        if isinstance(stmt, cst.SimpleStatementLine):
+            stack += stmt.body
+        elif isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+            if tree.line(stmt) == line and any(
+                    isinstance(t, cst.Name) and t.value == name for t in targets(stmt)):
+                return stmt
+        elif isinstance(stmt, cst.If):
+            stack += [*suite(stmt.body), *orelse(stmt.orelse)]
+        elif isinstance(stmt, cst.Try):
+            stack += [*suite(stmt.body), *[s for h in stmt.handlers for s in suite(h.body)],
+                      *orelse(stmt.orelse), *(suite(stmt.finalbody.body) if stmt.finalbody else ())]
     return None
 
-
-def label(value: Value) -> str:
-    """A short name for a key value: an enum member's name, a tuple's names joined by `/`."""
-    if isinstance(value, Member):
-        return value.name
-    if isinstance(value, Ext):
-        return value.dotted.rsplit(".", 1)[-1]
-    if isinstance(value, Seq):
-        return "/".join(label(v) for v in value.items)
-    if isinstance(value, Obj):
-        return value.qualname
-    return "?"

@@ -7,15 +7,28 @@ alternatives, `*` one dotted component, `**` the rest of the name.
 
 from __future__ import annotations
 
-import ast
-import re
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict
+
+import libcst as cst
 
 from reader.corpus import Corpus
+from reader.errors import BuildError, Location
+from reader.extract.fact import ExtractError, Fact, Facts, Unknown, name_pattern
 from reader.extract.index import Index, build_index, corpus_key
+from reader.extract.parse import ParseError
 from reader.extract.rules import BACKENDS, RuleTable, load_rules
-from reader.extract.sm90_source import ARG_SPECS_PATH, MGPU_CORE_PATH, SM90_PATH
+from reader.extract.sm90_source import (
+    ARG_SPECS_PATH,
+    COMMON_PATH,
+    MGPU_CORE_PATH,
+    SM90_PATH,
+    Source,
+    bound_name,
+    calls,
+    parents_of,
+)
 from reader.extract.structures import (
     BACKEND_REGISTRAR,
     PALLAS_CALL_P,
@@ -24,10 +37,10 @@ from reader.extract.structures import (
     Structures,
     structures,
 )
-from reader.extract.tokamax_facts import load_sm90_params, sm90_facts
+from reader.extract.tokamax_facts import hopper_facts, load_sm90_params, sm90_facts
 from reader.model import module_of
 
-FACTS_KIND = "facts-v4"
+FACTS_KIND = "facts-v5"
 SM90_MODULE = "tokamax._src.ops.attention.pallas_mosaic_gpu_kernel_sm90"
 BARRIER = ("jax._src.pallas.mosaic_gpu.core", "Barrier")
 
@@ -100,54 +113,55 @@ NAMES: tuple[tuple[str, str], ...] = (
 
 def documented(name: str) -> bool:
     """Whether `name` matches one of the NAMES patterns."""
-    return any(_pattern(p).fullmatch(name) for p, _ in NAMES)
+    return any(name_pattern(p).fullmatch(name) for p, _ in NAMES)
 
 
-def _pattern(p: str) -> re.Pattern[str]:
-    out = re.escape(p).replace(r"\*\*", ".+").replace(r"\*", "[^.]+")
-    out = re.sub(r"\\\{(.*?)\\\}", lambda m: "(?:" + m.group(1).replace(r"\|", "|") + ")", out)
-    return re.compile(out)
+_STRUCTURE_NAMES = ("pallas_call.**", "{blockspec|gridspec|blockmapping|gridmapping|buffered|"
+                    "costestimate}.**", "{tpu|gpu}.**", "memory_spaces.**", "pipeline.**")
+_SM90_NAMES = ("tokamax.sm90.**", "mosaic_gpu.{smem_alignment|reduction_scratch_bytes}")
 
 
-@dataclass(frozen=True)
-class Fact:
-    """One named value and where in the pinned source it comes from."""
-
-    name: str
-    value: int | str | list[str]
-    about: str
-    path: str = ""
-    line: int = 0
-
-
-def compute_facts(corpus: Corpus) -> dict[str, object]:
-    """The facts by name (the contract `reader check` relies on)."""
-    return {f.name: f.value for f in load_facts(corpus)}
-
-
-def load_facts(corpus: Corpus, index: Index | None = None) -> list[Fact]:
+def load_facts(corpus: Corpus, index: Index | None = None) -> Facts:
     """Every fact, computed once per set of pinned blobs, then read from the cache."""
     key = corpus_key(corpus, FACTS_KIND)
     data = corpus.cache.get_json(FACTS_KIND, key)
     if data is not None:
-        return [Fact(**d) for d in data]
+        return Facts(tuple(Fact(**d) for d in data["facts"]),
+                     tuple(Unknown(tuple(u["names"]), Location(**u["where"]), u["reason"], u["hint"])
+                           for u in data["unknown"]))
     index = index or build_index(corpus)
     facts = all_facts(corpus, index)
-    corpus.cache.put_json(FACTS_KIND, key, [asdict(f) for f in facts])
+    corpus.cache.put_json(FACTS_KIND, key, {"facts": [asdict(f) for f in facts.facts],
+                                            "unknown": [asdict(u) for u in facts.unknown]})
     return facts
 
 
-def all_facts(corpus: Corpus, index: Index) -> list[Fact]:
+def all_facts(corpus: Corpus, index: Index) -> Facts:
+    """Each group of facts, or an `Unknown` per name pattern of a group whose extractor could
+    not read the pinned code; only `ExtractError` is caught, any other error is a bug."""
     def read(m: str) -> str:
         return corpus.read_text(*index.files[m])
 
-    tables = load_rules(corpus, index)
-    found = [*rule_facts(tables, index), *structure_facts(structures(index, read), index),
-             *barrier_facts(index, read), *tokamax_facts(corpus), *corpus_facts(corpus, index)]
-    names = [f.name for f in found]
-    duplicates = {n for n in names if names.count(n) > 1}
-    assert not duplicates, f"fact names computed twice: {sorted(duplicates)}"
-    return sorted(found, key=lambda f: f.name)
+    groups: list[tuple[tuple[str, ...], Callable[[], list[Fact]]]] = [
+        (("rules.**",), lambda: rule_facts(load_rules(corpus, index), index)),
+        (_STRUCTURE_NAMES, lambda: structure_facts(structures(index, read), index)),
+        (("tokamax.sm90.barriers.{count|names}",), lambda: barrier_facts(index, read)),
+        (_SM90_NAMES, lambda: tokamax_facts(corpus)),
+        (("hopper.**",), hopper_facts),
+        (("corpus.**", "lines.**"), lambda: corpus_facts(corpus, index)),
+    ]
+    found: list[Fact] = []
+    unknown: list[Unknown] = []
+    for patterns, compute in groups:
+        try:
+            found += compute()
+        except (ExtractError, ParseError) as e:
+            unknown.append(Unknown(patterns, e.location or Location(""), e.message, e.hint))
+    names = Counter(f.name for f in found)
+    if duplicates := sorted(n for n, k in names.items() if k > 1):
+        raise BuildError(f"fact names computed twice: {duplicates}", Location(__file__),
+                         "give each fact its own name")
+    return Facts(tuple(sorted(found, key=lambda f: f.name)), tuple(unknown))
 
 
 # rules ------------------------------------------------------------------------------------------
@@ -365,48 +379,29 @@ def barrier_facts(index: Index, read: Callable[[str], str]) -> list[Fact]:
     pin, path = index.files[SM90_MODULE]
     at = {(r.line, r.col) for r in index.references(pin, path)
           if (r.target_module, r.target_qualname) == BARRIER}
-    text = read(SM90_MODULE)
-    lines = text.splitlines()
-    calls: list[tuple[int, str]] = []
-    for node, bound in _calls_with_names(ast.parse(text)):
-        f = node.func
-        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
-        if name != "Barrier" or f.end_lineno is None or f.end_col_offset is None:
-            continue
-        line = lines[f.end_lineno - 1]
-        col = len(line.encode()[: f.end_col_offset].decode()) - len(name)
-        if (f.end_lineno, col) in at:
-            calls.append((node.lineno, bound))
-    calls.sort()
-    first = calls[0][0] if calls else 0
-    return [Fact("tokamax.sm90.barriers.count", len(calls), "Barrier allocations in the sm90 kernel",
+    src = Source(read(SM90_MODULE), path)
+    parents = parents_of(src.tree)
+    found: list[tuple[int, str]] = []
+    for call in calls(src.tree, "Barrier"):
+        name = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+        start = src.position(name)
+        if (start.line, start.column) in at:
+            found.append((src.line(call), bound_name(call, parents)))
+    found.sort()
+    first = found[0][0] if found else 0
+    return [Fact("tokamax.sm90.barriers.count", len(found), "Barrier allocations in the sm90 kernel",
                  path, first),
-            Fact("tokamax.sm90.barriers.names", [b for _, b in calls],
+            Fact("tokamax.sm90.barriers.names", [b for _, b in found],
                  "what each Barrier allocation is bound to", path, first)]
 
 
-def _calls_with_names(tree: ast.Module) -> Iterable[tuple[ast.Call, str]]:
-    """Every call, with the name it is assigned to or passed as (`q_barrier=...`), if any."""
-    named: dict[int, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name):
-            named[id(node.value)] = node.targets[0].id
-        elif isinstance(node, ast.keyword) and node.arg:
-            named[id(node.value)] = node.arg
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            yield node, named.get(id(node), "")
-
-
 def tokamax_facts(corpus: Corpus) -> list[Fact]:
-    """The sm90 kernel facts of `tokamax_facts.py`, with the kernel file as their source."""
-    if not all(corpus.has(pin, p) for pin, p in (("tokamax", SM90_PATH),
-                                                  ("tokamax", ARG_SPECS_PATH), ("jax", MGPU_CORE_PATH))):
+    """The sm90 kernel facts of `tokamax_facts.py`, when the three files they read are pinned."""
+    if not all(corpus.has(pin, p) for pin, p in (
+            ("tokamax", SM90_PATH), ("tokamax", COMMON_PATH), ("tokamax", ARG_SPECS_PATH),
+            ("jax", MGPU_CORE_PATH))):
         return []
-    sources = {"tokamax": SM90_PATH, "mosaic_gpu": MGPU_CORE_PATH}  # `hopper.*`: NVIDIA's guides
-    return [Fact(f.name, f.value, f.about, sources.get(f.name.split(".")[0], ""))
-            for f in sm90_facts(load_sm90_params(corpus))]
+    return sm90_facts(load_sm90_params(corpus))
 
 
 # corpus ------------------------------------------------------------------------------------------

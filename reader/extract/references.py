@@ -1,35 +1,14 @@
-"""References: each name read in a file that resolves to a definition in the pinned corpus."""
+"""References: each name read in a file that resolves to a definition in the pinned corpus, and
+the where-used lists they make."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from reader.extract.scan import Chain, FileSummary, Part
-from reader.model import Reference, Symbol
-
-if TYPE_CHECKING:
-    from reader.extract.index import Index
-
-
-@dataclass(frozen=True)
-class Target:
-    """What a name means: a definition in the corpus, a module, or something outside the corpus."""
-
-    kind: str
-    """`def` (a symbol of a corpus module), `module`, or `external` (outside the corpus)."""
-    module: str
-    """For `def`: the defining module; for `module`: the module; for `external`: the dotted path."""
-    qualname: str = ""
-
-
-@dataclass(frozen=True)
-class Definition:
-    """Where a definition lives: its pin, path and symbol (None for a whole module)."""
-
-    pin: str
-    path: str
-    symbol: Symbol | None
+from reader.extract.names import Resolver, resolve_chain
+from reader.extract.scan import FileSummary
+from reader.model import Reference
 
 
 @dataclass(frozen=True)
@@ -43,57 +22,25 @@ class Use:
     length: int
 
 
-def resolve_chain(index: Index, fs: FileSummary, chain: Chain) -> list[tuple[Part, Target]]:
-    """Each part of `chain` with what it resolves to, for the parts that resolve."""
-    parts = list(chain.parts)
-    target: Target | None
-    out: list[tuple[Part, Target]] = []
-    if chain.head == "global":
-        first = parts.pop(0)
-        target = index.resolve_name(fs.module, first.name,
-                                    first.line if chain.at_module else None, fs)
-        if target is not None:
-            out.append((first, target))
-    elif chain.head == "member":
-        parts.pop(0)  # `self` itself
-        if not parts:
-            return []
-        first = parts.pop(0)
-        target = index.member(fs.module, chain.owner, first.name)
-        if target is not None:
-            out.append((first, target))
-    else:
-        first = parts.pop(0)
-        qual = f"{chain.owner}.{first.name}"
-        target = Target("def", fs.module, qual) if any(
-            s.qualname == qual for s in fs.symbols) else None
-        if target is not None:
-            out.append((first, target))
-    for part in parts:
-        if target is None:
-            break
-        target = index.resolve_attr(target, part.name)
-        if target is not None:
-            out.append((part, target))
-    return out
-
-
-def references_of(index: Index, fs: FileSummary) -> list[Reference]:
+def references_of(resolver: Resolver, fs: FileSummary) -> list[Reference]:
     """The references of a scanned file (a pinned one or any other, e.g. a lab), sorted."""
     refs = set()
     for chain in fs.chains:
-        for part, target in resolve_chain(index, fs, chain):
-            if index.linkable(target):
+        for part, target in resolve_chain(resolver, fs, chain):
+            if resolver.linkable(target):
                 refs.add(Reference(part.line, part.col, len(part.name), target.module,
                                    target.qualname))
     return sorted(refs, key=lambda r: (r.line, r.col))
 
 
-def uses_by_target(index: Index) -> dict[tuple[str, str], list[Use]]:
-    """(module, qualname) -> every place in the corpus that references it, by pin, path, line."""
+def uses_by_target(files: Iterable[tuple[str, str]],
+                   references: Callable[[str, str], Sequence[Reference]]
+                   ) -> dict[tuple[str, str], list[Use]]:
+    """(module, qualname) -> every place among `files` (pin, path) that references it, in the
+    files' order, then by line; `references(pin, path)` gives a file's references."""
     uses: dict[tuple[str, str], list[Use]] = {}
-    for pin, path in sorted(index.files.values()):
-        for r in index.references(pin, path):
+    for pin, path in files:
+        for r in references(pin, path):
             uses.setdefault((r.target_module, r.target_qualname), []).append(
                 Use(pin, path, r.line, r.col, r.length))
     return uses

@@ -3,24 +3,29 @@
 Each backend keeps a dict from primitive to rule (TPU and Mosaic GPU one per key: core type, or
 lowering x primitive semantics), filled at import time by decorators, calls, loops, dict literals
 and `.update(...)`, from several modules. The evaluator (evaluate.py) runs those modules'
-top-level code symbolically; the `_Registry` hooks below record every write into a table.
+top-level code symbolically from their libcst trees; the `_Registry` hooks below record every
+write into a table, and a registration they cannot read is an `ExtractError` at its line.
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 
+import libcst as cst
+
 from reader.corpus import Corpus
-from reader.extract.evaluate import (
+from reader.errors import Location
+from reader.extract.evaluate import Call, Evaluator, Hooks, assignment_at
+from reader.extract.fact import ExtractError
+from reader.extract.index import Index, corpus_key
+from reader.extract.names import Target
+from reader.extract.unparse import one_line
+from reader.extract.values import (
     BoundMethod,
-    Call,
     Const,
-    Evaluator,
     Ext,
     Func,
-    Hooks,
     Lambda,
     Mapping,
     Obj,
@@ -29,11 +34,8 @@ from reader.extract.evaluate import (
     Result,
     Seq,
     Value,
-    assignment_at,
     label,
 )
-from reader.extract.index import Index, corpus_key
-from reader.extract.references import Target
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,10 @@ class _Table(Value):
     """None for the top-level dict of a keyed backend."""
 
 
+_Signature = tuple[tuple[tuple[str, cst.BaseExpression | None], ...], ...]
+"""A registrar's (positional, keyword-only) parameters: (name, default expression) each."""
+
+
 @dataclass
 class _Registry(Hooks):
     """Evaluator hooks that record every registration into a backend table."""
@@ -167,7 +173,7 @@ class _Registry(Hooks):
     index: Index
     paths: dict[str, str]
     log: list[RuleEntry] = field(default_factory=list)
-    _signatures: dict[str, list[tuple[str, ast.expr | None]]] = field(default_factory=dict)
+    _signatures: dict[str, _Signature] = field(default_factory=dict)
 
     def special(self, target: Target) -> Value | None:
         for b in BACKENDS:
@@ -194,17 +200,19 @@ class _Registry(Hooks):
             return _RegCall(func.backend, self._bind(ev, func.backend, call))
         if isinstance(func, _RegCall) and call.args:
             params = dict(func.params)
-            for key in self._keys(func.backend, params):
+            for key in self._keys(ev, func.backend, params, call):
                 self._record(ev, func.backend, key, params.get(func.backend.prim_param),
                              call.args[0], call.module, call.line, call.form)
             return call.args[0]  # a registrar's decorator returns the rule unchanged
         if (isinstance(func, BoundMethod) and isinstance(func.owner, _Table)
                 and func.name == "update" and call.args):
             table, mapping = func.owner, call.args[0]
-            if isinstance(mapping, Mapping) and table.key is not None:
-                for prim, rule in mapping.items:
-                    self._record(ev, table.backend, table.key, prim, rule, call.module, call.line,
-                                 "update")
+            if not isinstance(mapping, Mapping) or table.key is None:
+                raise self._error(f"cannot read this update of {table.backend}'s table: "
+                                  f"{call.text}", call.module, call.line)
+            for prim, rule in mapping.items:
+                self._record(ev, table.backend, table.key, prim, rule, call.module, call.line,
+                             "update")
             return Const("None")
         return None
 
@@ -215,73 +223,85 @@ class _Registry(Hooks):
 
     # binding a registrar's arguments ---------------------------------------------------
     def _bind(self, ev: Evaluator, b: Backend, call: Call) -> tuple[tuple[str, Value], ...]:
-        sig = self._signature(ev, b)
-        positional = [name for name, _ in sig if not name.startswith("*")]
-        bound: dict[str, Value] = dict(zip(positional, call.args, strict=False))
+        positional, keyword_only = self._signature(ev, b)
+        bound: dict[str, Value] = dict(zip([name for name, _ in positional], call.args,
+                                           strict=False))
         bound.update(call.kwargs)
-        for name, default in sig:
+        for name, default in (*positional, *keyword_only):
             if name not in bound and default is not None:
                 bound[name] = ev.eval(default, b.module)
         return tuple(bound.items())
 
-    def _signature(self, ev: Evaluator, b: Backend) -> list[tuple[str, ast.expr | None]]:
-        """The registrar's parameters with their default expressions, read from its `def`."""
+    def _signature(self, ev: Evaluator, b: Backend) -> _Signature:
+        """The registrar's positional and keyword-only parameters with their default
+        expressions, read from its `def` (`*args` and `**kwargs` left out)."""
         if b.name not in self._signatures:
             sym = self.index.symbol(b.module, b.registrar)
-            node = next(n for n in ev.tree(b.module).body if isinstance(n, ast.FunctionDef)
-                        and sym is not None and n.lineno == sym.line)
-            a = node.args
-            pos = [*a.posonlyargs, *a.args]
-            defaults: list[ast.expr | None] = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
-            sig = [(p.arg, d) for p, d in zip(pos, defaults, strict=True)]
-            sig += [(p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
-            self._signatures[b.name] = sig
+            tree = ev.tree(b.module)
+            node = next((n for n in tree.module.body if isinstance(n, cst.FunctionDef)
+                         and sym is not None and tree.line(n) == sym.line), None)
+            if node is None:
+                raise self._error(f"no module-level `def {b.registrar}` for the {b.name} "
+                                  "registrar", b.module, sym.line if sym else None)
+            p = node.params
+            self._signatures[b.name] = (
+                tuple((q.name.value, q.default) for q in (*p.posonly_params, *p.params)),
+                tuple((q.name.value, q.default) for q in p.kwonly_params))
         return self._signatures[b.name]
 
-    def _keys(self, b: Backend, params: dict[str, Value]) -> list[str]:
+    def _keys(self, ev: Evaluator, b: Backend, params: dict[str, Value], call: Call) -> list[str]:
         if not b.key_params:
             return [""]
         if b.keys_are_a_collection:
-            value = params.get(b.key_params[0])
-            items = value.items if isinstance(value, Seq) else ()
+            items = ev.iterate(params.get(b.key_params[0], Opaque(b.key_params[0])))
+            if items is None:
+                raise self._error(f"cannot tell which {b.name} tables `{b.key_params[0]}` "
+                                  f"names in {call.text}", call.module, call.line)
             return [label(v) for v in items]
         return [label(Seq(tuple(params.get(p, Opaque(p)) for p in b.key_params)))]
 
     # recording -----------------------------------------------------------------------
     def _record(self, ev: Evaluator, b: Backend, key: str, prim: Value | None, rule: Value,
                 module: str, line: int, form: str) -> None:
-        self.log.append(RuleEntry(b.name, key, self._prim(ev, prim), self._rule(rule),
-                                  self._path(module), line, form))
+        if "?" in key.split("/"):
+            raise self._error(f"cannot tell which {b.name} table this registers into "
+                              f"(key {key!r})", module, line)
+        self.log.append(RuleEntry(b.name, key, self._prim(ev, prim, module, line),
+                                  self._rule(rule, module, line), self._path(module), line, form))
 
-    def _prim(self, ev: Evaluator, value: Value | None) -> PrimRef:
+    def _prim(self, ev: Evaluator, value: Value | None, module: str, line: int) -> PrimRef:
         if isinstance(value, Obj) and value.kind == "variable":
             return PrimRef(value.module, value.qualname, _prim_name(ev, value), True)
         if isinstance(value, Ext):
-            module, _, var = value.dotted.rpartition(".")
-            return PrimRef(module, var, var.removesuffix("_p"), False)
-        return PrimRef("?", repr(value), "?", False)
+            dotted, _, var = value.dotted.rpartition(".")
+            return PrimRef(dotted, var, var.removesuffix("_p"), False)
+        raise self._error(f"cannot tell which primitive this registers: {value!r}", module, line)
 
-    def _rule(self, value: Value, text: str = "", kind: str = "") -> RuleRef:
-        if isinstance(value, Partial):
-            return self._rule(value.func, text or value.text, kind or "partial")
-        if isinstance(value, Result):
-            return self._rule(value.func, text or value.text, kind or "call")
-        if isinstance(value, Obj):
-            sym = self.index.symbol(value.module, value.qualname)
-            line = sym.line if sym else 0
+    def _rule(self, value: Value, module: str, line: int, text: str = "", kind: str = "") -> RuleRef:
+        """The rule `value` comes down to; `module` and `line` locate the registration."""
+        if isinstance(value, (Partial, Result)):
+            default = "partial" if isinstance(value, Partial) else "call"
+            return self._rule(value.func, module, line, text or one_line(value.text),
+                              kind or default)
+        if isinstance(value, Obj) and (sym := self.index.symbol(value.module, value.qualname)):
             return RuleRef(text or value.qualname, kind or _KINDS.get(value.kind, "variable"),
-                           value.module, self._path(value.module), value.qualname, line,
-                           sym.span.start if sym else line)
+                           value.module, self._path(value.module), value.qualname, sym.line,
+                           sym.span.start)
         if isinstance(value, Func):
             return RuleRef(text or value.name, kind or "function", value.module,
                            self._path(value.module), value.name, value.line, value.start)
         if isinstance(value, Lambda):
             return RuleRef(text or "lambda", kind or "lambda", value.module,
                            self._path(value.module), "<lambda>", value.line, value.line)
-        return RuleRef(text or repr(value), kind or "unknown", "", "", "", 0, 0)
+        raise self._error(f"cannot tell which function this registers: {text or repr(value)}",
+                          module, line)
 
     def _path(self, module: str) -> str:
         return self.paths.get(module, module)
+
+    def _error(self, message: str, module: str, line: int | None) -> ExtractError:
+        return ExtractError(message, Location(self._path(module), line),
+                            "teach reader/extract/evaluate.py this shape of registration")
 
 
 _KINDS = {"function": "function", "method": "function", "class": "class"}
@@ -290,11 +310,14 @@ _KINDS = {"function": "function", "method": "function", "class": "class"}
 def _prim_name(ev: Evaluator, value: Obj) -> str:
     """The name a primitive is created with (`Primitive("load")`), else its variable sans `_p`."""
     sym = ev.index.symbol(value.module, value.qualname)
-    stmt = assignment_at(ev.tree(value.module), sym.line) if sym else None
+    stmt = assignment_at(ev.tree(value.module), sym.line, value.qualname) if sym else None
     call = stmt.value if stmt is not None else None
-    if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant) \
-            and isinstance(call.args[0].value, str):
-        return call.args[0].value
+    first = call.args[0] if isinstance(call, cst.Call) and call.args else None
+    if first is not None and first.keyword is None and not first.star and isinstance(
+            first.value, (cst.SimpleString, cst.ConcatenatedString)):
+        name = first.value.evaluated_value
+        if isinstance(name, str):
+            return name
     return value.qualname.removesuffix("_p")
 
 

@@ -1,4 +1,7 @@
-"""One file's names, scope-aware, from `ast`: its module-level bindings and the name chains it reads."""
+"""One file's names, scope-aware, from `ast`: its module-level bindings and the name chains it reads.
+
+The tree comes from `parse.parse_ast`: the interpreter's `ast.parse` (fast), or for syntax it
+refuses, libcst lowered to the same `ast` (tests/test_parse.py checks both give one summary)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from reader.extract.parse import parse_ast
 from reader.extract.symbols import symbols_of
 from reader.model import Span, Symbol
 
@@ -73,7 +77,7 @@ class FileSummary:
     def to_json(self) -> dict[str, Any]:
         return {
             "module": self.module, "is_package": self.is_package,
-            "symbols": [[s.qualname, s.kind, s.span.start, s.span.end, s.line, s.signature]
+            "symbols": [[s.qualname, s.kind, s.span.start, s.span.end, s.line]
                         for s in self.symbols],
             "bindings": [[b.name, b.line, b.kind, b.module, b.attr]
                          for bs in self.bindings.values() for b in bs],
@@ -90,7 +94,7 @@ class FileSummary:
             bindings.setdefault(name, []).append(Binding(name, line, kind, module, attr))
         return cls(
             data["module"], data["is_package"],
-            tuple(Symbol(q, k, Span(a, b), line, sig) for q, k, a, b, line, sig in data["symbols"]),
+            tuple(Symbol(q, k, Span(a, b), line) for q, k, a, b, line in data["symbols"]),
             {n: tuple(bs) for n, bs in bindings.items()},
             tuple(data["stars"]),
             {k: tuple(v) for k, v in data["bases"].items()},
@@ -99,9 +103,11 @@ class FileSummary:
         )
 
 
-def summarize(text: str, module: str, is_package: bool = False) -> FileSummary:
-    """Scan `text` (the source of `module`) into a FileSummary."""
-    tree = ast.parse(text)
+def summarize(text: str, module: str, is_package: bool = False, where: str = "",
+              tree: ast.Module | None = None) -> FileSummary:
+    """Scan `text` (the source of `module`) into a FileSummary; a ParseError names the file
+    `where` (`pin:path`; default the module) when no parser reads it. `tree`: parsed already."""
+    tree = tree or parse_ast(text, where or module)
     symbols = symbols_of(text, tree)
     builder = _Builder(module, is_package, {(s.qualname, s.line) for s in symbols})
     root = builder.bind_module(tree)

@@ -1,16 +1,22 @@
-"""The sm90 attention kernel's parameters, read from pinned source with `ast`: its tiling
+"""The sm90 attention kernel's parameters, read from pinned source with libcst: its tiling
 ladder, heuristic, epilogue tiles, warpgroups, registers, barriers, and the Pallas Mosaic GPU
-allocation constants its shared memory depends on."""
+allocation constants its shared memory depends on. Each value keeps the line it is read from."""
 
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from itertools import product
 
-from reader.errors import InputError, Location
+import libcst as cst
+from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
+
+from reader.errors import Location
+from reader.extract.fact import ExtractError
+from reader.extract.parse import parse_module
 
 SM90_PATH = "tokamax/_src/ops/attention/pallas_mosaic_gpu_kernel_sm90.py"
+COMMON_PATH = "tokamax/_src/ops/attention/pallas_mosaic_gpu_common.py"
 ARG_SPECS_PATH = "tokamax/_src/ops/attention/arg_specs.py"
 MGPU_CORE_PATH = "jax/_src/pallas/mosaic_gpu/core.py"
 
@@ -22,6 +28,8 @@ class Tiling:
     block_q: int
     block_kv: int
     num_stages: int
+    persistent: bool = False
+    """A persistent kernel keeps q, k and the output apart; otherwise they share a `RefUnion`."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +39,10 @@ class Sm90Params:
     block_qs: tuple[int, ...]
     block_kvs: tuple[int, ...]
     stages: tuple[int, ...]
-    heuristic: Tiling
-    fallback: Tiling
+    persistents: tuple[bool, ...]
+    heuristic: tuple[Tiling, ...]
+    """`get_heuristics_config`'s configs in the order it tries them; the last is taken unseen."""
     budget_bytes: int
-    estimate_overhead: int
     min_swizzle: int
     epi_tile_q: int
     epi_tile_bits: int
@@ -44,245 +52,402 @@ class Sm90Params:
     compute_registers: int
     memory_registers: int
     fixed_barriers: int
-    """mbarriers allocated once per compute warpgroup (`q_barrier`)."""
+    """Single mbarriers every call allocates (`q_produced`)."""
     stage_barriers: int
-    """mbarrier arrays of `max_stages` entries that every call allocates."""
+    """mbarrier arrays of `num_stages` entries that every call allocates."""
     optional_stage_barriers: int
-    """mbarrier arrays of `max_stages` entries allocated only with a bias or mask in smem."""
+    """mbarrier arrays of `num_stages` entries allocated only with a mask in smem."""
     named_barrier_ids: tuple[int, ...]
+    """Hardware barrier ids `bar.arrive`/`bar.sync` use at the heuristic's first config."""
     barrier_waits: int
     """Call sites of `plgpu.barrier_wait` in the kernel."""
     barrier_arrives: int
     """Call sites of `plgpu.barrier_arrive` (arrivals a thread makes by hand, not by TMA)."""
     named_barrier_uses: int
-    """Places the kernel calls, or hands to `pl.when`, a `bar.arrive`/`bar.sync` partial."""
+    """Calls of `bar_arrive`/`bar_sync`, and uses of the partials bound to them."""
     head_dims: tuple[int, ...]
     smem_alignment: int
     reduction_scratch_bytes: int
+    """Mosaic GPU's default for `CompilerParams.reduction_scratch_bytes`."""
+    kernel_reduction_scratch_bytes: int
+    """What the kernel's own `CompilerParams` reserves (the default when it passes none)."""
+    at: Mapping[str, Location] = field(default_factory=dict, compare=False)
+    """Field name -> where its value is read."""
 
     @property
     def candidates(self) -> list[Tiling]:
-        return [Tiling(*t) for t in product(self.block_qs, self.block_kvs, self.stages)]
+        return [Tiling(q, kv, s, p) for q, kv, p, s in
+                product(self.block_qs, self.block_kvs, self.persistents, self.stages)]
 
 
-def _fail(path: str, what: str, node: ast.AST | None = None) -> InputError:
-    line = getattr(node, "lineno", None)
-    return InputError(f"cannot read {what} from the pinned source", Location(path, line),
-                      "the file changed shape; update reader/extract/sm90_source.py")
+class Source:
+    """One parsed file: its tree, each node's line, and errors located in it."""
+
+    def __init__(self, text: str, path: str):
+        self.path = path
+        wrapper = MetadataWrapper(parse_module(text, path), unsafe_skip_copy=True)
+        self.tree = wrapper.module
+        self._pos = wrapper.resolve(PositionProvider)
+
+    def position(self, node: cst.CSTNode) -> CodePosition:
+        """Where `node` starts: line 1-based, column 0-based in characters."""
+        return self._pos[node].start
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self._pos[node].start.line
+
+    def at(self, node: cst.CSTNode) -> Location:
+        return Location(self.path, self.line(node))
+
+    def fail(self, what: str, node: cst.CSTNode | None = None) -> ExtractError:
+        return ExtractError(f"cannot read {what} from the pinned source",
+                            self.at(node) if node is not None else Location(self.path),
+                            "the file changed shape; update reader/extract/sm90_source.py")
+
+    def function(self, name: str) -> cst.FunctionDef:
+        found = next((n for n in walk(self.tree) if isinstance(n, cst.FunctionDef)
+                      and n.name.value == name), None)
+        if found is None:
+            raise self.fail(f"function {name}")
+        return found
+
+    def constants(self) -> dict[str, int]:
+        """Module-level `NAME = <integer expression>`."""
+        out: dict[str, int] = {}
+        for stmt in self.tree.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name):
+                    value = evaluate(small.value, out)
+                    if value is not None:
+                        out[small.targets[0].target.value] = value
+        return out
+
+    def int_of(self, node: cst.BaseExpression, env: Mapping[str, int], what: str) -> int:
+        value = evaluate(node, env)
+        if value is None:
+            raise self.fail(what, node)
+        return value
 
 
-def _function(tree: ast.Module, name: str, path: str) -> ast.FunctionDef:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            return node
-    raise _fail(path, f"function {name}")
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node below it, in source order."""
+    yield node
+    for child in node.children:
+        yield from walk(child)
 
 
-def _eval(node: ast.AST, path: str) -> int:
-    """An integer constant expression (`227 * 1024`, `128 * 4 * 4`)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, int):
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Add, ast.Sub)):
-        a, b = _eval(node.left, path), _eval(node.right, path)
-        return a * b if isinstance(node.op, ast.Mult) else a + b if isinstance(node.op, ast.Add) else a - b
-    raise _fail(path, "an integer constant", node)
+_OPS = {cst.Add: int.__add__, cst.Subtract: int.__sub__, cst.Multiply: int.__mul__,
+        cst.FloorDivide: int.__floordiv__}
 
 
-def _assigned(scope: ast.AST, name: str, path: str) -> ast.expr:
-    """The value of the first `name = ...` in `scope`."""
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                for t in node.targets):
-            return node.value
-    raise _fail(path, f"assignment to {name}")
-
-
-def _literal_ints(node: ast.AST, path: str) -> tuple[int, ...]:
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return tuple(_eval(e, path) for e in node.elts)
-    raise _fail(path, "a literal list of integers", node)
-
-
-def _loop_values(scope: ast.AST, target: str, path: str) -> tuple[int, ...]:
-    """The literal list a `for target in [...]` loop or comprehension runs over."""
-    for node in ast.walk(scope):
-        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
-                and node.target.id == target and isinstance(node.iter, (ast.List, ast.Tuple)):
-            return _literal_ints(node.iter, path)
-    raise _fail(path, f"the values of loop variable {target}")
-
-
-def _calls(scope: ast.AST, attr: str) -> list[ast.Call]:
-    return [n for n in ast.walk(scope) if isinstance(n, ast.Call)
-            and isinstance(n.func, (ast.Attribute, ast.Name))
-            and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == attr]
-
-
-def _keyword(call: ast.Call, name: str) -> ast.expr | None:
-    return next((k.value for k in call.keywords if k.arg == name), None)
-
-
-def _tiling(call: ast.Call, path: str) -> Tiling:
-    if call.args:
-        return Tiling(*(_eval(a, path) for a in call.args[1:4]))
-    return Tiling(*(_eval(_keyword(call, k) or call, path) for k in ("block_q", "block_kv", "num_stages")))
-
-
-def _module_int(tree: ast.Module, name: str, path: str) -> int:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                for t in node.targets):
-            return _eval(node.value, path)
-    raise _fail(path, f"module constant {name}")
-
-
-def _field_default(tree: ast.Module, cls: str, field: str, path: str) -> int:
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == cls:
-            for stmt in node.body:
-                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
-                        and stmt.target.id == field and stmt.value is not None:
-                    return _eval(stmt.value, path)
-    raise _fail(path, f"the default of {cls}.{field}")
-
-
-def _barrier_size(fn: ast.FunctionDef, value: ast.expr, path: str) -> str | None:
-    """The `num_barriers=` name of the `plgpu.Barrier` a scratch entry resolves to, if any."""
-    if isinstance(value, ast.Call) and _calls(value, "Barrier"):
-        size = _keyword(value, "num_barriers")
-        if isinstance(size, ast.Name):
-            return size.id
-        raise _fail(path, "num_barriers of a barrier", value)
-    if isinstance(value, ast.Name):
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == value.id
-                                                    for t in node.targets):
-                if (found := _barrier_size(fn, node.value, path)) is not None:
-                    return found
+def evaluate(node: cst.BaseExpression, env: Mapping[str, int]) -> int | None:
+    """An integer expression over literals and the names in `env`, or None."""
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.Name):
+        return env.get(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = evaluate(node.expression, env)
+        return None if inner is None else -inner
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _OPS:
+        a, b = evaluate(node.left, env), evaluate(node.right, env)
+        return None if a is None or b is None else _OPS[type(node.operator)](a, b)
     return None
 
 
-def _top_level_barrier(fn: ast.FunctionDef, value: ast.expr, path: str) -> bool:
-    """Whether a scratch entry is a barrier on every call (assigned outside any `if`)."""
-    if isinstance(value, ast.Call):
-        return True
-    for stmt in fn.body:
-        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == getattr(value, "id", "")
-                                                for t in stmt.targets):
-            return _barrier_size(fn, stmt.value, path) is not None
-    return False
+def callee(call: cst.Call) -> str:
+    """The last name of what is called: `plgpu.Barrier(...)` -> `Barrier`."""
+    f = call.func
+    return f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
 
 
-def _barriers(fn: ast.FunctionDef, compute_wgs: int, path: str) -> tuple[int, int, int]:
-    """(fixed, per-stage, optional per-stage) mbarrier arrays in the kernel's `scratch_shapes`."""
-    scratch = _assigned(fn, "scratch_shapes", path)
-    if not isinstance(scratch, ast.Call):
-        raise _fail(path, "scratch_shapes", scratch)
+def calls(scope: cst.CSTNode, name: str) -> list[cst.Call]:
+    return [n for n in walk(scope) if isinstance(n, cst.Call) and callee(n) == name]
+
+
+def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword and a.keyword.value == name), None)
+
+
+def assigned(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value of the first `name = ...` in `scope`."""
+    for n in walk(scope):
+        if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                             for t in n.targets):
+            return n.value
+    return None
+
+
+def ints(node: cst.BaseExpression, env: Mapping[str, int]) -> tuple[int, ...] | None:
+    """The literal list or tuple of integers `node` is, or None."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        values = tuple(evaluate(e.value, env) for e in node.elements)
+        return None if any(v is None for v in values) else values  # type: ignore[return-value]
+    return None
+
+
+def _values(scope: cst.CSTNode, node: cst.BaseExpression) -> tuple[int | bool, ...] | None:
+    """What a loop of the tuner runs over: a literal list, either arm of a conditional list, a sum
+    of lists, a comprehension over one, or a name assigned one of these in `scope`."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        out = [True if isinstance(e.value, cst.Name) and e.value.value == "True" else
+               False if isinstance(e.value, cst.Name) and e.value.value == "False" else
+               evaluate(e.value, {}) for e in node.elements]
+        return None if any(v is None for v in out) else tuple(v for v in out if v is not None)
+    if isinstance(node, cst.IfExp):
+        parts = [_values(scope, node.body), _values(scope, node.orelse)]
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        parts = [_values(scope, node.left), _values(scope, node.right)]
+    elif isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        return _values(scope, node.for_in.iter)
+    elif isinstance(node, cst.Name) and (value := assigned(scope, node.value)) is not None:
+        return _values(scope, value)
+    else:
+        return None
+    if any(p is None for p in parts):
+        return None
+    return tuple(dict.fromkeys(v for p in parts if p is not None for v in p))
+
+
+def _loop(src: Source, scope: cst.CSTNode, target: str) -> tuple[cst.For, tuple[int | bool, ...]]:
+    for n in walk(scope):
+        if isinstance(n, cst.For) and isinstance(n.target, cst.Name) and n.target.value == target:
+            values = _values(scope, n.iter)
+            if values:
+                return n, values
+            raise src.fail(f"the values of loop variable {target}", n)
+    raise src.fail(f"a loop over {target}", scope)
+
+
+def _config(src: Source, call: cst.Call, base: Tiling | None) -> Tiling:
+    """A `Config(...)`, or `dataclasses.replace(config, ...)` of `base`; `persistent=not
+    <mask>.is_causal` is read for the non-causal attention the facts describe."""
+    values = dict(vars(base)) if base else {}
+    for arg in call.args:
+        if not arg.keyword or arg.keyword.value not in ("block_q", "block_kv", "num_stages",
+                                                         "persistent"):
+            continue
+        v = arg.value
+        if arg.keyword.value != "persistent":
+            values[arg.keyword.value] = src.int_of(v, {}, f"Config {arg.keyword.value}")
+        elif isinstance(v, cst.Name) and v.value in ("True", "False"):
+            values["persistent"] = v.value == "True"
+        elif isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Not) \
+                and isinstance(v.expression, cst.Attribute) and v.expression.attr.value == "is_causal":
+            values["persistent"] = True
+        else:
+            raise src.fail("Config persistent", v)
+    if {"block_q", "block_kv", "num_stages"} - set(values):
+        raise src.fail("a Config's tiling", call)
+    return Tiling(**values)
+
+
+def _heuristic(src: Source, env: Mapping[str, int]) -> tuple[tuple[Tiling, ...], int, cst.CSTNode]:
+    """The configs `get_heuristics_config` tries in order, and the budget each must stay under."""
+    heur = src.function("get_heuristics_config")
+    steps: list[Tiling] = []
+    for call in (n for n in walk(heur) if isinstance(n, cst.Call)):
+        if callee(call) == "Config":
+            steps.append(_config(src, call, None))
+        elif callee(call) == "replace" and steps:
+            steps.append(_config(src, call, steps[-1]))
+    budget = next((c.comparator for n in walk(heur) if isinstance(n, cst.Comparison)
+                   for c in n.comparisons if isinstance(c.operator, cst.LessThan)), None)
+    if len(steps) < 2 or budget is None:
+        raise src.fail("the heuristic and its budget", heur)
+    return tuple(steps), src.int_of(budget, env, "the heuristic's budget"), heur
+
+
+def parents_of(scope: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
+    return {c: n for n in walk(scope) for c in n.children}
+
+
+def bound_name(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> str:
+    """The name a value is assigned to (`x = v`, `d["x"] = v`) or passed as (`x=v`), if any."""
+    up = parents.get(node)
+    if isinstance(up, cst.Arg) and up.keyword:
+        return up.keyword.value
+    if isinstance(up, cst.Assign) and len(up.targets) == 1:
+        t = up.targets[0].target
+        if isinstance(t, cst.Name):
+            return t.value
+        if isinstance(t, cst.Subscript) and len(t.slice) == 1 \
+                and isinstance(t.slice[0].slice, cst.Index) \
+                and isinstance(key := t.slice[0].slice.value, cst.SimpleString):
+            return str(key.evaluated_value)
+    return ""
+
+
+def _barriers(src: Source, fn: cst.FunctionDef) -> tuple[int, int, int]:
+    """(single, per-stage, optional per-stage) mbarriers among the kernel's scratch types: a
+    `Barrier` without `num_barriers` is one, with `num_barriers=num_stages` an array per stage;
+    one made under an `if` exists only for some calls. Any other size is an error."""
+    parents = parents_of(fn)
     fixed = stages = optional = 0
-    for kw in scratch.keywords:
-        size = _barrier_size(fn, kw.value, path)
-        if size == "compute_wgs":
-            fixed += compute_wgs
-        elif size == "max_stages" and _top_level_barrier(fn, kw.value, path):
-            stages += 1
-        elif size == "max_stages":
-            optional += 1
+    for call in calls(fn, "Barrier"):
+        size = keyword(call, "num_barriers")
+        under_if = False
+        node: cst.CSTNode | None = call
+        while node is not None and node is not fn:
+            under_if = under_if or isinstance(node, cst.If)
+            node = parents.get(node)
+        if size is None:
+            fixed += 1
+        elif isinstance(size, cst.Name) and size.value == "num_stages":
+            optional, stages = (optional + 1, stages) if under_if else (optional, stages + 1)
+        else:
+            name = bound_name(call, parents) or "a barrier"
+            raise src.fail(f"the size of {name} (num_barriers={cst.Module([]).code_for_node(size)})",
+                           call)
     return fixed, stages, optional
 
 
-def _named_barrier_ids(fn: ast.FunctionDef, compute_wgs: int, path: str) -> tuple[int, ...]:
-    """Hardware barrier ids passed to `bar.arrive`/`bar.sync`, over every compute warpgroup."""
+_NAMED = ("bar_arrive", "bar_sync")
+
+
+def _named_barrier_ids(src: Source, fn: cst.FunctionDef, env: Mapping[str, int],
+                       compute_wgs: int, num_stages: int) -> tuple[int, ...]:
+    """Hardware barrier ids of every `bar_arrive`/`bar_sync` (called, or bound by a partial),
+    evaluated over each compute warpgroup `wg` and stage `si`."""
+    scope = {**env, "num_stages": num_stages}
+    for n in walk(fn):  # `schedule_barrier = 4`, `k_consumed_barrier = q_consumed_barrier + 1`
+        if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name):
+            value = evaluate(n.value, scope)
+            if value is not None:
+                scope[n.targets[0].target.value] = value
+    exprs = [c.args[0].value for c in calls(fn, "bar_arrive") + calls(fn, "bar_sync") if c.args]
+    exprs += [c.args[1].value for c in calls(fn, "partial") if len(c.args) > 1
+              and isinstance(f := c.args[0].value, (cst.Attribute, cst.Name))
+              and (f.attr.value if isinstance(f, cst.Attribute) else f.value) in _NAMED]
     ids: set[int] = set()
-    for call in _calls(fn, "partial"):
-        expr = _keyword(call, "barrier_id")
-        if expr is None:
-            continue
-        for wg in range(compute_wgs):
-            node = ast.fix_missing_locations(_Substitute("wg", wg).visit(ast.parse(ast.unparse(expr), mode="eval")))
-            ids.add(_eval(node.body, path))
+    for expr in exprs:
+        for wg, si in product(range(compute_wgs), range(num_stages)):
+            value = evaluate(expr, {**scope, "wg": wg, "si": si})
+            if value is None:
+                raise src.fail("a named barrier id", expr)
+            ids.add(value)
     if not ids:
-        raise _fail(path, "the named barrier ids", fn)
+        raise src.fail("the named barrier ids", fn)
     return tuple(sorted(ids))
 
 
-def _named_barrier_uses(fn: ast.FunctionDef) -> int:
-    """Uses of the names bound to `functools.partial(common.bar_*, barrier_id=...)`."""
-    names = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
-             for t in n.targets if isinstance(t, ast.Name)
-             and any(_keyword(c, "barrier_id") is not None for c in _calls(n.value, "partial"))}
-    return sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
-               for n in ast.walk(fn))
+def _named_barrier_uses(fn: cst.FunctionDef) -> int:
+    """Calls of `bar_arrive`/`bar_sync`, and uses of names bound to a partial of them."""
+    bound = {t.target.value for n in walk(fn) if isinstance(n, cst.Assign)
+             for t in n.targets if isinstance(t.target, cst.Name)
+             and isinstance(n.value, cst.Call) and callee(n.value) == "partial"
+             and any(isinstance(a.value, (cst.Attribute, cst.Name))
+                     and cst.Module([]).code_for_node(a.value).endswith(_NAMED) for a in n.value.args)}
+    names = [n for n in walk(fn) if isinstance(n, cst.Name) and n.value in bound]
+    return len(calls(fn, "bar_arrive")) + len(calls(fn, "bar_sync")) + len(names) - len(bound)
 
 
-class _Substitute(ast.NodeTransformer):
-    def __init__(self, name: str, value: int):
-        self.name, self.value = name, value
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Constant(self.value) if node.id == self.name else node
-
-
-def _registers(fn: ast.FunctionDef, path: str) -> tuple[int, int]:
+def _registers(src: Source, fn: cst.FunctionDef) -> tuple[int, int]:
     """(per-thread registers of a compute warpgroup, of the memory warpgroup)."""
-    by_action = {}
-    for call in _calls(fn, "set_max_registers"):
-        action = _keyword(call, "action")
-        if isinstance(action, ast.Constant):
-            by_action[action.value] = _eval(call.args[0], path)
+    by_action: dict[str, int] = {}
+    for call in calls(fn, "set_max_registers"):
+        action = keyword(call, "action")
+        if isinstance(action, cst.SimpleString) and call.args:
+            by_action[str(action.evaluated_value)] = src.int_of(call.args[0].value, {}, "registers")
     if set(by_action) != {"increase", "decrease"}:
-        raise _fail(path, "set_max_registers calls", fn)
+        raise src.fail("set_max_registers calls", fn)
     return by_action["increase"], by_action["decrease"]
 
 
-def sm90_params(sm90: str, arg_specs: str, mgpu_core: str) -> Sm90Params:
-    """Parse the sm90 kernel, tokamax's attention arg specs and Pallas Mosaic GPU's core."""
-    tree = ast.parse(sm90)
-    tuner = _function(tree, "get_autotuning_configs", SM90_PATH)
-    heur = _function(tree, "get_heuristics_config", SM90_PATH)
-    est = _function(tree, "_estimate_shared_mem_usage_bytes", SM90_PATH)
-    kern = _function(tree, "flash_attention_kernel", SM90_PATH)
-    compare = next((n for n in ast.walk(heur) if isinstance(n, ast.Compare)), None)
-    configs = sorted(_calls(heur, "Config"), key=lambda c: c.lineno)
-    ret = next((n for n in ast.walk(est) if isinstance(n, ast.Return)), None)
-    if compare is None or not isinstance(compare.left, ast.Call) or len(configs) < 2 \
-            or ret is None or not isinstance(ret.value, ast.BinOp):
-        raise _fail(SM90_PATH, "the heuristic and its estimate", heur)
-    compute_wgs = _eval(_assigned(kern, "compute_wgs", SM90_PATH), SM90_PATH)
-    epi_d = _assigned(kern, "epi_tile_d", SM90_PATH)
-    slots = _assigned(kern, "num_epi_slots", SM90_PATH)
-    kernel_call = _calls(kern, "kernel")
-    if not isinstance(epi_d, ast.BinOp) or not isinstance(slots, ast.Call) or not kernel_call:
-        raise _fail(SM90_PATH, "the epilogue tiles and the launch", kern)
-    fixed, stages, optional = _barriers(kern, compute_wgs, SM90_PATH)
-    compute_regs, memory_regs = _registers(kern, SM90_PATH)
-    specs = _function(ast.parse(arg_specs), "_flash_attention_v3_specs", ARG_SPECS_PATH)
-    core = ast.parse(mgpu_core)
+def _field_default(src: Source, cls: str, name: str) -> tuple[int, cst.CSTNode]:
+    for n in walk(src.tree):
+        if isinstance(n, cst.ClassDef) and n.name.value == cls:
+            for stmt in n.body.body:
+                for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                            and small.target.value == name and small.value is not None:
+                        return src.int_of(small.value, {}, f"the default of {cls}.{name}"), small
+    raise src.fail(f"the default of {cls}.{name}")
+
+
+def _epilogue(src: Source, fn: cst.FunctionDef) -> tuple[int, int, int, cst.CSTNode]:
+    """(epi_tile_q, the bits an `epi_tile_d` row holds, the most epilogue slots)."""
+    q, d, slots = (assigned(fn, n) for n in ("epi_tile_q", "epi_tile_d", "num_epi_slots"))
+    if q is None or not isinstance(d, cst.BinaryOperation) or not isinstance(slots, cst.Call) \
+            or not slots.args:
+        raise src.fail("the epilogue tiles", fn)
+    return (src.int_of(q, {}, "epi_tile_q"), src.int_of(d.left, {}, "epi_tile_d"),
+            src.int_of(slots.args[0].value, {}, "num_epi_slots"), q)
+
+
+def _kernel_launch(src: Source, fn: cst.FunctionDef, env: Mapping[str, int],
+                   default_reduction: int) -> tuple[int, int, cst.CSTNode]:
+    """(warpgroups the kernel launches, the reduction scratch its CompilerParams reserves)."""
+    launch = next((c for c in walk(fn) if isinstance(c, cst.Call)
+                   and keyword(c, "num_threads") is not None and keyword(c, "scratch_types")), None)
+    if launch is None:
+        raise src.fail("the kernel launch (num_threads=, scratch_types=)", fn)
+    threads = src.int_of(keyword(launch, "num_threads") or launch, env, "num_threads")
+    params = next((c for c in calls(fn, "CompilerParams")), None)
+    reduction = keyword(params, "reduction_scratch_bytes") if params else None
+    return (threads, default_reduction if reduction is None
+            else src.int_of(reduction, env, "reduction_scratch_bytes"), launch)
+
+
+def sm90_params(sm90: str, common: str, arg_specs: str, mgpu_core: str) -> Sm90Params:
+    """Parse the sm90 kernel, its common helpers, tokamax's attention arg specs and Pallas
+    Mosaic GPU's core."""
+    src, core = Source(sm90, SM90_PATH), Source(mgpu_core, MGPU_CORE_PATH)
+    specs, shared = Source(arg_specs, ARG_SPECS_PATH), Source(common, COMMON_PATH)
+    env = src.constants()
+    tuner = src.function("get_autotuning_configs")
+    scratch = src.function("_get_scratch_types")
+    kern = src.function("flash_attention_kernel")
+    heuristic, budget, heur = _heuristic(src, env)
+    loops = {t: _loop(src, tuner, t) for t in ("block_q", "block_kv", "persistent", "num_stages")}
+    if "_COMPUTE_WGS" not in env:
+        raise src.fail("module constant _COMPUTE_WGS")
+    compute_wgs = env["_COMPUTE_WGS"]
+    epi_q, epi_bits, slots, epi_at = _epilogue(src, scratch)
+    fixed, stages, optional = _barriers(src, scratch)
+    compute_regs, memory_regs = _registers(src, kern)
+    reduction, reduction_at = _field_default(core, "CompilerParams", "reduction_scratch_bytes")
+    threads, kernel_reduction, launch = _kernel_launch(src, kern, env, reduction)
+    swizzle, alignment = shared.constants().get("MIN_SWIZZLE"), core.constants().get("SMEM_ALIGNMENT")
+    if swizzle is None or alignment is None:
+        raise (shared.fail("MIN_SWIZZLE") if swizzle is None else core.fail("SMEM_ALIGNMENT"))
+    head_loop, head_dims = _loop(specs, specs.function("_flash_attention_v3_specs"), "head_dim")
+    barrier_calls = calls(scratch, "Barrier")
+    at = {"heuristic": src.at(heur), "budget_bytes": src.at(heur), "epilogue": src.at(epi_at),
+          "candidates": src.at(loops["block_q"][0]), "barriers": src.at(barrier_calls[0]),
+          "registers": src.at(calls(kern, "set_max_registers")[0]), "launch": src.at(launch),
+          "named_barriers": src.at(kern), "head_dims": specs.at(head_loop),
+          "reduction_scratch_bytes": core.at(reduction_at),
+          "smem_alignment": Location(MGPU_CORE_PATH, _constant_line(core, "SMEM_ALIGNMENT")),
+          "min_swizzle": Location(COMMON_PATH, _constant_line(shared, "MIN_SWIZZLE"))}
     return Sm90Params(
-        block_qs=_literal_ints(_loop_iter(_assigned(tuner, "block_qs", SM90_PATH)), SM90_PATH),
-        block_kvs=_literal_ints(_loop_iter(_assigned(tuner, "block_kvs", SM90_PATH)), SM90_PATH),
-        stages=_loop_values(tuner, "num_stages", SM90_PATH),
-        heuristic=_tiling(compare.left, SM90_PATH), fallback=_tiling(configs[-1], SM90_PATH),
-        budget_bytes=_eval(compare.comparators[0], SM90_PATH),
-        estimate_overhead=_eval(ret.value.right, SM90_PATH),
-        min_swizzle=_module_int(tree, "_MIN_SWIZZLE", SM90_PATH),
-        epi_tile_q=_eval(_assigned(kern, "epi_tile_q", SM90_PATH), SM90_PATH),
-        epi_tile_bits=_eval(epi_d.left, SM90_PATH), max_epi_slots=_eval(slots.args[0], SM90_PATH),
-        compute_wgs=compute_wgs,
-        num_warpgroups=_eval(_keyword(kernel_call[0], "num_threads") or kern, SM90_PATH),
+        block_qs=_ints(src, loops["block_q"]), block_kvs=_ints(src, loops["block_kv"]),
+        stages=_ints(src, loops["num_stages"]),
+        persistents=tuple(bool(v) for v in loops["persistent"][1]),
+        heuristic=heuristic, budget_bytes=budget, min_swizzle=swizzle,
+        epi_tile_q=epi_q, epi_tile_bits=epi_bits, max_epi_slots=slots,
+        compute_wgs=compute_wgs, num_warpgroups=threads,
         compute_registers=compute_regs, memory_registers=memory_regs,
         fixed_barriers=fixed, stage_barriers=stages, optional_stage_barriers=optional,
-        named_barrier_ids=_named_barrier_ids(kern, compute_wgs, SM90_PATH),
-        barrier_waits=len(_calls(kern, "barrier_wait")),
-        barrier_arrives=len(_calls(kern, "barrier_arrive")),
+        named_barrier_ids=_named_barrier_ids(src, kern, env, compute_wgs, heuristic[0].num_stages),
+        barrier_waits=len(calls(kern, "barrier_wait")),
+        barrier_arrives=len(calls(kern, "barrier_arrive")),
         named_barrier_uses=_named_barrier_uses(kern),
-        head_dims=_loop_values(specs, "head_dim", ARG_SPECS_PATH),
-        smem_alignment=_module_int(core, "SMEM_ALIGNMENT", MGPU_CORE_PATH),
-        reduction_scratch_bytes=_field_default(core, "CompilerParams", "reduction_scratch_bytes",
-                                               MGPU_CORE_PATH),
-    )
+        head_dims=tuple(int(d) for d in head_dims), smem_alignment=alignment,
+        reduction_scratch_bytes=reduction, kernel_reduction_scratch_bytes=kernel_reduction, at=at)
 
 
-def _loop_iter(node: ast.expr) -> ast.AST:
-    """The iterable of the first comprehension in `node` (`set([... for x in [64, 128]])`)."""
-    comp = next((n for n in ast.walk(node) if isinstance(n, ast.comprehension)), None)
-    return comp.iter if comp is not None else node
+def _ints(src: Source, loop: tuple[cst.For, tuple[int | bool, ...]]) -> tuple[int, ...]:
+    if any(isinstance(v, bool) for v in loop[1]):
+        raise src.fail("a loop over integers", loop[0])
+    return tuple(int(v) for v in loop[1])
+
+
+def _constant_line(src: Source, name: str) -> int:
+    for stmt in src.tree.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name)
+                                                     and t.target.value == name for t in small.targets):
+                return src.line(stmt)
+    raise src.fail(f"module constant {name}")

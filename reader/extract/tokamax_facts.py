@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reader.extract.fact import Fact
 from reader.extract.sm90_source import (
     ARG_SPECS_PATH,
+    COMMON_PATH,
     MGPU_CORE_PATH,
     SM90_PATH,
     Sm90Params,
@@ -52,47 +54,61 @@ def _align(x: int, a: int) -> int:
 
 
 def _padded_head_dim(p: Sm90Params, head_dim: int) -> int:
-    # `pad_head_dim`: the wgmma contracting dimension is a multiple of the minimum swizzle.
+    # `pad_head_dim_to_next_multiple_of_min_swizzle`: the wgmma contracting dimension is a
+    # multiple of the minimum swizzle.
     return _align(head_dim, 8 * p.min_swizzle // (8 * ELEMENT_BYTES))
 
 
-def smem_bytes(p: Sm90Params, t: Tiling, head_dim: int, residuals: bool = False) -> int:
-    """Bytes of shared memory the kernel allocates for `t` (no bias, no mask, long sequences).
+def _group(p: Sm90Params, sizes: list[int]) -> int:
+    """Bytes of refs laid out one after another, each starting on `SMEM_ALIGNMENT`."""
+    size = 0
+    for n in sizes:
+        size = _align(size, p.smem_alignment) + n
+    return size
 
-    Mirrors `scratch_shapes` in `flash_attention_kernel` and how Pallas sizes them: a `RefUnion`
-    takes its largest group, every ref starts on `SMEM_ALIGNMENT`, each scratch allocation is
-    rounded up to it, the in-kernel reductions reserve `reduction_scratch_bytes`, and every
-    mbarrier adds `MBARRIER_BYTES` after the buffers.
-    """
-    a, b, d = p.smem_alignment, ELEMENT_BYTES, _padded_head_dim(p, head_dim)
+
+def _scratch_bytes(p: Sm90Params, t: Tiling, head_dim: int, residuals: bool) -> list[int]:
+    """The size of each top-level scratch allocation of `_get_scratch_types` (no bias, no mask)."""
+    b, d = ELEMENT_BYTES, _padded_head_dim(p, head_dim)
     epi_d = p.epi_tile_bits // (8 * b)
     epi_d = epi_d if d % epi_d == 0 else d
     slots = min(p.max_epi_slots, (t.block_q // p.epi_tile_q) * (d // epi_d))
     q = p.compute_wgs * t.block_q * d * b
     k = v = t.num_stages * t.block_kv * d * b
     o = p.compute_wgs * slots * p.epi_tile_q * epi_d * b
-    if residuals:  # `l_scratch` and `m_scratch`: one f32 per row of each compute warpgroup.
-        o = _align(_align(o, a) + p.compute_wgs * t.block_q * 4, a) + p.compute_wgs * t.block_q * 4
-    union = max(_align(q, a) + k, o)
-    barriers = p.fixed_barriers + p.stage_barriers * t.num_stages
-    return (_align(union, a) + _align(v, a) + _align(p.reduction_scratch_bytes, a)
-            + MBARRIER_BYTES * barriers)
+    rows = [p.compute_wgs * t.block_q * 4] * 2 if residuals else []  # `l_scratch`, `m_scratch`: f32
+    qko = [q, k, o, *rows] if t.persistent else [max(_group(p, [q, k]), _group(p, [o, *rows]))]
+    return [*qko, v]
+
+
+def _barrier_bytes(p: Sm90Params, t: Tiling) -> int:
+    return MBARRIER_BYTES * (p.fixed_barriers + p.stage_barriers * t.num_stages)
+
+
+def smem_bytes(p: Sm90Params, t: Tiling, head_dim: int, residuals: bool = False) -> int:
+    """Bytes of shared memory the kernel allocates for `t` (no bias, no mask, long sequences).
+
+    Mirrors `_get_scratch_types` and how Pallas sizes it: a `RefUnion` takes its largest group,
+    every ref starts on `SMEM_ALIGNMENT`, each scratch allocation is rounded up to it, the
+    in-kernel reductions reserve the kernel's `reduction_scratch_bytes`, and every mbarrier
+    adds `MBARRIER_BYTES` after the buffers.
+    """
+    a = p.smem_alignment
+    buffers = sum(_align(n, a) for n in _scratch_bytes(p, t, head_dim, residuals))
+    return buffers + _align(p.kernel_reduction_scratch_bytes, a) + _barrier_bytes(p, t)
 
 
 def estimate_bytes(p: Sm90Params, t: Tiling, head_dim: int) -> int:
-    """tokamax's own `_estimate_shared_mem_usage_bytes` for the same case (no bias, no mask)."""
-    tile_q = p.compute_wgs * t.block_q
-    block_d = _padded_head_dim(p, head_dim)
-    per_stage = t.block_kv * head_dim * ELEMENT_BYTES
-    q_k_elems = (tile_q + t.num_stages * t.block_kv) * block_d
-    out_elems = tile_q * head_dim
-    return max(q_k_elems, out_elems) * ELEMENT_BYTES + t.num_stages * per_stage + p.estimate_overhead
+    """tokamax's own `_estimate_shared_mem_usage_bytes` (`estimate_smem_bytes` over the same
+    scratch types: each rounded up to 1 KiB, plus 8 bytes per mbarrier), no bias, no mask."""
+    a = p.smem_alignment
+    return sum(_align(n, a) for n in _scratch_bytes(p, t, head_dim, False)) + _barrier_bytes(p, t)
 
 
 def heuristic_tiling(p: Sm90Params, head_dim: int) -> Tiling:
-    """The config `get_heuristics_config` returns for this head dimension."""
-    fits = estimate_bytes(p, p.heuristic, head_dim) < p.budget_bytes
-    return p.heuristic if fits else p.fallback
+    """The config `get_heuristics_config` returns for this head dimension (non-causal)."""
+    return next((t for t in p.heuristic[:-1] if estimate_bytes(p, t, head_dim) < p.budget_bytes),
+                p.heuristic[-1])
 
 
 def smem_rows(p: Sm90Params) -> list[SmemRow]:
@@ -103,17 +119,9 @@ def limit_bytes() -> int:
     return HOPPER_SMEM_PER_BLOCK_KIB * 1024
 
 
-@dataclass(frozen=True)
-class Fact:
-    """One named number or text for `{{fact:NAME}}`, with where it comes from."""
-
-    name: str
-    value: int | str
-    about: str
-
-
 def _tiling_text(t: Tiling) -> str:
-    return f"block_q={t.block_q}, block_kv={t.block_kv}, num_stages={t.num_stages}"
+    return (f"block_q={t.block_q}, block_kv={t.block_kv}, num_stages={t.num_stages}, "
+            f"persistent={t.persistent}")
 
 
 def _kib(n: int) -> str:
@@ -124,85 +132,111 @@ def _cell(n: int) -> str:
     return f"{_kib(n)} KiB {'✓' if n <= limit_bytes() else '✗'}"
 
 
+def _fact(p: Sm90Params, source: str, name: str, value: int | str, about: str) -> Fact:
+    """A fact read at `p.at[source]`: the pinned file and line its value comes from."""
+    where = p.at[source]
+    return Fact(name, value, about, where.path, where.line or 0)
+
+
 def _table_facts(p: Sm90Params) -> list[Fact]:
     """The budget table as one fact per row label and cell: `row{i}`, `row{i}.col{j}`, `col{j}`."""
     out = []
     for i, row in enumerate(smem_rows(p), 1):
         t = row.tiling
-        out.append(Fact(f"tokamax.sm90.smem.row{i}", f"{t.block_q} × {t.block_kv} × {t.num_stages}",
-                        "block_q × block_kv × num_stages of candidate i"))
-        out += [Fact(f"tokamax.sm90.smem.row{i}.col{j}", _cell(n), "allocation, and whether it fits")
-                for j, n in enumerate(row.bytes_by_head_dim, 1)]
+        label = f"{t.block_q} × {t.block_kv} × {t.num_stages}" + (" persistent" if t.persistent else "")
+        out.append(_fact(p, "candidates", f"tokamax.sm90.smem.row{i}", label,
+                         "block_q × block_kv × num_stages (persistent or not) of candidate i"))
+        out += [_fact(p, "candidates", f"tokamax.sm90.smem.row{i}.col{j}", _cell(n),
+                      "allocation, and whether it fits") for j, n in enumerate(row.bytes_by_head_dim, 1)]
     return out
 
 
 def _per_head_dim(p: Sm90Params) -> list[Fact]:
     out = []
+    first = p.heuristic[0]
     for j, d in enumerate(p.head_dims, 1):
         fit = sum(r.bytes_by_head_dim[j - 1] <= limit_bytes() for r in smem_rows(p))
         h = heuristic_tiling(p, d)
         col = f"tokamax.sm90.smem.col{j}"
         out += [
-            Fact(col, d, "a head dim of tokamax's FlashAttention-3 benchmark specs"),
-            Fact(f"{col}.fits", fit, "candidate tilings that fit at this head dim"),
-            Fact(f"{col}.heuristic", _tiling_text(h), "the heuristic's config at this head dim"),
-            Fact(f"{col}.first_choice_estimate", estimate_bytes(p, p.heuristic, d),
-                 "tokamax's estimate for its first-choice tiling, bytes"),
-            Fact(f"{col}.first_choice_alloc", smem_bytes(p, p.heuristic, d),
-                 "what the first-choice tiling allocates, bytes"),
-            Fact(f"{col}.heuristic_alloc_kib", _kib(smem_bytes(p, h, d)),
-                 "what the heuristic's config allocates, KiB"),
+            _fact(p, "head_dims", col, d, "a head dim of tokamax's FlashAttention-3 benchmark specs"),
+            _fact(p, "candidates", f"{col}.fits", fit, "candidate tilings that fit at this head dim"),
+            _fact(p, "heuristic", f"{col}.heuristic", _tiling_text(h),
+                  "the heuristic's config at this head dim (non-causal)"),
+            _fact(p, "heuristic", f"{col}.first_choice_estimate", estimate_bytes(p, first, d),
+                  "tokamax's estimate for its first-choice tiling, bytes"),
+            _fact(p, "heuristic", f"{col}.first_choice_alloc", smem_bytes(p, first, d),
+                  "what the first-choice tiling allocates, bytes"),
+            _fact(p, "heuristic", f"{col}.heuristic_alloc_kib", _kib(smem_bytes(p, h, d)),
+                  "what the heuristic's config allocates, KiB"),
         ]
     return out
 
 
+def hopper_facts() -> list[Fact]:
+    """The hardware limits above: typed from NVIDIA's guides, so no pinned file is their source."""
+    return [Fact("hopper.smem.per_sm_kib", HOPPER_SMEM_PER_SM_KIB, "Hopper tuning guide"),
+            Fact("hopper.smem.per_block_kib", HOPPER_SMEM_PER_BLOCK_KIB, "Hopper tuning guide"),
+            Fact("hopper.registers.per_sm", HOPPER_REGISTERS_PER_SM, "Hopper tuning guide")]
+
+
 def sm90_facts(p: Sm90Params) -> list[Fact]:
-    """Every fact this module computes, in a stable order."""
+    """Every fact this module computes, in a stable order, each with the line it is read at."""
     regs = (p.compute_wgs * p.compute_registers + (p.num_warpgroups - p.compute_wgs)
             * p.memory_registers) * THREADS_PER_WARPGROUP
     ids = p.named_barrier_ids
+    stages = p.heuristic[0].num_stages
     return [
-        Fact("hopper.smem.per_sm_kib", HOPPER_SMEM_PER_SM_KIB, "Hopper tuning guide"),
-        Fact("hopper.smem.per_block_kib", HOPPER_SMEM_PER_BLOCK_KIB, "Hopper tuning guide"),
-        Fact("hopper.registers.per_sm", HOPPER_REGISTERS_PER_SM, "Hopper tuning guide"),
-        Fact("mosaic_gpu.smem_alignment", p.smem_alignment, "SMEM_ALIGNMENT"),
-        Fact("mosaic_gpu.reduction_scratch_bytes", p.reduction_scratch_bytes,
-             "CompilerParams.reduction_scratch_bytes default"),
-        Fact("tokamax.sm90.warpgroups", p.num_warpgroups, "num_threads of plgpu.kernel"),
-        Fact("tokamax.sm90.warpgroups.compute", p.compute_wgs, "compute_wgs"),
-        Fact("tokamax.sm90.registers.compute", p.compute_registers, "set_max_registers increase"),
-        Fact("tokamax.sm90.registers.memory", p.memory_registers, "set_max_registers decrease"),
-        Fact("tokamax.sm90.registers.total", regs, "registers the three warpgroups claim"),
-        Fact("tokamax.sm90.mbarriers.fixed", p.fixed_barriers, "q_barrier: one per compute warpgroup"),
-        Fact("tokamax.sm90.mbarriers.per_stage", p.stage_barriers, "mbarrier arrays sized max_stages"),
-        Fact("tokamax.sm90.mbarriers.per_stage_optional", p.optional_stage_barriers,
-             "bias and mask mbarrier arrays sized max_stages"),
-        Fact("tokamax.sm90.mbarriers.at_heuristic", p.fixed_barriers + p.stage_barriers
-             * p.heuristic.num_stages, "mbarriers without bias or mask at the heuristic's stages"),
-        Fact("tokamax.sm90.mbarriers.max", p.fixed_barriers + (p.stage_barriers + p.optional_stage_barriers)
-             * max(p.stages), "mbarriers with bias and mask at the deepest candidate pipeline"),
-        Fact("tokamax.sm90.named_barriers", len(ids), "hardware barrier ids used by bar.arrive/bar.sync"),
-        Fact("tokamax.sm90.named_barrier_ids", " and ".join(map(str, ids)), "their ids"),
-        Fact("tokamax.sm90.barrier_waits", p.barrier_waits, "plgpu.barrier_wait call sites"),
-        Fact("tokamax.sm90.barrier_arrives", p.barrier_arrives, "plgpu.barrier_arrive call sites"),
-        Fact("tokamax.sm90.named_barrier_uses", p.named_barrier_uses, "bar.arrive/bar.sync uses"),
-        Fact("tokamax.sm90.hand_placed_barriers", p.barrier_waits + p.barrier_arrives
-             + p.named_barrier_uses, "every wait and arrival the kernel places by hand"),
-        Fact("tokamax.sm90.smem.budget_kib", p.budget_bytes // 1024, "budget in get_heuristics_config"),
-        Fact("tokamax.sm90.smem.estimate_overhead", p.estimate_overhead, "the estimate's extra bytes"),
-        Fact("tokamax.sm90.smem.candidates", len(p.candidates), "tilings get_autotuning_configs can offer"),
+        _fact(p, "smem_alignment", "mosaic_gpu.smem_alignment", p.smem_alignment, "SMEM_ALIGNMENT"),
+        _fact(p, "reduction_scratch_bytes", "mosaic_gpu.reduction_scratch_bytes",
+              p.reduction_scratch_bytes, "CompilerParams.reduction_scratch_bytes default"),
+        _fact(p, "launch", "tokamax.sm90.warpgroups", p.num_warpgroups, "num_threads of the launch"),
+        _fact(p, "launch", "tokamax.sm90.warpgroups.compute", p.compute_wgs, "_COMPUTE_WGS"),
+        _fact(p, "launch", "tokamax.sm90.smem.reduction_scratch_bytes",
+              p.kernel_reduction_scratch_bytes, "reduction_scratch_bytes the kernel reserves"),
+        _fact(p, "registers", "tokamax.sm90.registers.compute", p.compute_registers,
+              "set_max_registers increase"),
+        _fact(p, "registers", "tokamax.sm90.registers.memory", p.memory_registers,
+              "set_max_registers decrease"),
+        _fact(p, "registers", "tokamax.sm90.registers.total", regs,
+              "registers the warpgroups claim"),
+        _fact(p, "barriers", "tokamax.sm90.mbarriers.fixed", p.fixed_barriers,
+              "single mbarriers (q_produced)"),
+        _fact(p, "barriers", "tokamax.sm90.mbarriers.per_stage", p.stage_barriers,
+              "mbarrier arrays sized num_stages"),
+        _fact(p, "barriers", "tokamax.sm90.mbarriers.per_stage_optional", p.optional_stage_barriers,
+              "mask mbarrier arrays sized num_stages"),
+        _fact(p, "barriers", "tokamax.sm90.mbarriers.at_heuristic",
+              p.fixed_barriers + p.stage_barriers * stages,
+              "mbarriers without bias or mask at the heuristic's first choice"),
+        _fact(p, "barriers", "tokamax.sm90.mbarriers.max",
+              p.fixed_barriers + (p.stage_barriers + p.optional_stage_barriers) * max(p.stages),
+              "mbarriers with a mask at the deepest candidate pipeline"),
+        _fact(p, "named_barriers", "tokamax.sm90.named_barriers", len(ids),
+              "hardware barrier ids bar.arrive/bar.sync use at the heuristic's stages"),
+        _fact(p, "named_barriers", "tokamax.sm90.named_barrier_ids", " and ".join(map(str, ids)),
+              "their ids"),
+        _fact(p, "named_barriers", "tokamax.sm90.barrier_waits", p.barrier_waits,
+              "plgpu.barrier_wait call sites"),
+        _fact(p, "named_barriers", "tokamax.sm90.barrier_arrives", p.barrier_arrives,
+              "plgpu.barrier_arrive call sites"),
+        _fact(p, "named_barriers", "tokamax.sm90.named_barrier_uses", p.named_barrier_uses,
+              "bar_arrive/bar_sync calls and uses of their partials"),
+        _fact(p, "named_barriers", "tokamax.sm90.hand_placed_barriers",
+              p.barrier_waits + p.barrier_arrives + p.named_barrier_uses,
+              "every wait and arrival the kernel places by hand"),
+        _fact(p, "budget_bytes", "tokamax.sm90.smem.budget_kib", p.budget_bytes // 1024,
+              "budget in get_heuristics_config"),
+        _fact(p, "candidates", "tokamax.sm90.smem.candidates", len(p.candidates),
+              "tilings get_autotuning_configs can offer"),
         *_per_head_dim(p),
         *_table_facts(p),
     ]
 
 
 def load_sm90_params(corpus: Corpus) -> Sm90Params:
-    """Read the three pinned files these facts come from."""
+    """Read the four pinned files these facts come from."""
     return sm90_params(corpus.read_text("tokamax", SM90_PATH),
+                       corpus.read_text("tokamax", COMMON_PATH),
                        corpus.read_text("tokamax", ARG_SPECS_PATH),
                        corpus.read_text("jax", MGPU_CORE_PATH))
-
-
-def compute_facts(corpus: Corpus) -> dict[str, object]:
-    """These facts by name, in the shape of `reader.extract.facts.compute_facts` (ARCHITECTURE.md)."""
-    return {f.name: f.value for f in sm90_facts(load_sm90_params(corpus))}

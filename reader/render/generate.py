@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reader.annotations import Article, load_articles, resolve
-from reader.annotations.resolve import remember_symbols
+from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, blob_sha
 from reader.corpus import Corpus, Project
 from reader.extract import Index
@@ -23,9 +23,9 @@ from reader.render.article import render_article
 from reader.render.content import article_doc, note_views
 from reader.render.highlight import split_lines, submit_highlighting
 from reader.render.lab import LabDoc, lab_assets, render_lab
-from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, load_labs
+from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, lab_failure, load_labs
 from reader.render.links import definitions, linked_refs, target_of, uses_from
-from reader.render.model import Definition, NoteView, Page, SourceDoc, Target, Use
+from reader.render.model import DefinitionView, NoteView, Page, PageLink, SourceDoc, UseView
 from reader.render.moves import load_moves, move_page
 from reader.render.navigation import Generated, Written, assemble
 from reader.render.overview import FileInfo
@@ -89,8 +89,8 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
                labs: list[LabInfo], files: list[PinnedFile], artifacts: ArtifactRun,
                articles: list[Article]) -> _Site:
     """The notes at the pins, and everything pages are rendered from."""
-    _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
-    notes = {a.slug: note_views(a, resolve(a, corpus), corpus) for a in articles}
+    symbols = _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
+    notes = {a.slug: note_views(a, resolve(a, corpus, symbols), corpus) for a in articles}
     on_file: dict[str, list[NoteView]] = defaultdict(list)
     for views in notes.values():
         for n in views:
@@ -108,11 +108,12 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
 
 def _assemble(site: _Site, track: Track, files: list[PinnedFile], pages: list[Page],
               pages_cache: PageCache) -> Generated:
-    """The rendered pages with the outline's pages, the nav, the labs' images and the warnings."""
+    """The rendered pages with the outline's pages, the nav, the labs' images, the warnings and
+    the failures (the labs that raised: each page says so, and the build fails unless told not to)."""
     ready = site.artifacts.results()
     assets = [a for name in site.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
-    warnings = [f"lab {name}: {r.error}" for name, r in ready.items() if r.error]
-    warnings += [f"{p} links nowhere yet" for p in sorted(set(site.prose.unresolved))]
+    failures = tuple(e for name, r in ready.items() if (e := lab_failure(site.labs[name], r)))
+    warnings = [f"{p} links nowhere yet" for p in sorted(set(site.prose.unresolved))]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
     articles, labs = site.articles.values(), site.labs.values()
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
@@ -127,7 +128,7 @@ def _assemble(site: _Site, track: Track, files: list[PinnedFile], pages: list[Pa
                    warnings, changes)
     counts = tuple((kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
-    return replace(out, counts=counts)
+    return replace(out, counts=counts, failures=failures)
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,7 @@ class Docs(Mapping[str, SourceDoc]):
         self.index.where_used("", "")
 
 
-LAB_REFS_KIND = "lab-refs-v1"
+LAB_REFS_KIND = "lab-refs"
 
 
 def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
@@ -267,13 +268,15 @@ def _digest(artifacts: LabArtifacts | None) -> str:
     return h.hexdigest()
 
 
-def _share_symbols(index: Index, corpus: Corpus, paths: set[str]) -> None:
+def _share_symbols(index: Index, corpus: Corpus, paths: set[str]) -> PinnedSymbols:
     """The notes' files' symbols, from the index's scans when they are in memory already."""
+    symbols = PinnedSymbols(corpus)
     for path in paths:
         pin, module = corpus.pin_of(path), module_of(path)
         summary = index.loaded_summary(module)
         if pin and corpus.has(pin, path) and index.files.get(module) == (pin, path) and summary:
-            remember_symbols(corpus.blob(pin, path), summary.symbols)
+            symbols.share(pin, path, summary.symbols)
+    return symbols
 
 
 def _blob(text: str) -> str:
@@ -299,13 +302,14 @@ def _lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: So
              ready: Mapping[str, LabArtifacts], readers: tuple[tuple[str, str], ...]) -> LabDoc:
     symbols = tuple(symbols_of(lab.text))
     doc = SourceDoc("", lab.path, _blob(lab.text), lab.text, lab_page(lab.name),
-                    definitions=tuple(Definition(s) for s in symbols), refs=linked_refs(index, refs))
+                    definitions=tuple(DefinitionView(s) for s in symbols),
+                    refs=linked_refs(index, refs))
     exercises = tuple((path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
     return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers)
 
 
 def source_doc(index: Index, f: PinnedFile, permalink: str,
-               extra_uses: dict[tuple[str, str], list[Use]]) -> SourceDoc:
+               extra_uses: dict[tuple[str, str], list[UseView]]) -> SourceDoc:
     """A pinned file with its definitions, their uses, and its references resolved to pages."""
     module = module_of(f.path)
     summary = index.summaries.get(module)
@@ -318,10 +322,12 @@ def source_doc(index: Index, f: PinnedFile, permalink: str,
 def source_resolver(index: Index, docs: Mapping[str, SourceDoc]) -> SourceResolver:
     """`[[path::symbol]]` -> the definition's line on its source page (the page for `[[path]]`)."""
 
-    def resolve_source(path: str, qualname: str) -> Target | None:
+    def resolve_source(path: str, qualname: str) -> PageLink | None:
         if path not in docs:
             return None
-        return target_of(index, module_of(path), qualname) if qualname else Target(source_uri(path))
+        if not qualname:
+            return PageLink(source_uri(path))
+        return target_of(index, module_of(path), qualname)
     return resolve_source
 
 

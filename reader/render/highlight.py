@@ -15,6 +15,7 @@ from pygments.lexers.python import PythonLexer
 from pygments.token import STANDARD_TYPES, Text, _TokenType
 
 from reader.cache import Cache
+from reader.progress import track
 
 HIGHLIGHT_KIND = "highlight"
 HIGHLIGHT_VERSION = "2"
@@ -189,4 +190,6 @@ def submit_highlighting(pool: Executor | None, files: Sequence[tuple[str, str]],
     if pool is None or cache is None:
         return []
     todo = [(cache, blob, text) for blob, text in files if not cache.has(HIGHLIGHT_KIND, cache_key(blob))]
-    return [pool.submit(_highlight_task, task) for task in todo]
+    futures = [pool.submit(_highlight_task, task) for task in todo]
+    track("highlighting files", futures)
+    return futures

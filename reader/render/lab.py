@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from reader.cache import Cache
+from reader.errors import Location
 from reader.render.code import CodeLines, code_view
 from reader.render.labs import LabArtifacts, LabInfo
-from reader.render.model import Page, SourceDoc, Target
+from reader.render.model import Page, PageLink, SourceDoc
 from reader.render.pages import linked_lines, page_markdown, symbol_anchors
 from reader.render.prose import Prose
 from reader.render.templates import render
@@ -21,7 +22,7 @@ class LabDoc:
     info: LabInfo
     doc: SourceDoc
     """The lab's own file, linked like a pinned one; its page is the lab page."""
-    exercises: tuple[tuple[str, str, Target | None], ...] = ()
+    exercises: tuple[tuple[str, str, PageLink | None], ...] = ()
     artifacts: LabArtifacts = LabArtifacts()
     articles: tuple[tuple[str, str], ...] = ()
     """(article page `src_uri`, title) of the articles that link the lab."""
@@ -58,7 +59,9 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose) -> tuple[Page, li
     exercises = [(path, symbol, rel(here, t.page, t.fragment) if t else "")
                  for path, symbol, t in lab.exercises]
     body = render("lab.j2", lab=lab.info, line_count=len(lines), exercises=exercises,
-                  artifacts=artifacts, error=lab.artifacts.error, code=Markup(code),
+                  artifacts=artifacts, error=lab.artifacts.error,
+                  failed_at=str(Location(lab.info.path, lab.artifacts.line)),
+                  code=Markup(code),
                   articles=[(rel(here, page), title) for page, title in lab.articles])
     title = lab.info.heading
     markdown = page_markdown(title, prose.html(description(lab.info.docstring), here), ["toc"])

@@ -24,8 +24,15 @@ def run(out_dir: Path, names: list[str]) -> dict[str, dict[str, object]]:
                                         for p in paths], "error": ""}
         except Exception as e:  # a lab's failure is reported on its page, not fatal to the others
             last = traceback.format_exception_only(type(e), e)[-1].strip()
-            manifest[name] = {"files": [], "error": last}
+            manifest[name] = {"files": [], "error": last, "line": _line_in_lab(e, name)}
     return manifest
+
+
+def _line_in_lab(e: BaseException, name: str) -> int | None:
+    """The line of the lab's own file nearest the raise (None when it raised elsewhere only)."""
+    own = (Path("kernels") / f"{name}.py").resolve()
+    lines = [f.lineno for f in traceback.extract_tb(e.__traceback__) if Path(f.filename).resolve() == own]
+    return lines[-1] if lines else None
 
 
 def main(argv: list[str]) -> int:

@@ -26,7 +26,7 @@ from types import ModuleType
 
 from reader import __version__
 from reader.cache import Cache
-from reader.errors import InputError, Location
+from reader.errors import InputError, LabError, Location
 
 ARTIFACTS_KIND = "lab-artifacts-v1"
 ARTIFACT_TIMEOUT_S = 900
@@ -61,6 +61,18 @@ class Artifact:
 class LabArtifacts:
     files: tuple[Artifact, ...] = ()
     error: str = ""
+    """Why the lab's `artifacts(out_dir)` failed (the exception's last line); empty when it ran."""
+    line: int | None = None
+    """The line of the lab's file nearest the raise, when it raised there."""
+
+
+def lab_failure(lab: LabInfo, artifacts: LabArtifacts) -> LabError | None:
+    """The failed run of a lab's artifacts as an error located in the lab's file (None: it ran)."""
+    if not artifacts.error:
+        return None
+    return LabError(f"lab {lab.name!r} failed: {artifacts.error}", Location(lab.path, artifacts.line),
+                    f"fix it (run it alone: python -m kernels.{lab.name}), or build anyway with "
+                    "reader build --keep-going (its page then says it failed)")
 
 
 def load_labs(root: Path) -> list[LabInfo]:
@@ -183,7 +195,7 @@ class ArtifactRun:
                         for n in self.keys if n not in self.ready}
         for name, entry in manifest.items():
             if entry["error"]:
-                self.ready[name] = LabArtifacts(error=entry["error"])
+                self.ready[name] = LabArtifacts(error=entry["error"], line=entry.get("line"))
                 continue
             files = tuple(Artifact(Path(f).name, (self.out / name / f).read_bytes())
                           for f in entry["files"])

@@ -7,18 +7,18 @@ from collections.abc import Iterable, Sequence
 
 from reader.extract import Index
 from reader.model import Reference, Symbol
-from reader.render.model import Definition, LinkedRef, Target, Use
+from reader.render.model import DefinitionView, LinkedRef, PageLink, UseView
 from reader.render.urls import line_id, source_page
 
 
-def target_of(index: Index, module: str, qualname: str) -> Target | None:
+def target_of(index: Index, module: str, qualname: str) -> PageLink | None:
     """The page and line of a corpus definition (the page's top for a module), or None."""
     found = index.definition_of(module, qualname)
     if found is None:
         return None
     title = f"{module}.{qualname}" if qualname else module
     fragment = line_id(found.symbol.line) if found.symbol is not None else ""
-    return Target(source_page(found.path), fragment, title)
+    return PageLink(source_page(found.path), fragment, title)
 
 
 def linked_refs(index: Index, refs: Iterable[Reference]) -> tuple[LinkedRef, ...]:
@@ -31,20 +31,22 @@ def linked_refs(index: Index, refs: Iterable[Reference]) -> tuple[LinkedRef, ...
 
 
 def definitions(index: Index, module: str, symbols: Sequence[Symbol],
-                extra_uses: dict[tuple[str, str], list[Use]]) -> tuple[Definition, ...]:
+                extra_uses: dict[tuple[str, str], list[UseView]]) -> tuple[DefinitionView, ...]:
     """Each symbol of `module` with every use in the corpus and in `extra_uses` (the labs)."""
     out = []
     for s in symbols:
-        uses = [Use(u.path, u.line, source_page(u.path)) for u in index.where_used(module, s.qualname)]
+        uses = [UseView(u.path, u.line, source_page(u.path))
+                for u in index.where_used(module, s.qualname)]
         uses += extra_uses.get((module, s.qualname), [])
-        out.append(Definition(s, tuple(uses)))
+        out.append(DefinitionView(s, tuple(uses)))
     return tuple(out)
 
 
-def uses_from(refs_by_page: dict[tuple[str, str], Sequence[Reference]]) -> dict[tuple[str, str], list[Use]]:
+def uses_from(refs_by_page: dict[tuple[str, str], Sequence[Reference]]
+              ) -> dict[tuple[str, str], list[UseView]]:
     """(module, qualname) -> uses, from references of files outside the corpus, keyed by (path, page)."""
-    out: dict[tuple[str, str], list[Use]] = defaultdict(list)
+    out: dict[tuple[str, str], list[UseView]] = defaultdict(list)
     for (path, page), refs in refs_by_page.items():
         for r in refs:
-            out[(r.target_module, r.target_qualname)].append(Use(path, r.line, page))
+            out[(r.target_module, r.target_qualname)].append(UseView(path, r.line, page))
     return out

@@ -8,7 +8,7 @@ from reader.model import Symbol
 
 
 @dataclass(frozen=True)
-class Target:
+class PageLink:
     """A place on the site: a page (its `src_uri`) and a fragment (`L12`), with a hover title."""
 
     page: str
@@ -23,11 +23,11 @@ class LinkedRef:
     line: int
     col: int
     length: int
-    target: Target
+    target: PageLink
 
 
 @dataclass(frozen=True)
-class Use:
+class UseView:
     """One place that references a definition: a file, a line, and that file's page."""
 
     path: str
@@ -36,11 +36,11 @@ class Use:
 
 
 @dataclass(frozen=True)
-class Definition:
+class DefinitionView:
     """A symbol defined in a file and every place in the corpus (and the labs) that uses it."""
 
     symbol: Symbol
-    uses: tuple[Use, ...] = ()
+    uses: tuple[UseView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class SourceDoc:
     page: str
     """The `src_uri` of the file's own page."""
     permalink: str = ""
-    definitions: tuple[Definition, ...] = ()
+    definitions: tuple[DefinitionView, ...] = ()
     refs: tuple[LinkedRef, ...] = ()
     notes: tuple[NoteView, ...] = ()
     labs: tuple[tuple[str, str], ...] = ()

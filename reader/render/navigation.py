@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reader.corpus import Corpus
+from reader.errors import ReaderError
 from reader.render.lab import Asset
 from reader.render.model import Page
 from reader.render.overview import (
@@ -61,6 +62,8 @@ class Generated:
     """What the build should say without failing (a lab whose artifacts failed, a dead placeholder)."""
     counts: tuple[tuple[str, int, int], ...] = ()
     """(kind of page, rendered, read back from the cache): `source` and `article` pages."""
+    failures: tuple[ReaderError, ...] = ()
+    """What fails the build unless it is told to keep going (a lab that raised: `LabError`)."""
 
 
 def _norm(title: str) -> str:

@@ -19,7 +19,7 @@ from reader.corpus import Corpus
 from reader.render.labs import LabInfo
 from reader.render.model import Page
 
-PAGE_KIND = "page-v1"
+PAGE_KIND = "page"
 
 
 @dataclass(frozen=True)

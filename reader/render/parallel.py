@@ -9,6 +9,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from reader.progress import counted
 from reader.render.model import Page
 from reader.render.pagecache import CachedPage, PageCache
 from reader.render.prose import Prose
@@ -71,9 +72,9 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
     try:
         if workers >= 2 and len(todo) >= MIN_PARALLEL and can_fork():
             before_fork(todo)
-            done = _on_workers(todo, workers)
+            done = list(counted("rendering pages", _on_workers(todo, workers), len(todo)))
         else:
-            done = [_render(job) for job in todo]
+            done = list(counted("rendering pages", map(_render, todo), len(todo)))
     finally:
         _STATE = None
     for job, page in zip(todo, done, strict=True):
@@ -84,11 +85,12 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
     return [found[job].page for job in jobs]
 
 
-def _on_workers(todo: Sequence[Job], workers: int) -> list[CachedPage]:
+def _on_workers(todo: Sequence[Job], workers: int) -> Iterator[CachedPage]:
+    """The pages in order, each as soon as it (and those before it) are done."""
     context = multiprocessing.get_context("fork")
     chunks = max(1, len(todo) // (6 * workers))
     with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) as pool:
-        return list(pool.map(_render, todo, chunksize=chunks))
+        yield from pool.map(_render, todo, chunksize=chunks)
 
 
 def _render(job: Job) -> CachedPage:

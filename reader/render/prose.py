@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 from reader.annotations.markup import Placeholder, substitute
 from reader.render.markdown import render_markdown
-from reader.render.model import Target
+from reader.render.model import PageLink
 from reader.render.urls import article_page, lab_page, rel
 
-SourceResolver = Callable[[str, str], Target | None]
+SourceResolver = Callable[[str, str], PageLink | None]
 """(path, qualname or '') -> where that definition (or file) is on the site, or None."""
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>])")

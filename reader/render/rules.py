@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from reader.extract.rules import RuleEntry, RuleTable
-from reader.render.model import Page, Target
+from reader.render.model import Page, PageLink
 from reader.render.pages import page_markdown
 from reader.render.templates import render
 from reader.render.urls import RULES, line_id, rel, slugify, source_page
@@ -23,7 +23,7 @@ COLUMNS = (
 )
 """(backend, key, group, label, title) of the matrix's columns, in order."""
 
-PrimitiveLink = Callable[[str, str], Target | None]
+PrimitiveLink = Callable[[str, str], PageLink | None]
 """(module, variable) -> the primitive's definition on the site, or None."""
 
 

@@ -1,0 +1,93 @@
+"""Progress: counted stages as lines when stderr is not a terminal, bars on one, nothing with
+`--quiet`; for `reader fetch` and `reader build` of the small project, as child processes."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from reader.progress import Quiet, Reporter, counted, current, reporting, stage, track
+from tests.small_project import reader, write_small
+
+
+def test_a_stage_ends_with_a_line_of_its_count(capsys):
+    with reporting(Reporter()):
+        assert list(counted("scanning files", iter("abc"), 3)) == ["a", "b", "c"]
+        with stage("nothing to do", 0):
+            pass
+    err = capsys.readouterr().err
+    assert err.startswith("  scanning files: 3/3 in ") and "nothing to do" not in err
+
+
+def test_quiet_says_nothing_and_no_command_means_quiet(capsys):
+    with reporting(Quiet()) as progress:
+        progress("generating pages")
+        list(counted("scanning files", range(4), 4))
+    assert isinstance(current(), Quiet)  # outside any command (a library call, `mkdocs build`)
+    list(counted("scanning files", range(4), 4))
+    assert capsys.readouterr().err == ""
+
+
+def test_track_counts_the_futures_that_ran(capsys):
+    with reporting(Reporter()), ThreadPoolExecutor(1) as pool:
+        blocker = pool.submit(lambda: None)
+        futures = [blocker, pool.submit(lambda: None)]
+        track("highlighting files", futures)
+        for f in futures:
+            f.result()
+    assert "highlighting files: 2/2 in " in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def fetched(tmp_path_factory: pytest.TempPathFactory):
+    """The small project fetched by `reader fetch` (plain lines: its stderr is a pipe)."""
+    small = write_small(tmp_path_factory.mktemp("progress"))
+    done = reader(small, "fetch")
+    assert done.returncode == 0, done.stderr
+    return small, done.stderr
+
+
+def test_fetch_shows_its_files_as_a_line_when_not_a_terminal(fetched):
+    _small, err = fetched
+    assert "small: fetching files: 2/2 in " in err
+
+
+def test_build_shows_each_stage_as_a_line_when_not_a_terminal(fetched, tmp_path):
+    small, _ = fetched
+    done = reader(small, "build", "--site", str(tmp_path / "lines"))
+    assert done.returncode == 0, done.stderr
+    err = done.stderr
+    assert "  generating pages\n" in err
+    for line in ("scanning files: 2/2", "rendering pages: ", "laying out pages: ", "checking links: "):
+        assert f"  {line}" in err, line
+    assert "\x1b[" not in err and "━" not in err  # no terminal codes, no bar
+
+
+def test_quiet_build_and_fetch_show_nothing(fetched, tmp_path):
+    small, _ = fetched
+    done = reader(small, "build", "--quiet", "--site", str(tmp_path / "quiet"))
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.startswith("built ")
+    again = reader(small, "fetch", "-q")
+    assert again.returncode == 0 and again.stderr == "" and "verified" in again.stdout
+
+
+@pytest.mark.skipif(shutil.which("script") is None, reason="needs util-linux script for a pty")
+def test_build_on_a_terminal_draws_bars(fetched, tmp_path):
+    small, _ = fetched
+    command = shlex.join([sys.executable, "-m", "reader", "build", "--site", str(tmp_path / "tty")])
+    done = subprocess.run(["script", "-qec", command, "/dev/null"], cwd=small.root,
+                          env=small.env(TERM="xterm", COLUMNS="100"), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout
+    shown = done.stdout  # the pty: stdout and stderr together
+    assert "━" in shown and "laying out pages" in shown and "\x1b[" in shown
+    assert "laying out pages: " not in shown  # a bar, not the closing line
+    assert (tmp_path / "tty" / "index.html").is_file()
+    assert Path(tmp_path / "tty").is_dir()

@@ -1,0 +1,117 @@
+"""A lab that raises fails `reader build` (the old site kept), or with `--keep-going` is built
+with its page saying it failed and the command naming it."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from reader.cli import main
+from reader.errors import LabError
+from reader.site import build_site
+from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.test_render_labs import REGISTRY
+from tests.test_site import FILES, TRACK
+
+LABS = '(Lab("fine", "Fine", "LAB·0.1", 1), Lab("broken", "Broken", "LAB·0.2", 1))'
+FINE = '''"""LAB·0.1 · Fine: writes one listing."""
+
+
+def artifacts(out_dir):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "fine.txt").write_text("ran\\n")
+    return [out_dir / "fine.txt"]
+'''
+BROKEN = '''"""LAB·0.2 · Broken."""
+
+
+def artifacts(out_dir):
+    raise RuntimeError("no chip here")
+'''
+
+
+@pytest.fixture(autouse=True)
+def isolated_kernels():
+    """Each test imports its own `kernels`; the project's is put back afterwards."""
+    saved = {n: m for n, m in sys.modules.items() if n == "kernels" or n.startswith("kernels.")}
+    yield
+    for name in [n for n in sys.modules if n == "kernels" or n.startswith("kernels.")]:
+        del sys.modules[name]
+    sys.modules.update(saved)
+
+
+@pytest.fixture
+def project(tmp_path: Path, cache) -> Path:
+    """The small project of test_site.py with two labs, both running for now."""
+    upstream = make_upstream(tmp_path / "upstream", [FILES])
+    root = write_project(tmp_path / "project", "small", upstream.url, upstream.commits[0], FILES)
+    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "track.yaml").write_text(TRACK.replace("lab: not_a_lab", "lab: broken"))
+    (root / "kernels").mkdir()
+    (root / "kernels/__init__.py").write_text(
+        REGISTRY.replace(REGISTRY.split("LABS = {lab.name: lab for lab in ")[1].split("}")[0], LABS))
+    (root / "kernels/fine.py").write_text(FINE)
+    (root / "kernels/broken.py").write_text(FINE.replace("0.1 · Fine", "0.2 · Broken"))
+    return root
+
+
+def _break(root: Path) -> None:
+    (root / "kernels/broken.py").write_text(BROKEN)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_a_failing_lab_fails_the_build_and_keeps_the_old_site(project):
+    build_site(project, jobs=1)
+    before = _tree(project / "site")
+    assert "This lab failed" not in (project / "site/labs/broken.html").read_text()
+    _break(project)
+    with pytest.raises(LabError) as failed:
+        build_site(project, jobs=1)
+    assert str(failed.value.location) == "kernels/broken.py:5"  # the line that raised
+    assert "lab 'broken' failed: RuntimeError: no chip here" in str(failed.value)
+    assert "--keep-going" in failed.value.hint and failed.value.exit_code == 1
+    assert _tree(project / "site") == before
+    assert not list(project.glob(".site-*"))
+
+
+def test_keep_going_builds_the_site_and_the_page_says_the_lab_failed(project):
+    _break(project)
+    report = build_site(project, jobs=1, keep_going=True)
+    assert [str(f.location) for f in report.failures] == ["kernels/broken.py:5"]
+    broken = (project / "site/labs/broken.html").read_text()
+    assert "This lab failed when the site was built" in broken
+    assert "RuntimeError: no chip here" in broken and "kernels/broken.py:5" in broken
+    fine = (project / "site/labs/fine.html").read_text()
+    assert "This lab failed" not in fine and "fine.txt" in fine
+
+
+def test_several_failed_labs_are_one_error_naming_each(project):
+    _break(project)
+    (project / "kernels/fine.py").write_text(FINE.replace('    out_dir.mkdir', '    1 / 0\n    out_dir.mkdir'))
+    with pytest.raises(LabError) as failed:
+        build_site(project, jobs=1)
+    text = str(failed.value)
+    assert "kernels/fine.py:5: lab 'fine' failed: ZeroDivisionError" in text
+    assert "kernels/broken.py:5: lab 'broken' failed: RuntimeError: no chip here" in text
+
+
+def test_the_command_exits_1_naming_the_lab_with_or_without_keep_going(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    _break(project)
+    assert main(["build", "--jobs", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert "reader: error: kernels/broken.py:5: lab 'broken' failed: RuntimeError: no chip here" in err
+    assert "built" not in out and not (project / "site").exists()
+    assert main(["build", "--jobs", "1", "--keep-going"]) == 1
+    out, err = capsys.readouterr()
+    assert "reader: error: kernels/broken.py:5: lab 'broken' failed" in err
+    assert "1 lab(s) failed, built anyway (--keep-going): kernels/broken.py:5" in out
+    assert (project / "site/labs/broken.html").is_file()

@@ -1,0 +1,77 @@
+"""Theme stencils are verified on every page they fill: a layout that depends on something else
+of a page (here a theme override standing in for a material upgrade) renders that page for real."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import reader.mkdocs_plugin
+from reader.site import build_site
+from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.test_site import TRACK
+
+FILES = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)}
+
+
+def _project(tmp_path: Path, main_html: str) -> Path:
+    """Five source files, m0 in the nav, m1..m4 outside it; the theme's main.html overridden."""
+    upstream = make_upstream(tmp_path / "upstream", [FILES])
+    root = write_project(tmp_path / "project", "small", upstream.url, upstream.commits[0], FILES)
+    config = (REPO_ROOT / "mkdocs.yml").read_text()
+    assert "  name: material\n" in config
+    (root / "mkdocs.yml").write_text(config.replace("  name: material\n",
+                                                    "  name: material\n  custom_dir: overrides\n"))
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "overrides").mkdir()
+    (root / "overrides/main.html").write_text(
+        '{% extends "base.html" %}\n{% block content %}{{ super() }}' + main_html + "{% endblock %}\n")
+    (root / "track.yaml").write_text(TRACK.replace("pkg/call.py", "pkg/m0.py"))
+    return root
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _both(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """Build with stencils and without; the sites must be equal. (rendered, filled) of the first."""
+    report = build_site(root, tmp_path / "stencilled", jobs=1)
+    with monkeypatch.context() as m:
+        m.setattr(reader.mkdocs_plugin, "eligible", lambda page, html: False)
+        plain = build_site(root, tmp_path / "plain", jobs=1)
+    assert plain.count("layout")[1] == 0
+    assert _files(tmp_path / "stencilled") == _files(tmp_path / "plain")
+    return report.count("layout")
+
+
+def test_a_layout_that_tests_the_content_fills_only_the_pages_that_test_alike(tmp_path, monkeypatch):
+    root = _project(tmp_path, '{% if "f2" in page.content %}<p id="two">two</p>{% endif %}')
+    _rendered, filled = _both(root, tmp_path, monkeypatch)
+    assert filled == 2  # m1 makes the stencil; m2 tests otherwise (rendered); m3, m4 filled
+    site = tmp_path / "stencilled/source/pkg"
+    assert '<p id="two">' in (site / "m2.py.html").read_text()
+    assert '<p id="two">' not in (site / "m3.py.html").read_text()
+
+
+def test_a_layout_that_reads_the_pages_own_file_fills_none(tmp_path, monkeypatch):
+    root = _project(tmp_path, '{% if page.file.src_uri.endswith("m3.py.md") %}<p id="m3">m3</p>{% endif %}')
+    _rendered, filled = _both(root, tmp_path, monkeypatch)
+    assert filled == 0  # each page's own src_uri: no page reads what m1 read
+    assert '<p id="m3">' in (tmp_path / "stencilled/source/pkg/m3.py.html").read_text()
+
+
+def test_a_layout_that_transforms_the_title_makes_no_stencil(tmp_path, monkeypatch):
+    root = _project(tmp_path, '{% if page.title.upper().endswith("M3.PY") %}<p id="m3">m3</p>{% endif %}')
+    _rendered, filled = _both(root, tmp_path, monkeypatch)
+    assert filled == 0  # a method of the title: its result is not recorded, so nothing is filled
+    assert '<p id="m3">' in (tmp_path / "stencilled/source/pkg/m3.py.html").read_text()
+
+
+def test_the_stock_layout_fills_every_page_after_the_first_of_a_folder(tmp_path, monkeypatch):
+    root = _project(tmp_path, "")
+    _rendered, filled = _both(root, tmp_path, monkeypatch)
+    assert filled == 3  # m2..m4
