@@ -21,6 +21,7 @@ Exercises: jax/_src/pallas/mosaic/pipeline.py::emit_pipeline, jax/_src/pallas/mo
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import re
 from collections.abc import Iterator
@@ -215,6 +216,33 @@ def record(m: int = 16, n: int = 128, k: int = 384,
     error = plat.max_abs_error(out, jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST))
     grid = (m // block[0], n // block[1], k // block[2])
     return Profile(grid, error, tuple(parse(lines)))
+
+
+def copy_body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+def record_copy(steps: int, buffer_count: int) -> list[Event]:
+    """The schedule of a 1-D pipeline (x read, o written, one (8, 128) block per step, both
+    `pl.Buffered(buffer_count)`) under the TPU interpreter: what reader's pipeline figure draws."""
+    from jax._src.pallas.mosaic.interpret.params import LoggingMode
+
+    spec = pl.BlockSpec((8, 128), lambda i: (i, 0), pipeline_mode=pl.Buffered(buffer_count))
+
+    def kernel(x_hbm, o_hbm):
+        pltpu.emit_pipeline(copy_body, grid=(steps,), in_specs=[spec], out_specs=[spec])(x_hbm, o_hbm)
+
+    params = pltpu.InterpretParams(dma_execution_mode="eager",
+                                   logging_mode=LoggingMode.SEMAPHORE | LoggingMode.SHARED_MEMORY)
+    any_spec = pl.BlockSpec(memory_space=pl.ANY)
+    x = jax.device_put(plat.randn(4, (8 * steps, 128))[0], jax.devices()[0])
+    fn = jax.jit(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.float32),
+                                in_specs=[any_spec], out_specs=any_spec, interpret=params))
+    with _captured_log() as lines, jax.sharding.use_abstract_mesh(tpu_v5e_mesh()):
+        out = jax.block_until_ready(fn(x))
+    assert plat.max_abs_error(out, x * 2.0) == 0.0
+    return [dataclasses.replace(e, operand={"y": "o"}.get(e.operand, e.operand))
+            for e in parse(lines, "copy_body")]
 
 
 def describe(e: Event) -> str:

@@ -17,6 +17,7 @@ from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract.fact import Facts, Unknown
 from reader.extract.parse import ParseError
+from reader.render.figures import FIGURES
 
 FactSource = Callable[[Corpus], Facts]
 """The facts computed at a corpus' pins, with those that could not be."""
@@ -178,6 +179,11 @@ def _check_markup(text: str, loc: Location, ctx: _Context) -> list[Problem]:
             dym = f" (did you mean {close[0]!r}?)" if close else ""
             out.append(Problem(loc, f"unknown fact {p.target!r}{dym}",
                                "'reader facts' lists the fact names"))
+        elif p.kind == "figure" and p.target not in FIGURES:
+            close = difflib.get_close_matches(p.target, sorted(FIGURES), n=1)
+            dym = f" (did you mean {close[0]!r}?)" if close else ""
+            out.append(Problem(loc, f"unknown figure {p.target!r}{dym}",
+                               "name a figure of FIGURES in reader/render/figures.py"))
         elif p.kind == "source":
             out += _source_link(p.target, (p.symbol,) if p.symbol else (), loc, ctx, "link")
         elif p.kind == "lab" and p.target not in ctx.kernels:

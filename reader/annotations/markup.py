@@ -2,6 +2,7 @@
 for `reader check` and the page renderer).
 
     {{fact:NAME}}                         a computed fact, never a typed number
+    {{figure:NAME}}                       a computed figure (`reader/render/figures.py`)
     [[path/to/file.py::Qualname]]         a definition's line on its source page
     [[path/to/file.py::Qualname|text]]    the same with link text
     [[path/to/file.py]]                   the file's source page
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 FACT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$")
 LAB_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+FIGURE_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 PAGE_SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SOURCE_PATH = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
 QUALNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -32,9 +34,9 @@ class Placeholder:
     """One placeholder found in a Markdown text."""
 
     kind: str
-    """`fact`, `source`, `lab` or `page`."""
+    """`fact`, `figure`, `source`, `lab` or `page`."""
     target: str
-    """The fact name, the source path, the lab name or the page slug."""
+    """The fact or figure name, the source path, the lab name or the page slug."""
     start: int
     end: int
     """Character offsets of the whole placeholder in the text."""
@@ -84,9 +86,15 @@ def parse(text: str) -> tuple[list[Placeholder], list[MarkupProblem]]:
 
 def _curly(inner: str, m: re.Match[str], line: int) -> Placeholder | MarkupProblem:
     kind, _, name = inner.strip().partition(":")
-    if kind.strip() != "fact":
-        return MarkupProblem(f"unknown placeholder {m.group(0)!r}", "write {{fact:NAME}}", line)
-    name = name.strip()
+    kind, name = kind.strip(), name.strip()
+    if kind == "figure":
+        if not FIGURE_NAME.match(name):
+            return MarkupProblem(f"malformed figure name in {m.group(0)!r}",
+                                 "write {{figure:NAME}} with a name from reader/render/figures.py", line)
+        return Placeholder("figure", name, m.start(), m.end(), line)
+    if kind != "fact":
+        return MarkupProblem(f"unknown placeholder {m.group(0)!r}",
+                             "write {{fact:NAME}} or {{figure:NAME}}", line)
     if not FACT_NAME.match(name):
         return MarkupProblem(f"malformed fact name in {m.group(0)!r}",
                              "write {{fact:NAME}} with a name from 'reader facts'", line)

@@ -10,7 +10,7 @@ from reader.cache import Cache
 from reader.errors import Location
 from reader.render.code import CodeLines, code_view
 from reader.render.labs import LabArtifacts, LabInfo
-from reader.render.model import Page, PageLink, SourceDoc
+from reader.render.model import Asset, Page, PageLink, SourceDoc
 from reader.render.pages import linked_lines, page_markdown, symbol_anchors
 from reader.render.prose import Prose
 from reader.render.templates import render
@@ -26,14 +26,6 @@ class LabDoc:
     artifacts: LabArtifacts = LabArtifacts()
     articles: tuple[tuple[str, str], ...] = ()
     """(article page `src_uri`, title) of the articles that link the lab."""
-
-
-@dataclass(frozen=True)
-class Asset:
-    """A file the site serves as it is (an artifact image)."""
-
-    src_uri: str
-    data: bytes
 
 
 def description(docstring: str) -> str:

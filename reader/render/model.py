@@ -94,3 +94,11 @@ class Page:
 
 SLOT = "<!-- reader:page-body -->"
 """Where a page's HTML goes in mkdocs' output; it is put there after search has indexed the page."""
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A file the site serves as it is (a lab's artifact image, a figure's SVG or script)."""
+
+    src_uri: str
+    data: bytes

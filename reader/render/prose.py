@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from reader.annotations.markup import Placeholder, substitute
+from reader.render.figure import Figure, figure_html
 from reader.render.markdown import render_markdown
 from reader.render.model import PageLink
 from reader.render.urls import article_page, lab_page, rel
 
 SourceResolver = Callable[[str, str], PageLink | None]
 """(path, qualname or '') -> where that definition (or file) is on the site, or None."""
+FigureSource = Callable[[str], Figure | None]
+"""A figure's name -> the figure (`figures.Figures`), or None: no such figure, or it failed."""
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>])")
 
@@ -37,7 +41,8 @@ def fact_text(value: object) -> str:
 
 @dataclass
 class Prose:
-    """Renders Markdown with `{{fact:..}}`, `[[path::symbol]]`, `[[lab:..]]`, `[[page:..]]`."""
+    """Renders Markdown with `{{fact:..}}`, `{{figure:..}}`, `[[path::symbol]]`, `[[lab:..]]`,
+    `[[page:..]]`."""
 
     source: SourceResolver
     articles: Mapping[str, str] = field(default_factory=dict)
@@ -46,14 +51,34 @@ class Prose:
     """name -> title of every lab on the site."""
     facts: Callable[[], Mapping[str, object] | None] = lambda: None
     """The computed facts by name, computed on the first fact a text cites; None: not computable."""
+    figures: FigureSource = lambda _name: None
+    """The computed figures by name."""
     unresolved: list[str] = field(default_factory=list)
     """Placeholders that linked nowhere, for the build to report."""
 
     _facts: dict[str, object] | None = field(default=None, init=False, repr=False)
 
     def html(self, text: str, page: str) -> str:
-        """`text` as safe HTML for `page`, links relative to it."""
-        return render_markdown(substitute(text, lambda p: self._placeholder(p, page)))
+        """`text` as safe HTML for `page`, links relative to it. A figure goes in after the
+        author's Markdown is sanitised: a token stands in its place until then."""
+        nonce = hashlib.sha1(text.encode()).hexdigest()[:12]  # a text cannot contain its own hash
+        figures: dict[str, str] = {}
+
+        def place(p: Placeholder) -> str:
+            if p.kind != "figure":
+                return self._placeholder(p, page)
+            token = f"rdfigure{nonce}n{len(figures)}"
+            figures[token] = p.target
+            return token
+
+        out = render_markdown(substitute(text, place))
+        for token, name in figures.items():
+            figure = self.figures(name)
+            if figure is None:
+                self.unresolved.append(f"figure {name}")
+            shown = figure_html(figure, name, page)
+            out = out.replace(f"<p>{token}</p>", shown).replace(token, shown)
+        return out
 
     def load_facts(self) -> dict[str, object]:
         """The facts, computed on the first call."""
