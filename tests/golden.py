@@ -14,9 +14,10 @@ from reader.annotations.model import Article, Note, ReadSpec, Section
 from reader.cache import blob_sha
 from reader.errors import Location
 from reader.extract import index_from_sources
+from reader.model import SourceFile
 from reader.render.article import render_article
 from reader.render.content import article_doc
-from reader.render.generate import PinnedFile, source_doc, source_resolver
+from reader.render.generate import source_doc, source_resolver
 from reader.render.model import NoteView, Page
 from reader.render.pages import source_page
 from reader.render.prose import Prose
@@ -97,7 +98,7 @@ def render_fixture() -> dict[str, str]:
     index = index_from_sources(SOURCES, pin="fixture")
     docs = {}
     for path, text in SOURCES.items():
-        f = PinnedFile("fixture", path, blob_sha(text.encode()), text)
+        f = SourceFile("fixture", path, blob_sha(text.encode()), text)
         doc = source_doc(index, f, PERMALINK.format(sha=SHA, path=path), {})
         docs[path] = replace(doc, notes=tuple(n for n in NOTES if n.path == path))
     prose = Prose(source_resolver(index, docs), {"golden-article": ARTICLE.title,

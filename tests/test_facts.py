@@ -95,7 +95,29 @@ def test_structure_facts_agree_with_the_installed_classes(facts):
     assert facts["gridspec.fields.count"].value == len(dataclasses.fields(core.GridSpec))
     assert facts["memory_spaces.tpu.names"].value == [m.name for m in tpu_core.MemorySpace]
     assert facts["tpu.core_types.names"].value == [m.name for m in tpu_core.CoreType]
-    assert facts["pipeline.predicates.count"].value == len(facts["pipeline.predicates.names"].value)
+
+
+def test_pipeline_predicates_are_the_installed_schedulers_yes_or_no_methods(facts):
+    """The static extractor against the running code: a method of the installed `Scheduler`
+    is a predicate when, asked about a ref with nothing to fetch, it answers a bool."""
+    import inspect
+    import types
+
+    from jax._src.pallas.mosaic import pipeline
+    idle = types.SimpleNamespace(is_buffered=False, is_trivial_windowing=True, has_indirect=False)
+    answers_bool = []
+    for name, method in vars(pipeline.Scheduler).items():
+        if not inspect.isfunction(method):
+            continue
+        try:
+            answer = method(None, idle)  # no Scheduler: a method that needs one raises
+        except (TypeError, AttributeError):
+            continue
+        if isinstance(answer, bool):
+            answers_bool.append(name)
+    assert len(answers_bool) >= 2
+    assert facts["pipeline.predicates.names"].value == answers_bool
+    assert facts["pipeline.predicates.count"].value == len(answers_bool)
 
 
 def test_sm90_barriers_counts_calls_resolved_to_the_barrier_class(corpus, facts):

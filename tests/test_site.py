@@ -27,14 +27,19 @@ phases:
 """
 
 
-@pytest.fixture
-def project(tmp_path: Path, cache) -> Path:
-    upstream = make_upstream(tmp_path / "upstream", [FILES])
-    root = write_project(tmp_path / "project", "small", upstream.url, upstream.commits[0], FILES)
+def site_project(tmp_path: Path, track: str = TRACK, files: dict[str, str] = FILES) -> Path:
+    """A project pinning an upstream of `files`, with this repository's mkdocs.yml and docs."""
+    upstream = make_upstream(tmp_path / "upstream", [files])
+    root = write_project(tmp_path / "project", "small", upstream.url, upstream.commits[0], files)
     shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
+    (root / "track.yaml").write_text(track)
     return root
+
+
+@pytest.fixture
+def project(tmp_path: Path, cache) -> Path:
+    return site_project(tmp_path)
 
 
 def test_build_writes_a_browsable_site(project):
@@ -179,11 +184,7 @@ def test_stencilled_pages_equal_the_theme_rendering(tmp_path, cache, monkeypatch
     import reader.mkdocs_plugin
 
     files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(4)}
-    upstream = make_upstream(tmp_path / "upstream", [files])
-    root = write_project(tmp_path / "project", "small", upstream.url, upstream.commits[0], files)
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK.replace("pkg/call.py", "pkg/m0.py"))
+    root = site_project(tmp_path, TRACK.replace("pkg/call.py", "pkg/m0.py"), files)
     report = build_site(root, tmp_path / "stencilled", jobs=1)
     rendered, filled = report.count("layout")
     assert filled == 2  # m1..m3 are not in the nav: the first is rendered, the others filled in

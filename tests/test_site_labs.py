@@ -3,8 +3,6 @@ with its page saying it failed and the command naming it."""
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +10,8 @@ import pytest
 from reader.cli import main
 from reader.errors import LabError
 from reader.site import build_site
-from tests.conftest import REPO_ROOT, make_upstream, write_project
-from tests.test_render_labs import REGISTRY
-from tests.test_site import FILES, TRACK
+from tests.test_render_labs import REGISTRY, isolated_kernels  # noqa: F401 (autouse)
+from tests.test_site import TRACK, site_project
 
 LABS = '(Lab("fine", "Fine", "LAB·0.1", 1), Lab("broken", "Broken", "LAB·0.2", 1))'
 FINE = '''"""LAB·0.1 · Fine: writes one listing."""
@@ -33,24 +30,10 @@ def artifacts(out_dir):
 '''
 
 
-@pytest.fixture(autouse=True)
-def isolated_kernels():
-    """Each test imports its own `kernels`; the project's is put back afterwards."""
-    saved = {n: m for n, m in sys.modules.items() if n == "kernels" or n.startswith("kernels.")}
-    yield
-    for name in [n for n in sys.modules if n == "kernels" or n.startswith("kernels.")]:
-        del sys.modules[name]
-    sys.modules.update(saved)
-
-
 @pytest.fixture
 def project(tmp_path: Path, cache) -> Path:
     """The small project of test_site.py with two labs, both running for now."""
-    upstream = make_upstream(tmp_path / "upstream", [FILES])
-    root = write_project(tmp_path / "project", "small", upstream.url, upstream.commits[0], FILES)
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK.replace("lab: not_a_lab", "lab: broken"))
+    root = site_project(tmp_path, TRACK.replace("lab: not_a_lab", "lab: broken"))
     (root / "kernels").mkdir()
     (root / "kernels/__init__.py").write_text(
         REGISTRY.replace(REGISTRY.split("LABS = {lab.name: lab for lab in ")[1].split("}")[0], LABS))

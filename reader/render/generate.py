@@ -1,27 +1,29 @@
-"""The site's recipe: pinned files -> index and links -> notes at the pins -> every page and the nav."""
+"""The site's recipe (index -> highlight -> notes -> facts -> pages -> assemble), and what its
+pages are rendered from: the notes at the pins, the source docs, the labs."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reader.annotations import Article, load_articles, resolve
+from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, blob_sha
 from reader.corpus import Corpus, Project
 from reader.extract import Index
 from reader.extract.facts import load_facts
-from reader.extract.index import start_index
 from reader.extract.rules import load_rules
 from reader.extract.symbols import symbols_of
-from reader.model import Reference, module_of
+from reader.model import Reference, SourceFile, module_of
 from reader.render.article import render_article
 from reader.render.content import article_doc, note_views
-from reader.render.highlight import split_lines, submit_highlighting
+from reader.render.figure import FigureInputs
+from reader.render.figures import Figures
+from reader.render.highlight import split_lines
 from reader.render.lab import LabDoc, lab_assets, render_lab
 from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, lab_failure, load_labs
 from reader.render.links import definitions, linked_refs, target_of, uses_from
@@ -31,20 +33,13 @@ from reader.render.navigation import Generated, Written, assemble
 from reader.render.overview import FileInfo
 from reader.render.pagecache import PageCache, page_key, world_key
 from reader.render.pages import source_page
-from reader.render.parallel import Job, render_cached, worker_pool
+from reader.render.parallel import Job
 from reader.render.prose import Prose, SourceResolver
 from reader.render.rules import rules_page
+from reader.render.schedule import Schedule
 from reader.render.urls import RULES, article_page, lab_page
 from reader.render.urls import source_page as source_uri
 from reader.track import Track, load_track
-
-
-@dataclass(frozen=True)
-class PinnedFile:
-    pin: str
-    path: str
-    blob: str
-    text: str
 
 
 def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
@@ -57,36 +52,40 @@ def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None =
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
-    A page whose inputs are unchanged since an earlier build is read back from the page cache;
-    the rest are rendered on every core.
+    The recipe, one call a step: index -> highlight -> notes -> facts -> pages -> assemble.
+    `Schedule` decides where and when each runs (a fork pool, a cold build's warm-up, the labs'
+    pages in a second pass); a page whose inputs are unchanged since an earlier build is read
+    back from the page cache.
     """
     root = corpus.project.root
     labs = load_labs(root)
-    artifacts = ArtifactRun(root, labs, cache)  # a child process, running while the rest renders
-    files = [PinnedFile(pin, path, corpus.blob(pin, path), corpus.read_text(pin, path))
-             for pin, path in corpus.all_files()]
-    workers = jobs or os.cpu_count() or 1
-    # The pool scans, then runs pygments, while this process reads the notes and computes the
-    # facts; what it has not highlighted when those are done, the page renderers highlight.
-    with worker_pool(workers) as pool:
-        finish_index = start_index(corpus, cache, workers, pool)
-        articles = load_articles(root, cache)  # the YAML, while the pool scans
-        index = finish_index()
-        highlighting = submit_highlighting(pool, [(f.blob, f.text) for f in files], cache)
-        site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles)
-        if highlighting:  # a cold build: the facts and where-used lists now, while the workers highlight
-            site.prose.load_facts()
-            site.docs.prepare()
+    artifacts = ArtifactRun(root, labs, cache)  # the labs' jax run: a child process from here on
+    files = pinned_files(corpus)
     pages_cache = PageCache(cache)
-    jobs_now = site.jobs(files, labs=not artifacts.running)
-    pages = render_cached(jobs_now, site.render, site.prose, pages_cache, workers, site.prepare)
-    if artifacts.running:  # the labs' jax run: their pages when it is done
-        pages += render_cached(site.lab_jobs(), site.render, site.prose, pages_cache, 1)
+    with Schedule(jobs) as run:
+        # index: every pinned file scanned, while the annotations' YAML is read
+        index, articles = run.index(corpus, cache, meanwhile=lambda: load_articles(root, cache))
+        # highlight: pygments once per file, in the background
+        run.highlight([(f.blob, f.text) for f in files], cache)
+        # notes: resolved at the pins, with everything the pages share
+        site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles)
+        # facts (and where-used lists): now on a cold build; else when a page first needs them
+        run.while_highlighting(site.prose.load_facts, site.docs.prepare)
+        # pages: rendered, or read back from the page cache
+        pages = run.pages(site, pages_cache, site.jobs(files), later=site.lab_jobs,
+                          wait=artifacts.running)
+    # assemble: the outline's pages, the nav, the labs' images, warnings and failures
     return _assemble(site, track, files, pages, pages_cache)
 
 
+def pinned_files(corpus: Corpus) -> list[SourceFile]:
+    """Every pinned file with its blob and text."""
+    return [SourceFile(pin, path, corpus.blob(pin, path), corpus.read_text(pin, path))
+            for pin, path in corpus.all_files()]
+
+
 def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
-               labs: list[LabInfo], files: list[PinnedFile], artifacts: ArtifactRun,
+               labs: list[LabInfo], files: list[SourceFile], artifacts: ArtifactRun,
                articles: list[Article]) -> _Site:
     """The notes at the pins, and everything pages are rendered from."""
     symbols = _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
@@ -101,19 +100,23 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
     lab_refs = _lab_refs(index, labs, cache, world)
     docs = Docs(index, corpus, files, on_file, labs, lab_refs)
     prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
-                  lambda: {f.name: f.value for f in load_facts(corpus, index)})
+                  lambda: {f.name: f.value for f in load_facts(corpus, index)},
+                  Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world))
     return _Site(corpus, cache, index, docs, prose, world, {a.slug: a for a in articles}, notes,
                  {lab.name: lab for lab in labs}, lab_refs, artifacts)
 
 
-def _assemble(site: _Site, track: Track, files: list[PinnedFile], pages: list[Page],
+def _assemble(site: _Site, track: Track, files: list[SourceFile], pages: list[Page],
               pages_cache: PageCache) -> Generated:
     """The rendered pages with the outline's pages, the nav, the labs' images, the warnings and
     the failures (the labs that raised: each page says so, and the build fails unless told not to)."""
     ready = site.artifacts.results()
     assets = [a for name in site.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
+    assets += site.figures.assets(site.figures_cited(site.articles.values()))
     failures = tuple(e for name, r in ready.items() if (e := lab_failure(site.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(site.prose.unresolved))]
+    warnings += [f"figure {name} could not be made: {why}"
+                 for name, why in sorted(site.figures.failures.items())]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
     articles, labs = site.articles.values(), site.labs.values()
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
@@ -148,8 +151,8 @@ class _Site:
     lab_refs: Mapping[str, Sequence[Reference]]
     artifacts: ArtifactRun
 
-    def jobs(self, files: Sequence[PinnedFile], labs: bool) -> list[Job]:
-        """Every source page, article and the rules page (and the labs' pages), keyed by what
+    def jobs(self, files: Sequence[SourceFile]) -> list[Job]:
+        """Every source page, article and the rules page (the labs': `lab_jobs`), keyed by what
         each shows (see `pagecache`)."""
         on_file, world = self.docs.on_file, self.world
         out = [Job("source", f.path, page_key(world, "source", f.path, tuple(on_file.get(f.path, ()))))
@@ -160,7 +163,7 @@ class _Site:
                 world, "article", a, self.notes[a.slug], self._commit(a),
                 [(path, tuple(on_file.get(path, ()))) for path in shown])))
         out.append(Job("rules", "", page_key(world, "rules")))
-        return out + (self.lab_jobs() if labs else [])
+        return out
 
     def lab_jobs(self) -> list[Job]:
         ready = self.artifacts.results()
@@ -191,11 +194,23 @@ class _Site:
         doc = article_doc(a, self.notes[name], self.docs, self.index, links, self._commit(a))
         return render_article(doc, self.cache, self.prose)
 
+    @property
+    def figures(self) -> Figures:
+        assert isinstance(self.prose.figures, Figures)
+        return self.prose.figures
+
+    def figures_cited(self, articles: Iterable[Article]) -> list[str]:
+        """The names of the figures the articles' prose and notes cite, once each."""
+        return _figures_in(text for a in articles for text, _ in a.prose())
+
     def prepare(self, todo: Sequence[Job]) -> None:
         """Before the workers fork: compute once what they would each compute again."""
         self.docs.prepare()
-        if any("{{fact:" in text for job in todo for text in self._texts(job)):
+        texts = [text for job in todo for text in self._texts(job)]
+        if any("{{fact:" in text for text in texts):
             self.prose.load_facts()
+        for name in _figures_in(texts):
+            self.figures(name)
 
     def _texts(self, job: Job) -> list[str]:
         if job.kind == "source":
@@ -209,7 +224,7 @@ class Docs(Mapping[str, SourceDoc]):
     """Every pinned file's `SourceDoc` by path, each built when first asked for (a page read
     back from the cache needs none)."""
 
-    def __init__(self, index: Index, corpus: Corpus, files: Sequence[PinnedFile],
+    def __init__(self, index: Index, corpus: Corpus, files: Sequence[SourceFile],
                  on_file: Mapping[str, Sequence[NoteView]], labs: Sequence[LabInfo],
                  lab_refs: Mapping[str, Sequence[Reference]]):
         self.index, self.corpus, self.on_file = index, corpus, on_file
@@ -239,6 +254,12 @@ class Docs(Mapping[str, SourceDoc]):
     def prepare(self) -> None:
         """Compute what every doc shares (the corpus's where-used lists) once."""
         self.index.where_used("", "")
+
+
+def _figures_in(texts: Iterable[str]) -> list[str]:
+    """The names of the figures `texts` cite, once each."""
+    return list(dict.fromkeys(p.target for text in texts if "figure" in text
+                              for p in parse(text)[0] if p.kind == "figure"))
 
 
 LAB_REFS_KIND = "lab-refs"
@@ -308,7 +329,7 @@ def _lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: So
     return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers)
 
 
-def source_doc(index: Index, f: PinnedFile, permalink: str,
+def source_doc(index: Index, f: SourceFile, permalink: str,
                extra_uses: dict[tuple[str, str], list[UseView]]) -> SourceDoc:
     """A pinned file with its definitions, their uses, and its references resolved to pages."""
     module = module_of(f.path)

@@ -1,0 +1,97 @@
+"""When and where the site's recipe runs its steps (`generate.generate` says what they are).
+
+`with Schedule(jobs) as run:` holds one fork pool for the first steps; its methods, in order:
+
+- `index(corpus, cache, meanwhile)`: the files no earlier build scanned, scanned on the pool
+  while `meanwhile()` (reading the notes) runs here; gives the `Index` and that result.
+- `highlight(files, cache)`: pygments on the pool for every file no earlier build highlighted;
+  nothing waits for it (a page whose file is not highlighted yet highlights it itself).
+- `while_highlighting(*steps)`: on a cold build only, runs `steps` here while the pool highlights
+  (the facts, the where-used lists: what many pages share).
+- `pages(site, cache, jobs, later, wait)`: closes the pool (tasks not started are dropped), then
+  renders the pages the page cache lacks on processes forked after `site.prepare` has computed
+  what they share; `later()`'s jobs (the labs', whose keys need the labs' artifacts) join them,
+  or, when `wait` (the labs' child process still runs), come in a second pass once it is done.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+from contextlib import ExitStack
+from typing import Protocol, TypeVar
+
+from reader.cache import Cache
+from reader.corpus import Corpus
+from reader.extract import Index
+from reader.extract.index import start_index
+from reader.render.highlight import submit_highlighting
+from reader.render.model import Page
+from reader.render.pagecache import PageCache
+from reader.render.parallel import Job, render_cached, worker_pool
+from reader.render.prose import Prose
+
+T = TypeVar("T")
+
+
+class Site(Protocol):
+    """What `Schedule.pages` renders from."""
+
+    @property
+    def prose(self) -> Prose: ...
+
+    def render(self, kind: str, name: str) -> Page:
+        """One page, by kind and name."""
+        ...
+
+    def prepare(self, todo: Sequence[Job]) -> None:
+        """Compute, before the workers fork, what `todo`'s pages would each compute again."""
+        ...
+
+
+class Schedule:
+    """One build's workers: `jobs` processes (default one per core); see the module's doc."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.workers = jobs or os.cpu_count() or 1
+        self._stack = ExitStack()
+        self._pool: Executor | None = None
+        self._highlighting: list[Future[None]] = []
+
+    def __enter__(self) -> Schedule:
+        self._pool = self._stack.enter_context(worker_pool(self.workers))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._close()
+
+    def index(self, corpus: Corpus, cache: Cache | None,
+              meanwhile: Callable[[], T]) -> tuple[Index, T]:
+        finish = start_index(corpus, cache, self.workers, self._pool)
+        alongside = meanwhile()
+        return finish(), alongside
+
+    def highlight(self, files: Sequence[tuple[str, str]], cache: Cache | None) -> None:
+        """`files`: (blob, text) pairs."""
+        self._highlighting = submit_highlighting(self._pool, files, cache)
+
+    def while_highlighting(self, *steps: Callable[[], object]) -> None:
+        if self._highlighting:
+            for step in steps:
+                step()
+
+    def pages(self, site: Site, cache: PageCache, jobs: Sequence[Job],
+              later: Callable[[], Sequence[Job]], wait: bool) -> list[Page]:
+        """The pages of `jobs`, then of `later()`, in that order."""
+        self._close()
+        now = [*jobs] if wait else [*jobs, *later()]
+        out = render_cached(now, site.render, site.prose, cache, self.workers, site.prepare)
+        if wait:
+            out += render_cached(later(), site.render, site.prose, cache, 1)
+        return out
+
+    def _close(self) -> None:
+        """Shut the pool down (see `parallel.worker_pool`); a second call does nothing."""
+        self._pool = None
+        self._stack.close()

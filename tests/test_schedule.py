@@ -1,0 +1,67 @@
+"""The recipe's schedule: the labs' pages in a second pass only while their run goes on, every
+page in order, a cold build's warm-up only while the pool highlights."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from reader.render.highlight import HIGHLIGHT_KIND, cache_key, highlighted
+from reader.render.model import Page
+from reader.render.pagecache import PageCache
+from reader.render.parallel import Job
+from reader.render.prose import Prose
+from reader.render.schedule import Schedule
+
+
+@dataclass
+class Site:
+    """Pages named after their job, and a log of what was asked when."""
+
+    prose: Prose = field(default_factory=lambda: Prose(lambda _path, _name: None))
+    log: list[str] = field(default_factory=list)
+
+    def render(self, kind: str, name: str) -> Page:
+        self.log.append(f"{kind}:{name}")
+        return Page(f"{kind}/{name}.md", name, "")
+
+    def prepare(self, todo: Sequence[Job]) -> None:
+        self.log.append("prepare")
+
+    def labs(self) -> list[Job]:
+        self.log.append("lab jobs")
+        return [Job("lab", "tiled", "k-lab")]
+
+
+JOBS = [Job("source", "a.py", "k-a"), Job("article", "intro", "k-intro")]
+
+
+def test_waiting_for_the_labs_renders_them_in_a_second_pass():
+    site = Site()
+    with Schedule(1) as run:
+        pages = run.pages(site, PageCache(None), JOBS, later=site.labs, wait=True)
+    assert [p.src_uri for p in pages] == ["source/a.py.md", "article/intro.md", "lab/tiled.md"]
+    assert site.log == ["source:a.py", "article:intro", "lab jobs", "lab:tiled"]
+
+
+def test_labs_ready_join_the_first_pass():
+    site = Site()
+    with Schedule(1) as run:
+        pages = run.pages(site, PageCache(None), JOBS, later=site.labs, wait=False)
+    assert [p.src_uri for p in pages] == ["source/a.py.md", "article/intro.md", "lab/tiled.md"]
+    assert site.log == ["lab jobs", "source:a.py", "article:intro", "lab:tiled"]
+
+
+def test_the_warm_up_runs_only_while_the_pool_highlights(cache):
+    ran: list[str] = []
+    files = [("0" * 40, "x = 1\n")]
+    with Schedule(2) as run:
+        run.highlight(files, cache)
+        run.while_highlighting(lambda: ran.append("facts"), lambda: ran.append("uses"))
+    assert ran == ["facts", "uses"]
+    highlighted(cache, *files[0])  # (the pool may have dropped its task: not started yet)
+    assert cache.has(HIGHLIGHT_KIND, cache_key(files[0][0]))
+    with Schedule(2) as run:  # highlighted already: nothing to overlap with
+        run.highlight(files, cache)
+        run.while_highlighting(lambda: ran.append("again"))
+    assert ran == ["facts", "uses"]
