@@ -38,6 +38,7 @@ from reader.extract.structures import (
     structures,
 )
 from reader.extract.tokamax_facts import hopper_facts, load_sm90_params, sm90_facts
+from reader.extract.tpu_facts import load_tpu_facts
 from reader.model import module_of
 
 FACTS_KIND = "facts-v5"
@@ -104,6 +105,10 @@ NAMES: tuple[tuple[str, str], ...] = (
     ("tokamax.sm90.**", "the sm90 kernel facts of tokamax_facts.py (its docstrings say which)"),
     ("hopper.**", "Hopper hardware limits, from NVIDIA's guides (tokamax_facts.py)"),
     ("mosaic_gpu.{smem_alignment|reduction_scratch_bytes}", "Mosaic GPU constants (tokamax_facts.py)"),
+    # the TPU chips (tpu_facts.py)
+    ("tpu.chips.{count|names}", "chip versions `jax/_src/tpu_info.py` describes (`v5e`, `7x`, ...)"),
+    ("tpu.chip.*.**", "one chip's `TpuInfo` keyword as read (per TensorCore), `cores`, `vmem_mib`, "
+     "`smem_kib`, `hbm_gb`, `hbm_gbps`, `bf16_tflops`, and `matmul`: its native operand formats"),
     # the corpus
     ("corpus.{files|lines|symbols}.count", "pinned files, their lines, their symbols"),
     ("corpus.{jax|tokamax}.files.count", "pinned files per pin"),
@@ -148,6 +153,7 @@ def all_facts(corpus: Corpus, index: Index) -> Facts:
         (("tokamax.sm90.barriers.{count|names}",), lambda: barrier_facts(index, read)),
         (_SM90_NAMES, lambda: tokamax_facts(corpus)),
         (("hopper.**",), hopper_facts),
+        (("tpu.chips.{count|names}", "tpu.chip.**"), lambda: load_tpu_facts(corpus)),
         (("corpus.**", "lines.**"), lambda: corpus_facts(corpus, index)),
     ]
     found: list[Fact] = []
