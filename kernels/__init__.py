@@ -9,6 +9,26 @@ from pathlib import Path
 
 
 @dataclass(frozen=True)
+class Blind:
+    """A lab whose kernel the learner writes blind: `reader run LAB --check FILE` checks it."""
+
+    scaffold: str
+    """The module in `kernels/` to copy: the kernel's signature, its body as TODO steps."""
+    kernel: str
+    """The function the learner writes; the lab's `check_kernel(fn)` runs it."""
+    upstream: str
+    """`path::qualname` of the pinned function the learner's kernel is diffed against."""
+
+    @property
+    def upstream_path(self) -> str:
+        return self.upstream.partition("::")[0]
+
+    @property
+    def upstream_symbol(self) -> str:
+        return self.upstream.partition("::")[2]
+
+
+@dataclass(frozen=True)
 class Lab:
     """One lab: `python -m kernels.<name>` runs it, `reader run <name>` too."""
 
@@ -20,6 +40,8 @@ class Lab:
     """The outline label, e.g. `LAB·1.2`."""
     phase: int
     """The track phase (1-6) whose outline lists the lab."""
+    blind: Blind | None = None
+    """Set when the learner writes the lab's kernel from a scaffold (`reader run LAB --check`)."""
 
     @property
     def module(self) -> str:
@@ -42,7 +64,9 @@ LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("pipelining", "Pipelining profile", "LAB·1.4", 3),
     Lab("lowering_ladder", "The lowering ladder", "LAB·2.1", 4),
     Lab("finding_the_spill", "Finding the spill", "LAB·2.2", 4),
-    Lab("flash_attention", "Flash attention, blind", "LAB·3.2", 5),
+    Lab("flash_attention", "Flash attention, blind", "LAB·3.2", 5, Blind(
+        "flash_attention_blind", "flash_kernel",
+        "jax/experimental/pallas/ops/tpu/flash_attention.py::_flash_attention_kernel_single_batch")),
     Lab("flash_attention_bwd", "The backward pass", "LAB·3.3", 5),
     Lab("block_sparse", "Block-sparse attention", "LAB·3.4", 5),
     Lab("autotuned_op", "An autotuned op", "LAB·4.1", 6),

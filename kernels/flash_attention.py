@@ -1,31 +1,54 @@
 """LAB·3.2 · Flash attention, blind: the forward pass written from the derivation, then diffed.
 
-Attention reads q, k, v once if the N x N score matrix is never written: each program of the
-grid `(batch, heads, Sq / block_q)` owns one block of queries and walks the key/value blocks
-with an online softmax, keeping the running row max m, the running denominator l and an
-unnormalised accumulator; when a new block raises the max, the old terms are rescaled by
-exp(m_old - m_new). Causal attention skips whole blocks with the diagonal test: key block c
-can matter to query block r only if the block's last query row reaches the block's first key
-column, `(r + 1) * block_q - 1 >= c * block_k`; blocks entirely below the diagonal need no mask
-and only the blocks the diagonal crosses are masked element by element. The kernel also
-returns the log-sum-exp m + log l per row (the backward pass and ring attention reuse it).
-Checked against a plain jnp reference and against jax's own TPU kernel
+Write the kernel yourself first: copy `kernels/flash_attention_blind.py` (the derivation's
+steps as TODOs, the same signature as `flash_kernel` here), fill it in, then
+`reader run flash_attention --check YOUR_FILE` runs it against a plain jnp reference at a few
+shapes, causal and not, and prints it beside the pinned TPU kernel's
+`_flash_attention_kernel_single_batch`, line by line.
+
+The solution, `flash_kernel`, is shaped like the TPU kernel. The grid is
+`(batch * heads, Sq / block_q, Sk / block_k)` and the last axis, over key/value blocks, is
+"arbitrary": its steps run in order on one core, so the online-softmax state (running row max
+m, running denominator l, unnormalised accumulator) lives in VMEM scratch (`scratch_shapes`),
+set at the first key block and turned into the output and the log-sum-exp m + log l at the
+last. When a block raises the max, the old terms are rescaled by exp(m_old - m_new). Causal
+attention tests each (query block r, key block c) pair: c can matter to r only if r's last
+row reaches c's first column, `(r + 1) * block_q - 1 >= c * block_k`; blocks entirely below
+the diagonal run without a mask, blocks it crosses are masked element by element, and blocks
+above it are skipped twice: `pl.when` skips the compute, and the key/value index map clamps c
+to the last block r needs, so the pipeline sees the block index it already holds and issues
+no copy. (The pinned kernel returns block 0 instead, prefetching the next query block's first
+key block early: the same number of copies.) The TPU interpreter models those copies; the
+tests count them.
+
+`loop_kernel` is the same derivation for a GPU, where the Triton backend has neither a
+sequential grid axis nor VMEM scratch: each program walks the key blocks in a `fori_loop`
+with the state in registers, and reads whole K/V sequences. `flash_forward` runs it (natively
+on a GPU, interpreted elsewhere); the backward-pass and ring-attention labs build on it.
+Both are checked against the jnp reference and against jax's own TPU kernel
 (`jax.experimental.pallas.ops.tpu.flash_attention`) run under the TPU interpreter.
 
-Exercises: jax/experimental/pallas/ops/tpu/flash_attention.py::flash_attention, jax/experimental/pallas/ops/tpu/flash_attention.py::below_or_on_diag, jax/experimental/pallas/ops/tpu/flash_attention.py::_flash_attention_kernel_single_batch, jax/experimental/pallas/ops/tpu/flash_attention.py::mha_reference, jax/_src/pallas/primitives.py::program_id, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::force_tpu_interpret_mode
+Exercises: jax/experimental/pallas/ops/tpu/flash_attention.py::flash_attention, jax/experimental/pallas/ops/tpu/flash_attention.py::below_or_on_diag, jax/experimental/pallas/ops/tpu/flash_attention.py::_flash_attention_kernel_single_batch, jax/experimental/pallas/ops/tpu/flash_attention.py::_flash_attention_impl, jax/experimental/pallas/ops/tpu/flash_attention.py::mha_reference, jax/_src/pallas/primitives.py::program_id, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::force_tpu_interpret_mode
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import functools
+import logging
 import math
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
 
 from kernels import _platform as plat
 from kernels._svg import block_grid
@@ -44,12 +67,17 @@ def fully_below_diag(r, block_r: int, c, block_c: int):
     return (c + 1) * block_c - 1 <= r * block_r
 
 
+def last_visible_block(r, block_q: int, block_k: int):
+    """The last key block query block r sees: `below_or_on_diag` solved for c."""
+    return ((r + 1) * block_q - 1) // block_k
+
+
 def kv_block_ranges(r, block_q: int, block_k: int, num_kv: int, causal: bool):
     """`(unmasked_end, masked_end)`: blocks [0, a) run without a mask, [a, b) with one."""
     if not causal:
         return num_kv, num_kv
     unmasked = jnp.minimum((r * block_q + 1) // block_k, num_kv)     # fully_below_diag, solved for c
-    visible = jnp.minimum(((r + 1) * block_q + block_k - 1) // block_k, num_kv)  # below_or_on_diag
+    visible = jnp.minimum(last_visible_block(r, block_q, block_k) + 1, num_kv)
     return unmasked, visible
 
 
@@ -68,7 +96,104 @@ def attend_block(q, k, v, carry, *, rows=None, cols=None):
     return m_new, denom_new, acc_new
 
 
-def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, *, sm_scale: float, causal: bool, block_k: int):
+# -- The solution: the TPU kernel's shape (key blocks on the grid, state in scratch) ----------
+
+def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, m_scratch, l_scratch, acc_scratch, *,
+                 sm_scale: float, causal: bool):
+    """One (head, query block r, key block c) step of the forward pass."""
+    block_q, block_k = q_ref.shape[0], k_ref.shape[0]
+    r, c = pl.program_id(1), pl.program_id(2)
+
+    @pl.when(c == 0)
+    def start():
+        m_scratch[...] = jnp.full(m_scratch.shape, -jnp.inf, jnp.float32)
+        l_scratch[...] = jnp.zeros(l_scratch.shape, jnp.float32)
+        acc_scratch[...] = jnp.zeros(acc_scratch.shape, jnp.float32)
+
+    def update(masked: bool):
+        q = q_ref[...].astype(jnp.float32) * sm_scale
+        k, v = k_ref[...].astype(jnp.float32), v_ref[...].astype(jnp.float32)
+        rows = r * block_q + jax.lax.broadcasted_iota(jnp.int32, (block_q,), 0)
+        cols = c * block_k + jax.lax.broadcasted_iota(jnp.int32, (block_k,), 0)
+        carry = (m_scratch[...], l_scratch[...], acc_scratch[...])
+        m, denom, acc = attend_block(q, k, v, carry, **(dict(rows=rows, cols=cols) if masked else {}))
+        m_scratch[...], l_scratch[...], acc_scratch[...] = m, denom, acc
+
+    if causal:
+        below = fully_below_diag(r, block_q, c, block_k)
+        pl.when(below)(lambda: update(masked=False))
+        pl.when(below_or_on_diag(r, block_q, c, block_k) & ~below)(lambda: update(masked=True))
+    else:
+        update(masked=False)
+
+    @pl.when(c == pl.num_programs(2) - 1)
+    def finish():
+        o_ref[...] = (acc_scratch[...] / l_scratch[...][:, None]).astype(o_ref.dtype)
+        lse_ref[...] = m_scratch[...] + jnp.log(l_scratch[...])
+
+
+def kv_index_map(block_q: int, block_k: int, causal: bool) -> Callable[..., tuple[Any, int]]:
+    """Grid step (h, r, c) -> the K/V block to hold: c, clamped to r's last visible block when
+    causal, so a step above the diagonal names the block already held and nothing is copied."""
+    def index(h, r, c):
+        return (jnp.minimum(c, last_visible_block(r, block_q, block_k)) if causal else c), 0
+    return lambda h, r, c: (h, *index(h, r, c))
+
+
+def tiled_specs(block_q: int, block_k: int, head_dim: int, causal: bool, clamp: bool = True):
+    """`(in_specs, out_specs)` over the (heads, query blocks, key blocks) grid."""
+    q_spec = pl.BlockSpec((None, block_q, head_dim), lambda h, r, c: (h, r, 0))
+    kv_spec = pl.BlockSpec((None, block_k, head_dim), kv_index_map(block_q, block_k, causal and clamp))
+    lse_spec = pl.BlockSpec((None, block_q), lambda h, r, c: (h, r))
+    return [q_spec, kv_spec, kv_spec], (q_spec, lse_spec)
+
+
+def tiled_call(kernel: Callable[..., None], q, k, v, *, causal: bool, sm_scale: float, block_q: int,
+               block_k: int, interpret: Any, clamp: bool = True) -> tuple[jax.Array, jax.Array]:
+    """`(o, lse)` from `kernel` (the signature of `flash_kernel`) over flattened heads."""
+    batch, heads, seq_q, head_dim = q.shape
+    seq_k = k.shape[2]
+    if seq_q % block_q or seq_k % block_k:
+        raise ValueError(f"blocks ({block_q}, {block_k}) must divide the sequences ({seq_q}, {seq_k})")
+    in_specs, out_specs = tiled_specs(block_q, block_k, head_dim, causal, clamp)
+    o, lse = pl.pallas_call(
+        functools.partial(kernel, sm_scale=sm_scale, causal=causal),
+        out_shape=(jax.ShapeDtypeStruct((batch * heads, seq_q, head_dim), q.dtype),
+                   jax.ShapeDtypeStruct((batch * heads, seq_q), jnp.float32)),
+        grid=(batch * heads, seq_q // block_q, seq_k // block_k),
+        in_specs=in_specs, out_specs=out_specs,
+        scratch_shapes=[pltpu.VMEM((block_q,), jnp.float32), pltpu.VMEM((block_q,), jnp.float32),
+                        pltpu.VMEM((block_q, head_dim), jnp.float32)],
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary")),
+        interpret=interpret,
+    )(*(x.reshape(batch * heads, x.shape[2], head_dim) for x in (q, k, v)))
+    return o.reshape(q.shape), lse.reshape(batch, heads, seq_q)
+
+
+def tpu_interpret() -> Any:
+    """`interpret=` for the TPU-shaped kernel: native on a TPU, the TPU interpreter elsewhere."""
+    return False if jax.default_backend() == "tpu" else pltpu.InterpretParams()
+
+
+@functools.partial(jax.jit, static_argnames=("kernel", "causal", "sm_scale", "block_q", "block_k", "clamp"))
+def tiled_forward(q, k, v, *, kernel: Callable[..., None] = flash_kernel, causal: bool = False,
+                  sm_scale: float | None = None, block_q: int = 64, block_k: int = 64,
+                  clamp: bool = True) -> tuple[jax.Array, jax.Array]:
+    """`(o, lse)` for q, k, v of shape (batch, heads, seq, head_dim), by `kernel`."""
+    scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else sm_scale
+    return tiled_call(kernel, q, k, v, causal=causal, sm_scale=scale, block_q=block_q, block_k=block_k,
+                      interpret=tpu_interpret(), clamp=clamp)
+
+
+def flash_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
+                    block_q: int = 64, block_k: int = 64) -> jax.Array:
+    """The lab's solution: `flash_kernel` on the TPU-shaped grid."""
+    return tiled_forward(q, k, v, causal=causal, sm_scale=sm_scale, block_q=block_q, block_k=block_k)[0]
+
+
+# -- The same derivation for a GPU: the key loop inside one program ---------------------------
+
+def loop_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, *, sm_scale: float, causal: bool, block_k: int):
     block_q, head_dim = q_ref.shape
     r = pl.program_id(2)
     q = q_ref[...].astype(jnp.float32) * sm_scale
@@ -91,7 +216,7 @@ def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, *, sm_scale: float, causal
     lse_ref[...] = m + jnp.log(denom)
 
 
-def _specs(block_q: int, seq_k: int, head_dim: int):
+def _loop_specs(block_q: int, seq_k: int, head_dim: int):
     q_spec = pl.BlockSpec((None, None, block_q, head_dim), lambda b, h, r: (b, h, r, 0))
     kv_spec = pl.BlockSpec((None, None, seq_k, head_dim), lambda b, h, r: (b, h, 0, 0))
     lse_spec = pl.BlockSpec((None, None, block_q), lambda b, h, r: (b, h, r))
@@ -101,25 +226,20 @@ def _specs(block_q: int, seq_k: int, head_dim: int):
 @functools.partial(jax.jit, static_argnames=("causal", "sm_scale", "block_q", "block_k"))
 def flash_forward(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
                   block_q: int = 64, block_k: int = 64) -> tuple[jax.Array, jax.Array]:
-    """`(o, lse)` for q, k, v of shape (batch, heads, seq, head_dim)."""
+    """`(o, lse)` by `loop_kernel`: native on a GPU, interpreted elsewhere (the other labs' forward)."""
     batch, heads, seq_q, head_dim = q.shape
     seq_k = k.shape[2]
     if seq_q % block_q or seq_k % block_k:
         raise ValueError(f"blocks ({block_q}, {block_k}) must divide the sequences ({seq_q}, {seq_k})")
     scale = 1.0 / math.sqrt(head_dim) if sm_scale is None else sm_scale
-    q_spec, kv_spec, lse_spec = _specs(block_q, seq_k, head_dim)
+    q_spec, kv_spec, lse_spec = _loop_specs(block_q, seq_k, head_dim)
     return pl.pallas_call(
-        functools.partial(flash_kernel, sm_scale=scale, causal=causal, block_k=block_k),
+        functools.partial(loop_kernel, sm_scale=scale, causal=causal, block_k=block_k),
         out_shape=(jax.ShapeDtypeStruct(q.shape, q.dtype),
                    jax.ShapeDtypeStruct((batch, heads, seq_q), jnp.float32)),
         grid=(batch, heads, seq_q // block_q),
         in_specs=[q_spec, kv_spec, kv_spec], out_specs=(q_spec, lse_spec),
         interpret=plat.interpret(), compiler_params=plat.compiler_params())(q, k, v)
-
-
-def flash_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
-                    block_q: int = 64, block_k: int = 64) -> jax.Array:
-    return flash_forward(q, k, v, causal=causal, sm_scale=sm_scale, block_q=block_q, block_k=block_k)[0]
 
 
 def attention_reference(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
@@ -136,7 +256,6 @@ def attention_reference(q, k, v, *, causal: bool = False, sm_scale: float | None
 
 def tpu_reference(q, k, v, *, causal: bool, sm_scale: float, block: int = 128) -> jax.Array:
     """jax's own TPU flash attention kernel, run under the TPU interpreter (its blocks: 128)."""
-    from jax.experimental.pallas import tpu as pltpu
     from jax.experimental.pallas.ops.tpu import flash_attention as tpu_flash
 
     sizes = tpu_flash.BlockSizes(block_q=block, block_k_major=block, block_k=block, block_b=1)
@@ -173,6 +292,65 @@ def diagonal_test_agrees(seq: int, block_q: int, block_k: int) -> bool:
                for r in range(seq // block_q) for c in range(seq // block_k))
 
 
+# -- Copies: what the pipeline fetches, modelled from the index map and counted by the interpreter
+
+def kv_block_sequence(seq_q: int, seq_k: int, block_q: int, block_k: int, causal: bool,
+                      clamp: bool = True) -> list[int]:
+    """The K/V block index of each grid step of one head, in the order the grid runs."""
+    index = kv_index_map(block_q, block_k, causal and clamp)
+    return [int(index(0, r, c)[1]) for r in range(seq_q // block_q) for c in range(seq_k // block_k)]
+
+
+def modelled_copies(seq_q: int, seq_k: int, block_q: int, block_k: int, causal: bool,
+                    clamp: bool = True) -> int:
+    """K blocks copied per head: the pipeline copies when the block index changes (and first)."""
+    seq = kv_block_sequence(seq_q, seq_k, block_q, block_k, causal, clamp)
+    return 1 + sum(a != b for a, b in zip(seq, seq[1:], strict=False))
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def _shared_memory_log() -> Iterator[list[str]]:
+    logger = logging.getLogger("jax._src.pallas.mosaic.interpret.shared_memory")
+    handler, level, propagate = _Lines(), logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield handler.lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+
+
+def counted_copies(seq: int, block_q: int, block_k: int, causal: bool, clamp: bool = True,
+                   head_dim: int = 32) -> dict[str, int]:
+    """Reads of each input's HBM buffer while the TPU interpreter runs `flash_kernel` on one
+    head: one per block copy into VMEM. Uses the interpreter's shared-memory log (jax's
+    `LoggingMode` is not exported at this pin; `jax._src` is read here for that alone)."""
+    from jax._src.pallas.mosaic.interpret.params import LoggingMode
+
+    q, k, v = plat.randn(3, *[(1, 1, seq, head_dim)] * 3)
+    params = pltpu.InterpretParams(logging_mode=LoggingMode.SHARED_MEMORY)
+    fn = jax.jit(functools.partial(tiled_call, flash_kernel, causal=causal, sm_scale=0.1, block_q=block_q,
+                                   block_k=block_k, interpret=params, clamp=clamp))
+    with _shared_memory_log() as lines:
+        jax.block_until_ready(fn(q, k, v))
+    hbm = [m.group(1) for line in lines if (m := re.search(r"`allocate_buffer` -- key=\('hbm', (\d+)", line))]
+    reads = collections.Counter(m.group(1) for line in lines
+                                if (m := re.search(r"`get_buffer_content` -- key=\('hbm', (\d+)", line)))
+    return {name: reads[buffer] for name, buffer in zip("qkv", hbm, strict=False)}
+
+
 def schedule_labels(seq: int, block_q: int, block_k: int) -> list[list[int]]:
     """Per (query block, key block): 0 skipped, 1 masked (on the diagonal), 2 unmasked; causal."""
     labels = []
@@ -190,11 +368,14 @@ def artifacts(out_dir: Path) -> list[Path]:
     return [plat.write(out_dir, "flash_attention.causal_schedule.svg", svg)]
 
 
+# -- Checks: the solution, and a learner's kernel ---------------------------------------------
+
 @dataclass(frozen=True)
 class Check:
     causal: bool
     vs_reference: float
     vs_tpu_kernel: float
+    vs_loop_kernel: float
 
 
 def check(batch: int = 1, heads: int = 2, seq: int = 256, head_dim: int = 64, block: int = 64,
@@ -206,7 +387,61 @@ def check(batch: int = 1, heads: int = 2, seq: int = 256, head_dim: int = 64, bl
         mine = flash_attention(q, k, v, causal=causal, block_q=block, block_k=block)
         ref = attention_reference(q, k, v, causal=causal)
         tpu = tpu_reference(q, k, v, causal=causal, sm_scale=scale) if with_tpu_kernel else ref
-        out.append(Check(causal, plat.max_abs_error(mine, ref), plat.max_abs_error(mine, tpu)))
+        loop = flash_forward(q, k, v, causal=causal, block_q=block, block_k=block)[0]
+        out.append(Check(causal, plat.max_abs_error(mine, ref), plat.max_abs_error(mine, tpu),
+                         plat.max_abs_error(loop, ref)))
+    return out
+
+
+@dataclass(frozen=True)
+class KernelCheck:
+    """A kernel against the jnp reference at one shape: output and log-sum-exp errors."""
+
+    shape: tuple[int, int, int, int]
+    block_q: int
+    block_k: int
+    causal: bool
+    error: float
+    lse_error: float
+    tolerance: float = 1e-4
+
+    @property
+    def ok(self) -> bool:
+        return self.error <= self.tolerance and self.lse_error <= self.tolerance
+
+    def describe(self) -> str:
+        verdict = "pass" if self.ok else "FAIL"
+        return (f"{verdict}  q, k, v {self.shape}, blocks ({self.block_q}, {self.block_k}), "
+                f"causal={self.causal!s:5}: max abs error o {self.error:.2e}, lse {self.lse_error:.2e} "
+                f"(tolerance {self.tolerance:.0e})")
+
+
+KERNEL_CASES = (((1, 2, 128, 64), 64, 64, False), ((1, 2, 128, 64), 64, 64, True),
+                ((2, 1, 128, 32), 32, 64, True), ((1, 1, 128, 32), 64, 32, True))
+"""Shapes a learner's kernel is checked at: equal and unequal blocks, causal and not."""
+
+
+def reference_lse(q, k, *, causal: bool) -> jax.Array:
+    s = jnp.einsum("bhqd,bhkd->bhqk", q, k, precision=HIGHEST) / math.sqrt(q.shape[-1])
+    if causal:
+        s = jnp.where(jnp.tril(jnp.ones(s.shape[-2:], bool)), s, -jnp.inf)
+    return jax.nn.logsumexp(s, axis=-1)
+
+
+def check_kernel(kernel: Callable[..., None]) -> list[KernelCheck]:
+    """`kernel` (the signature of `flash_kernel`) on the lab's grid, against the jnp reference.
+    An exception in the kernel propagates; the TPU interpreter's state is reset first."""
+    out = []
+    for shape, block_q, block_k, causal in KERNEL_CASES:
+        q, k, v = plat.randn(11, *[shape] * 3)
+        try:
+            o, lse = tiled_forward(q, k, v, kernel=kernel, causal=causal, block_q=block_q, block_k=block_k)
+        except Exception:
+            pltpu.reset_tpu_interpret_mode_state()
+            raise
+        out.append(KernelCheck(shape, block_q, block_k, causal,
+                               plat.max_abs_error(o, attention_reference(q, k, v, causal=causal)),
+                               plat.max_abs_error(lse, reference_lse(q, k, causal=causal))))
     return out
 
 
@@ -217,17 +452,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--block", type=int, default=64, help="block_q = block_k")
     args = p.parse_args(argv)
     print(f"flash_attention: q, k, v (1, 2, {args.seq}, {args.head_dim}) float32, blocks {args.block}; "
-          f"{plat.where()}")
+          f"flash_kernel under the TPU interpreter, loop_kernel in {plat.where()}")
     for c in check(seq=args.seq, head_dim=args.head_dim, block=args.block):
-        print(f"  causal={c.causal!s:5}: max abs error vs jnp reference {c.vs_reference:.2e}, "
-              f"vs jax's TPU kernel (TPU interpreter) {c.vs_tpu_kernel:.2e}")
+        print(f"  causal={c.causal!s:5}: flash_kernel max abs error vs jnp reference {c.vs_reference:.2e}, "
+              f"vs jax's TPU kernel (TPU interpreter) {c.vs_tpu_kernel:.2e}; loop_kernel vs jnp "
+              f"{c.vs_loop_kernel:.2e}")
     n = block_count(args.seq, args.seq, args.block, args.block, causal=True)
     print(f"\ncausal block schedule per head: {n.total} key blocks x query blocks; {n.unmasked} run "
           f"unmasked, {n.masked} on the diagonal run masked, {n.skipped} skipped by the diagonal test")
+    copies = counted_copies(args.seq, args.block, args.block, causal=True)
+    unclamped = modelled_copies(args.seq, args.seq, args.block, args.block, True, clamp=False)
+    print(f"K blocks copied into VMEM per head, counted by the TPU interpreter: {copies['k']} "
+          f"(the index map clamps above the diagonal; without the clamp {unclamped})")
     agree = diagonal_test_agrees(args.seq, args.block, args.block)
     print(f"the pinned below_or_on_diag uses `>` where this kernel uses `>=`; over these blocks they "
           f"{'agree' if agree else 'DISAGREE'} (equality needs (r+1)*bq - 1 == c*bk: odd == even "
           f"for even block sizes)")
+    print("\nwrite it blind: copy kernels/flash_attention_blind.py, fill in flash_kernel, then "
+          "`reader run flash_attention --check YOUR_FILE`")
     return 0
 
 
