@@ -3,15 +3,21 @@
 A Triton matmul keeps its `bm x bn` f32 accumulator in registers for the whole K loop, spread
 over the `32 x num_warps` threads of the program: `bm * bn / (32 * num_warps)` registers per
 thread before a single operand is loaded. A thread has at most 255, so at 4 warps a 256 x 256
-accumulator (512 registers) cannot fit and ptxas spills to local memory. On a CPU the lab
-lowers the kernel to Triton IR for three block shapes, reads the loop-carried accumulator
-and the loaded tiles off the `scf.for` and `tt.load` types, and prints the register estimate
-it implies; the compile step is skipped with the reason. On a GPU it compiles each shape
-(XLA dumps the PTX with `--xla_dump_to`), runs `ptxas -v` on it and prints the registers and
-the `bytes spill stores` / `bytes spill loads` ptxas reports: the spill, found in the
-compiler's output rather than guessed. The Pallas Triton backend is deprecated since jax
-0.11.0 but still lowers at the pinned jax 0.12.0.1 (with a DeprecationWarning); a host without
-a GPU lowers for an abstract H100 (sm_90), since the lowering asks which GPU it targets.
+accumulator (512 registers) cannot fit and ptxas spills to local memory. The lab lowers the
+Pallas kernel to Triton IR on this host (a host without a GPU lowers for an abstract H100,
+sm_90, since the lowering asks which GPU it targets), takes the exact bytes the `pallas_call`
+hands XLA (the Triton module serialized in its custom call) and compiles them with pip's
+`triton` for `GPUTarget("cuda", 90, 32)`: Triton IR -> TTGIR -> LLVM IR -> PTX -> cubin, no GPU
+needed. It then runs the `ptxas` Triton bundles with `-v -arch=sm_90a` on the PTX and prints the
+registers and the `bytes spill stores` / `bytes spill loads` it reports: the spill, found in the
+compiler's output rather than guessed. The PTX itself holds no spill (`st.local`): PTX
+registers are virtual and unlimited, and it is ptxas that spills, so the lab disassembles the
+cubin (the bundled `nvdisasm`, with line info) and lists the SASS `STL` spill stores with the
+Triton IR line each comes from. The register count read off the IR types is a lower bound:
+128 x 128 passes it and still spills. This is pip Triton's pipeline (3.9 measured), not XLA's
+own Triton, which compiles the same bytes on a GPU; without `triton` installed the compile step
+is skipped with that reason. The Pallas Triton backend is deprecated since jax 0.11.0 but
+still lowers at the pinned jax 0.12.0.1 (with a DeprecationWarning).
 
 Exercises: jax/_src/pallas/triton/lowering.py::lower_jaxpr_to_triton_module, jax/_src/pallas/triton/lowering.py::_dot_general_lowering, jax/_src/pallas/triton/lowering.py::_scan_lowering_rule, jax/_src/pallas/triton/core.py::CompilerParams, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/triton/gpu_info.py::get_gpu_info
 """
@@ -21,28 +27,31 @@ from __future__ import annotations
 import argparse
 import functools
 import math
-import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
+import warnings
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from kernels import _platform as plat
-from kernels.lowering_ladder import debug_sections
 
 BLOCKS = ((64, 64, 32), (128, 128, 32), (256, 256, 32))
 NUM_WARPS = 4
+NUM_STAGES = 1
 SIZE = 512
 # "Maximum number of 32-bit registers per thread": 255 for every compute capability from 3.5
 # on (CUDA C++ Programming Guide, the technical specifications per compute capability table).
 MAX_REGISTERS = 255
+ARCH = "sm_90a"
+NO_TRITON_REASON = ("triton is not installed (pip install triton, or this project's `labs` extra): "
+                    "it compiles the Triton IR to PTX and bundles the ptxas that reads it")
 
 
 def matmul_kernel(x_ref, y_ref, o_ref, *, bk: int):
@@ -55,20 +64,50 @@ def matmul_kernel(x_ref, y_ref, o_ref, *, bk: int):
     o_ref[...] = acc.astype(o_ref.dtype)
 
 
-def matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int], *, debug: bool = False,
-           interpret: bool = False) -> jax.Array:
+def matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int], *, interpret: bool = False) -> jax.Array:
     from jax.experimental.pallas import triton as pltriton
 
     (m, k), (_, n) = x.shape, y.shape
     bm, bn, bk = block
+    params = None if interpret else pltriton.CompilerParams(num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return pl.pallas_call(
         functools.partial(matmul_kernel, bk=bk),
         out_shape=jax.ShapeDtypeStruct((m, n), x.dtype), grid=(m // bm, n // bn),
         in_specs=[pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
                   pl.BlockSpec((k, bn), lambda i, j: (0, j))],
         out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
-        compiler_params=None if interpret else pltriton.CompilerParams(num_warps=NUM_WARPS, num_stages=1),
-        debug=debug, interpret=interpret)(x, y)
+        compiler_params=params, interpret=interpret)(x, y)
+
+
+def tag(block: tuple[int, int, int]) -> str:
+    return "x".join(map(str, block))
+
+
+def triton_ir(block: tuple[int, int, int], size: int = SIZE) -> str:
+    """The Triton IR jax hands XLA for one block shape, as text without locations: the bytecode
+    `pallas_call_lowering` serializes into its `__gpu$xla.gpu.triton` custom call, re-read."""
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.triton import dialect as tt_dialect
+
+    x = jax.ShapeDtypeStruct((size, size), jnp.float32)
+    module = plat.lower(lambda a, b: matmul(a, b, block), (x, x), "cuda").compiler_ir("stablehlo")
+    calls = [op for op in _ops(module.operation) if op.name == "stablehlo.custom_call"]
+    if len(calls) != 1:
+        raise ValueError(f"expected one Triton custom call for block {block}, found {len(calls)}")
+    config = ir.DictAttr(calls[0].attributes["mhlo.backend_config"])
+    tt_dialect.register_dialect(module.context)
+    with module.context:
+        return str(ir.Module.parse(ir.StringAttr(config["ir"]).value_bytes).operation.get_asm())
+
+
+def _ops(op: Any) -> list[Any]:
+    """Every operation nested in `op`, depth first."""
+    out = []
+    for region in op.regions:
+        for body in region.blocks:
+            for inner in body.operations:
+                out += [inner.operation, *_ops(inner.operation)]
+    return out
 
 
 @dataclass(frozen=True)
@@ -95,7 +134,7 @@ class Pressure:
             return "must spill: the accumulator alone exceeds 255 registers"
         if self.accumulator_registers + self.operand_registers > MAX_REGISTERS:
             return "at risk: accumulator + operand tiles exceed 255 unless staged in shared memory"
-        return "fits"
+        return "fits by this count (a lower bound: addresses and temporaries need registers too)"
 
 
 def _elements(tensor_type: str) -> int:
@@ -109,8 +148,7 @@ def _words(tensor_type: str) -> int:
 
 def pressure(block: tuple[int, int, int], size: int = SIZE) -> tuple[Pressure, str]:
     """Lower the kernel to Triton IR on this host and read its loop's tensor types."""
-    x, y = jax.ShapeDtypeStruct((size, size), jnp.float32), jax.ShapeDtypeStruct((size, size), jnp.float32)
-    ir = debug_sections(lambda a, b: matmul(a, b, block, debug=True), (x, y), "cuda")["Triton module"]
+    ir = triton_ir(block, size)
     loop = re.search(r"scf\.for .*?-> \((.*?)\)\s*:.*?\n(.*?)\n\s*scf\.yield", ir, re.DOTALL)
     if loop is None:
         raise ValueError(f"no scf.for loop in the Triton IR of block {block}")
@@ -131,9 +169,10 @@ class Spill:
 
 
 def parse_ptxas(report: str) -> list[Spill]:
-    """`ptxas -v` output -> one record per function (registers, spill store/load bytes)."""
+    """`ptxas -v` output -> one record per function (registers, spill store/load bytes). The
+    ptxas Triton bundles for sm_90 and later names itself `ptxas-blackwell` in its lines."""
     out = []
-    for block in re.split(r"ptxas info\s*: Function properties for ", report)[1:]:
+    for block in re.split(r"ptxas[\w-]* info\s*: Function properties for ", report)[1:]:
         name = block.splitlines()[0].strip()
         spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", block)
         regs = re.search(r"Used (\d+) registers", block)
@@ -142,41 +181,93 @@ def parse_ptxas(report: str) -> list[Spill]:
     return out
 
 
-def find_ptxas() -> str | None:
-    """ptxas from PATH, or from the nvidia-cuda-nvcc wheel that jax's CUDA plugin installs."""
-    if path := shutil.which("ptxas"):
-        return path
+@dataclass(frozen=True)
+class SpillStore:
+    """One SASS local-memory store (`STL`) and the Triton IR line its line info points to."""
+
+    ir_line: int
+    instruction: str
+
+
+def spill_stores(sass: str) -> list[SpillStore]:
+    """`nvdisasm --print-line-info` output -> its `STL` instructions, each with the source line
+    of the last `//## File ..., line N` comment above it (the Triton IR file compiled)."""
+    out, line = [], 0
+    for text in sass.splitlines():
+        if found := re.match(r'\s*//## File ".*", line (\d+)', text):
+            line = int(found.group(1))
+        elif store := re.match(r"\s*/\*[0-9a-f]+\*/\s+(STL\b[^;]*;)", text):
+            out.append(SpillStore(line, store.group(1)))
+    return out
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """One block shape compiled by pip Triton for sm_90, with what ptxas and the SASS say."""
+
+    block: tuple[int, int, int]
+    ir: str
+    ptxas_report: str
+    spill: Spill
+    ptx_lines: int
+    ptx_local_stores: int   # `st.local` in the PTX: none, spilling is ptxas's doing
+    stores: tuple[SpillStore, ...]
+    seconds: float
+
+    def hot_lines(self, top: int = 5) -> list[tuple[int, int, str]]:
+        """The Triton IR lines with the most spill stores: (line, stores, the IR line's text)."""
+        ir = self.ir.splitlines()
+        counts = Counter(s.ir_line for s in self.stores).most_common(top)
+        return [(n, c, ir[n - 1].strip() if 0 < n <= len(ir) else "?") for n, c in counts]
+
+
+def have_triton() -> bool:
     try:
-        import nvidia.cuda_nvcc as nvcc
+        import triton  # noqa: F401
     except ImportError:
-        return None
-    roots = [Path(p) for p in getattr(nvcc, "__path__", [])]
-    found = [p / "bin" / "ptxas" for p in roots if (p / "bin" / "ptxas").exists()]
-    return str(found[0]) if found else None
+        return False
+    return True
 
 
-def compile_and_find_spills(block: tuple[int, int, int]) -> list[Spill]:
-    """On a GPU: compile in a child process that dumps PTX, then ask ptxas about spills."""
-    ptxas = find_ptxas()
-    if ptxas is None:
-        raise RuntimeError("ptxas not found on PATH or in the nvidia-cuda-nvcc wheel")
-    with tempfile.TemporaryDirectory() as dump:
-        env = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} --xla_dump_to={dump}")
-        subprocess.run([sys.executable, "-m", "kernels.finding_the_spill", "--compile-only",
-                        ",".join(map(str, block))], env=env, check=True, capture_output=True, text=True)
-        spills = []
-        for ptx in sorted(Path(dump).glob("*.ptx")):
-            target = re.search(r"^\.target\s+(\w+)", ptx.read_text(), re.MULTILINE)
-            arch = target.group(1) if target else "sm_90a"
-            done = subprocess.run([ptxas, "-v", f"--gpu-name={arch}", str(ptx), "-o", os.devnull],
-                                  capture_output=True, text=True)
-            spills += [s for s in parse_ptxas(done.stderr + done.stdout) if "matmul" in s.function]
-        return spills
+def compile_for_sm90(block: tuple[int, int, int], ir: str | None = None) -> Compiled:
+    """Compile the kernel's Triton IR with pip Triton for an H100 (no GPU needed), ask the
+    bundled ptxas about spills, and find the spill stores in the cubin's SASS."""
+    if not have_triton():
+        raise RuntimeError(NO_TRITON_REASON)
+    import time
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.compiler import get_ptxas
+
+    ir = triton_ir(block) if ir is None else ir
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / f"finding_the_spill.{tag(block)}.ttir"
+        source.write_text(ir)
+        with warnings.catch_warnings():  # Triton 3.9 warns that its FP-fusion default will change
+            warnings.simplefilter("ignore", UserWarning)
+            kernel = triton.compile(str(source), target=GPUTarget("cuda", 90, 32),
+                                    options={"num_warps": NUM_WARPS, "num_stages": NUM_STAGES})
+        ptx, cubin = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
+        ptx.write_text(kernel.asm["ptx"])
+        cubin.write_bytes(kernel.asm["cubin"])
+        report = _tool([get_ptxas(90).path, "-v", f"-arch={ARCH}", str(ptx), "-o", str(Path(tmp) / "v.cubin")])
+        sass = _tool([triton.knobs.nvidia.nvdisasm.path, "--print-line-info", str(cubin)])
+    found = parse_ptxas(report)
+    if len(found) != 1:
+        raise ValueError(f"expected ptxas to report one function for block {block}, got {len(found)}")
+    text = kernel.asm["ptx"]
+    return Compiled(block, ir, report.replace(tmp, "."), found[0], len(text.splitlines()),
+                    len(re.findall(r"\bst\.local\b", text)), tuple(spill_stores(sass)),
+                    time.perf_counter() - start)
 
 
-def _compile_only(block: tuple[int, int, int]) -> None:
-    x, y = plat.randn(0, (SIZE, SIZE), (SIZE, SIZE))
-    jax.block_until_ready(jax.jit(lambda a, b: matmul(a, b, block))(x, y))
+def _tool(command: list[str]) -> str:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(command[0]).name} failed: {done.stderr.strip()[-500:]}")
+    return done.stdout + done.stderr
 
 
 def check(block: tuple[int, int, int], size: int = 256) -> float:
@@ -186,10 +277,39 @@ def check(block: tuple[int, int, int], size: int = 256) -> float:
     return plat.max_abs_error(fn(x, y), jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST))
 
 
+def describe(c: Compiled, timed: bool = True) -> str:
+    """What ptxas and the SASS say about one block shape, as the lab prints it (`timed`: with
+    the compile time, which the page leaves out so that it shows the same text every build)."""
+    s = c.spill
+    took = f", compiled in {c.seconds:.1f} s" if timed else ""
+    lines = [f"ptxas -v -arch={ARCH} ({c.ptx_lines} lines of PTX{took}): "
+             f"{s.registers} registers, {s.spill_stores} bytes spill stores, {s.spill_loads} bytes spill loads",
+             f"st.local in the PTX: {c.ptx_local_stores} (PTX registers are virtual; ptxas spills)",
+             f"STL spill stores in the SASS (nvdisasm): {len(c.stores)}"]
+    if c.stores:
+        lines.append("Triton IR lines with the most spill stores (line: stores  IR):")
+        lines += [f"  {n:4d}: {k:3d}  {text[:110]}" for n, k, text in c.hot_lines()]
+        lines.append("first spill stores: " + "; ".join(
+            f"{st.instruction} (IR line {st.ir_line})" for st in c.stores[:3]))
+    return "\n".join(lines)
+
+
 def artifacts(out_dir: Path) -> list[Path]:
-    """The Triton IR of each block shape, for the lab page."""
-    return [plat.write(out_dir, f"finding_the_spill.{b[0]}x{b[1]}x{b[2]}.ttir.mlir", pressure(b)[1])
-            for b in BLOCKS]
+    """For each block shape: its Triton IR, and what ptxas and the SASS say about spills."""
+    paths = []
+    for block in BLOCKS:
+        ir = triton_ir(block)
+        paths.append(plat.write(out_dir, f"finding_the_spill.{tag(block)}.ttir.mlir", ir))
+        if not have_triton():
+            text = f"compile: skipped ({NO_TRITON_REASON})"
+        else:
+            c = compile_for_sm90(block, ir)
+            report = "\n".join(line for line in c.ptxas_report.strip().splitlines()
+                               if "Compile time" not in line)
+            text = (f"$ ptxas -v -arch={ARCH} finding_the_spill.{tag(block)}.ptx\n"
+                    f"{report}\n\n{describe(c, timed=False)}")
+        paths.append(plat.write(out_dir, f"finding_the_spill.{tag(block)}.ptxas.txt", text))
+    return paths
 
 
 def _report(p: Pressure) -> None:
@@ -200,25 +320,31 @@ def _report(p: Pressure) -> None:
           f"{p.operand_registers} (limit {MAX_REGISTERS}) -> {p.verdict}")
 
 
+def _block(text: str) -> tuple[int, int, int]:
+    values = tuple(int(v) for v in text.split(","))
+    if len(values) != 3:
+        raise argparse.ArgumentTypeError(f"expected BM,BN,BK, got {text!r}")
+    return values
+
+
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("finding_the_spill", __doc__)
-    p.add_argument("--compile-only", metavar="BM,BN,BK", help=argparse.SUPPRESS)
+    p.add_argument("--block", type=_block, action="append", metavar="BM,BN,BK",
+                   help=f"a block shape to compile (repeatable; default {' '.join(map(tag, BLOCKS))})")
     args = p.parse_args(argv)
-    if args.compile_only:
-        _compile_only(tuple(int(v) for v in args.compile_only.split(",")))  # type: ignore[arg-type]
-        return 0
     print(f"finding_the_spill: {SIZE}^3 float32 Triton matmul, {plat.where()}")
     print(f"check at 256^3 with block {BLOCKS[0]}: max abs error vs jnp {check(BLOCKS[0]):.2e}")
-    for block in BLOCKS:
-        _report(pressure(block)[0])
-        if not plat.on_gpu():
-            print(f"compile: skipped ({plat.NO_GPU_REASON}). On a GPU this step compiles the kernel, "
-                  "runs `ptxas -v` on the PTX XLA dumps and looks for 'bytes spill stores' > 0 in the "
-                  "kernel's function properties (in SASS: STL/LDL local-memory instructions).")
+    if have_triton():
+        import triton
+        print(f"compile: pip triton {triton.__version__} for GPUTarget('cuda', 90, 32), "
+              f"num_warps={NUM_WARPS}, num_stages={NUM_STAGES}, on this host")
+    for block in args.block or BLOCKS:
+        pressure_, ir = pressure(block)
+        _report(pressure_)
+        if not have_triton():
+            print(f"compile: skipped ({NO_TRITON_REASON})")
             continue
-        for s in compile_and_find_spills(block):
-            print(f"compile: {s.function}: {s.registers} registers, {s.spill_stores} bytes spill stores, "
-                  f"{s.spill_loads} bytes spill loads")
+        print(describe(compile_for_sm90(block, ir)))
     return 0
 
 

@@ -129,10 +129,11 @@ def artifact_key(root: Path, lab: LabInfo) -> str:
 
 @functools.cache
 def _runtime() -> str:
-    """The artifact runner's source and the versions of jax and jaxlib (read without importing)."""
+    """The artifact runner's source and the versions of what the labs run on (read without
+    importing): jax, jaxlib, tokamax, and triton (finding_the_spill compiles with it)."""
     runner = Path(__file__).with_name("lab_artifacts.py").read_bytes()
     versions = []
-    for dist in ("jax", "jaxlib"):
+    for dist in ("jax", "jaxlib", "tokamax", "triton"):
         try:
             versions.append(importlib.metadata.version(dist))
         except importlib.metadata.PackageNotFoundError:
