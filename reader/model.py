@@ -73,3 +73,12 @@ def module_of(path: str) -> str:
     """`jax/_src/pallas/core.py` -> `jax._src.pallas.core`; a package's `__init__.py` -> the package."""
     mod = path.removesuffix(".py").replace("/", ".")
     return mod.removesuffix(".__init__")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python's tokenizer and `ast` number them: split on `\n`, `\r\n` and a lone `\r`
+    only (unlike `str.splitlines`, which also splits on form feeds and other separators)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

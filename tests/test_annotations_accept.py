@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from reader.annotations.accept import Stamp, stamp_notes
-from reader.annotations.anchor import fingerprint, split_lines
+from reader.annotations.anchor import fingerprint
 from reader.cli import main
 from reader.errors import InputError
-from reader.model import Span
+from reader.model import Span, split_lines
 from tests.annotations_project import fixture, pin_project, write_annotation
 
 ARTICLE = """\

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reader.annotations.anchor import fingerprint, resolve_text, split_lines
+from reader.annotations.anchor import fingerprint, resolve_text
 from reader.annotations.model import Note, Quote, Status
 from reader.errors import Location
 from reader.extract.symbols import symbols_of
-from reader.model import Span
+from reader.model import Span, split_lines
 from tests.annotations_project import fixture
 
 OLD, NEW = fixture("pallas_call", "0.10.1"), fixture("pallas_call", "0.10.2")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reader.cache import Cache
+from reader.model import split_lines
 from reader.render.highlight import (
     LineLink,
     cache_key,
@@ -10,7 +11,6 @@ from reader.render.highlight import (
     highlight_lines,
     highlighted,
     link_line,
-    split_lines,
 )
 
 

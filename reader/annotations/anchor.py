@@ -21,18 +21,9 @@ from functools import lru_cache
 
 from reader.annotations.model import Anchor, Note, Quote, Status
 from reader.extract.symbols import symbols_of
-from reader.model import Span, Symbol
+from reader.model import Span, Symbol, split_lines
 
 FINGERPRINT_LEN = 12
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as Python numbers them for `\n` text (unlike `str.splitlines`, which also splits
-    on form feeds and other separators)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def fingerprint(lines: list[str], span: Span) -> str:

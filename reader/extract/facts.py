@@ -41,7 +41,7 @@ from reader.extract.tokamax_facts import hopper_facts, load_sm90_params, sm90_fa
 from reader.extract.tpu_facts import load_tpu_facts
 from reader.model import module_of
 
-FACTS_KIND = "facts-v5"
+FACTS_KIND = "facts"
 SM90_MODULE = "tokamax._src.ops.attention.pallas_mosaic_gpu_kernel_sm90"
 BARRIER = ("jax._src.pallas.mosaic_gpu.core", "Barrier")
 

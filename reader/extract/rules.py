@@ -379,7 +379,7 @@ def _tables(log: list[RuleEntry]) -> list[RuleTable]:
             for (b, k), t in sorted(final.items(), key=lambda kv: (order[kv[0][0]], first[kv[0]]))]
 
 
-RULES_KIND = "rules-v3"
+RULES_KIND = "rules"
 
 
 def load_rules(corpus: Corpus, index: Index) -> list[RuleTable]:

@@ -83,8 +83,10 @@ class Sm90Params:
 class Source:
     """One parsed file: its tree, each node's line, and errors located in it."""
 
-    def __init__(self, text: str, path: str):
+    def __init__(self, text: str, path: str, extractor: str = "reader/extract/sm90_source.py"):
         self.path = path
+        self.extractor = extractor
+        """The module to update when the file changes shape (named in every error)."""
         wrapper = MetadataWrapper(parse_module(text, path), unsafe_skip_copy=True)
         self.tree = wrapper.module
         self._pos = wrapper.resolve(PositionProvider)
@@ -102,13 +104,20 @@ class Source:
     def fail(self, what: str, node: cst.CSTNode | None = None) -> ExtractError:
         return ExtractError(f"cannot read {what} from the pinned source",
                             self.at(node) if node is not None else Location(self.path),
-                            "the file changed shape; update reader/extract/sm90_source.py")
+                            f"the file changed shape; update {self.extractor}")
 
     def function(self, name: str) -> cst.FunctionDef:
         found = next((n for n in walk(self.tree) if isinstance(n, cst.FunctionDef)
                       and n.name.value == name), None)
         if found is None:
             raise self.fail(f"function {name}")
+        return found
+
+    def cls(self, name: str) -> cst.ClassDef:
+        found = next((n for n in walk(self.tree) if isinstance(n, cst.ClassDef)
+                      and n.name.value == name), None)
+        if found is None:
+            raise self.fail(f"class {name}")
         return found
 
     def constants(self) -> dict[str, int]:

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from reader.corpus import Corpus
-from reader.errors import Location
-from reader.extract.fact import ExtractError, Fact
+from reader.extract.fact import Fact
 from reader.extract.sm90_source import Source, walk
 
 TPU_INFO_PATH = "jax/_src/tpu_info.py"
@@ -61,30 +60,11 @@ class Chip:
         return next(f.value for f in self.fields if f.name == name)
 
 
-class _Reader:
+class _Reader(Source):
     """The pinned file parsed once, with errors located in it."""
 
     def __init__(self, text: str):
-        self.src = Source(text, TPU_INFO_PATH)
-
-    def fail(self, what: str, node: cst.CSTNode | None = None) -> ExtractError:
-        return ExtractError(f"cannot read {what} from the pinned source",
-                            self.src.at(node) if node is not None else Location(TPU_INFO_PATH),
-                            "the file changed shape; update reader/extract/tpu_facts.py")
-
-    def cls(self, name: str) -> cst.ClassDef:
-        found = next((n for n in walk(self.src.tree) if isinstance(n, cst.ClassDef)
-                      and n.name.value == name), None)
-        if found is None:
-            raise self.fail(f"class {name}")
-        return found
-
-    def function(self, name: str) -> cst.FunctionDef:
-        found = next((n for n in self.src.tree.body if isinstance(n, cst.FunctionDef)
-                      and n.name.value == name), None)
-        if found is None:
-            raise self.fail(f"function {name}")
-        return found
+        super().__init__(text, TPU_INFO_PATH, "reader/extract/tpu_facts.py")
 
     def method(self, cls: cst.ClassDef, name: str) -> cst.FunctionDef:
         found = next((n for n in cls.body.body if isinstance(n, cst.FunctionDef)
@@ -164,7 +144,7 @@ def _kwargs(r: _Reader, call: cst.Call, env: Mapping[str, Number], prefix: str =
                 and arg.value.func.value != "int":
             yield from _kwargs(r, arg.value, env, name + ".")
         elif name not in _PARAMETERS:
-            yield Field(name, r.integer(arg.value, env), r.src.line(arg))
+            yield Field(name, r.integer(arg.value, env), r.line(arg))
 
 
 def _infos(r: _Reader, cores: Mapping[str, int]) -> dict[str, tuple[int, tuple[Field, ...]]]:
@@ -188,7 +168,7 @@ def _infos(r: _Reader, cores: Mapping[str, int]) -> dict[str, tuple[int, tuple[F
                 raise r.fail(f"the core count of {m}", case)
             env = {**common, _CORES_NAME: cores[m]}
             assert isinstance(call, cst.Call)
-            out[m] = (r.src.line(case), tuple(_kwargs(r, call, env)))
+            out[m] = (r.line(case), tuple(_kwargs(r, call, env)))
     return out
 
 
@@ -246,7 +226,7 @@ def _matmul(r: _Reader) -> dict[str, tuple[int, list[tuple[tuple[str, ...], tupl
         for m in _members(case):
             if value is None:
                 raise r.fail(f"the formats of {m}", case)
-            out[m] = (r.src.line(case), _pairs(r, value, names))
+            out[m] = (r.line(case), _pairs(r, value, names))
     return out
 
 

@@ -18,12 +18,11 @@ from reader.extract import Index
 from reader.extract.facts import load_facts
 from reader.extract.rules import load_rules
 from reader.extract.symbols import symbols_of
-from reader.model import Reference, SourceFile, module_of
+from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.render.article import render_article
 from reader.render.content import article_doc, note_views
 from reader.render.figure import FigureInputs
 from reader.render.figures import Figures
-from reader.render.highlight import split_lines
 from reader.render.lab import LabDoc, lab_assets, render_lab
 from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, lab_failure, load_labs
 from reader.render.links import definitions, linked_refs, target_of, uses_from

@@ -15,6 +15,7 @@ from pygments.lexers.python import PythonLexer
 from pygments.token import STANDARD_TYPES, Text, _TokenType
 
 from reader.cache import Cache
+from reader.model import split_lines
 from reader.progress import track
 
 HIGHLIGHT_KIND = "highlight"
@@ -42,15 +43,6 @@ def css_class(ttype: _TokenType) -> str:
         cls = "" if t in (Text, Text.Whitespace) else STANDARD_TYPES[t]
         _CLASS[ttype] = cls
     return cls
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as Python's tokenizer and `ast` count them: split on newlines only (not form feeds)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def _hidden_mark(match: re.Match[str]) -> str:

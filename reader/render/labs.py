@@ -29,6 +29,8 @@ from reader.cache import Cache
 from reader.errors import InputError, LabError, Location
 
 ARTIFACTS_KIND = "lab-artifacts-v1"
+"""Kept across code versions (`derived/kept/`), so not covered by `code_version()`: bump the
+suffix when the artifacts' format changes."""
 ARTIFACT_TIMEOUT_S = 900
 
 

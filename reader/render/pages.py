@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from markupsafe import Markup
 
 from reader.cache import Cache
-from reader.model import Symbol
+from reader.model import Symbol, split_lines
 from reader.render.code import CodeLines, MarginNote, code_view
-from reader.render.highlight import LineLink, hidden_characters, highlighted, link_line, split_lines
+from reader.render.highlight import LineLink, hidden_characters, highlighted, link_line
 from reader.render.model import SLOT, NoteView, Page, SourceDoc
 from reader.render.prose import Prose
 from reader.render.templates import render
