@@ -13,6 +13,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
+from mkdocs.structure.toc import get_toc
 
 from reader.cache import Cache
 from reader.errors import ReaderError
@@ -20,6 +21,7 @@ from reader.progress import Stage, stage
 from reader.render.generate import generate_site
 from reader.render.model import SLOT
 from reader.render.navigation import Generated, nav_pages
+from reader.render.toc import toc_tokens
 from reader.stencil import TEMPLATE, Stencils, eligible
 
 log = logging.getLogger("mkdocs.plugins.reader")
@@ -57,8 +59,13 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
 
     def on_page_content(self, html: str, /, *, page: MkPage, config: MkDocsConfig,
                         files: Files) -> str:
-        """A page whose layout is its folder's stencil is rendered by filling the stencil in."""
-        if page.file.src_uri in self.bodies and "template" not in page.meta and eligible(page, html):
+        """A generated page's toc comes from its whole HTML (mkdocs saw only the indexed part),
+        unless the page hides it; a page whose layout is its folder's stencil is rendered by
+        filling the stencil in."""
+        body = self.bodies.get(page.file.src_uri)
+        if body is not None and "toc" not in (page.meta.get("hide") or ()):
+            page.toc = get_toc(toc_tokens(html.replace(SLOT, body, 1)))
+        if body is not None and "template" not in page.meta and eligible(page, html):
             page.meta["template"] = TEMPLATE
         return html
 

@@ -60,3 +60,37 @@ def test_markdown_formatting_and_safe_links_survive():
     assert "<strong>b</strong>" in out and "<code>c &lt; d</code>" in out
     assert 'href="../a.html#L3"' in out and 'href="https://example.org"' in out
     assert "<li>item</li>" in out
+
+
+def test_inline_and_display_math_become_arithmatex_markup():
+    out = render_markdown("Each of $N$ rows:\n\n$$\\ell = \\sum_j e^{s_j - m}$$\n")
+    assert '<span class="arithmatex">\\(N\\)</span>' in out
+    assert '<div class="arithmatex">\\[\\ell = \\sum_j e^{s_j - m}\\]</div>' in out
+
+
+def test_display_equations_on_consecutive_lines_stay_separate():
+    out = render_markdown("Then:\n$$a = 1 \\qquad (1)$$\n$$b = 2 \\qquad (2)$$\nso on.")
+    assert out.count('<div class="arithmatex">') == 2
+    assert "\\[a = 1 \\qquad (1)\\]</div>" in out and "\\[b = 2 \\qquad (2)\\]</div>" in out
+    assert "<p>so on.</p>" in out
+
+
+def test_math_in_code_stays_literal():
+    out = render_markdown("`$x$` and ``a $$b$$``\n\n```\n$$c$$\n$d$\n```\n")
+    assert "arithmatex" not in out
+    assert "<code>$x$</code>" in out and "$$c$$\n$d$" in out
+
+
+def test_a_dollar_amount_is_not_math():
+    assert "arithmatex" not in render_markdown("It costs $5 and $6 more.")
+
+
+def test_markup_inside_math_is_text():
+    out = render_markdown('$x < y$ and $<script>alert(1)</script>$ and $<img src=x onerror="a()">$')
+    assert "<script" not in out and "<img" not in out
+    assert out.count('class="arithmatex"') == 3 and "\\(x &lt; y\\)" in out
+
+
+def test_headings_get_ids_that_no_line_or_note_uses():
+    out = render_markdown("## Note 3\n\ntext\n\n### L12\n")
+    assert '<h2 id="h-note-3">Note 3</h2>' in out and '<h3 id="h-l12">L12</h3>' in out

@@ -13,3 +13,266 @@
   window.addEventListener("hashchange", openTarget);
   document.addEventListener("DOMContentLoaded", openTarget);
 })();
+
+// Line anchors as in a code browser. A line number (`#L12`, `#core-L12` on an article's second
+// file) selects its line and opens a menu: copy a link, open the line on the full source page,
+// open it on GitHub at the pinned commit. Shift-click (Shift+Enter) extends the selection to a
+// range, `#L75-L83`; a range in the URL scrolls to its first line and tints its lines. One
+// listener for the whole page; the menu is built once, on first use. Works from file://.
+(function () {
+  var RANGE = /^(.*?)L(\d+)(?:-(?:\1)?L(\d+))?$/;
+  var MAX = 10000;
+  var selected = [];
+  var anchor = null;  // {prefix, n}: the line a shift-click extends from
+  var menu = null, trigger = null;
+
+  function lineEl(prefix, n) {
+    var el = document.getElementById(prefix + "L" + n);
+    return el && el.classList.contains("rd-l") ? el : null;
+  }
+
+  // {prefix, a, b, first} for a fragment naming a line, a range or an anchor on a line; else null.
+  function parse(id) {
+    var m = RANGE.exec(id);
+    if (m && lineEl(m[1], +m[2])) {
+      var a = +m[2], b = m[3] ? +m[3] : a;
+      if (b < a) { var t = a; a = b; b = t; }
+      return {prefix: m[1], a: a, b: Math.min(b, a + MAX), first: lineEl(m[1], a)};
+    }
+    var el = id && document.getElementById(id);
+    var line = el && el.closest(".rd-l");
+    m = line && RANGE.exec(line.id);
+    return m ? {prefix: m[1], a: +m[2], b: +m[2], first: line} : null;
+  }
+
+  function fragment(sel, prefix) {
+    return prefix + "L" + sel.a + (sel.b > sel.a ? "-L" + sel.b : "");
+  }
+
+  function select(sel) {
+    selected.forEach(function (el) { el.classList.remove("rd-sel"); });
+    selected = [];
+    if (!sel) return;
+    for (var n = sel.a; n <= sel.b; n++) {
+      var el = lineEl(sel.prefix, n);
+      if (el) { el.classList.add("rd-sel"); selected.push(el); }
+    }
+  }
+
+  function fromHash(scroll) {
+    var id = location.hash.slice(1);
+    try { id = decodeURIComponent(id); } catch (err) { /* a malformed escape: the raw fragment */ }
+    var sel = parse(id);
+    select(sel);
+    if (sel) anchor = {prefix: sel.prefix, n: sel.a};
+    if (sel && scroll) sel.first.scrollIntoView({block: "start"});
+  }
+
+  function item(tag, text) {
+    var el = document.createElement(tag);
+    el.setAttribute("role", "menuitem");
+    el.tabIndex = -1;
+    el.className = "rd-menu-item";
+    el.textContent = text;
+    return el;
+  }
+
+  function buildMenu() {
+    menu = document.createElement("div");
+    menu.className = "rd-menu";
+    menu.id = "rd-line-menu";
+    menu.setAttribute("role", "menu");
+    menu.hidden = true;
+    var copy = item("button", "");
+    copy.type = "button";
+    copy.dataset.act = "copy";
+    var page = item("a", "Open on the full source page");
+    page.dataset.act = "page";
+    var github = item("a", "");
+    github.dataset.act = "github";
+    github.rel = "noopener";
+    var status = document.createElement("span");
+    status.className = "rd-menu-status";
+    status.setAttribute("role", "status");
+    menu.append(copy, page, github, status);
+    menu.addEventListener("keydown", menuKey);
+    menu.addEventListener("click", function (e) {
+      var act = e.target.closest("[data-act]");
+      if (act && act.dataset.act === "copy") copyLink(act);
+      else if (act) close(false);
+    });
+    document.body.appendChild(menu);
+  }
+
+  function open(number, sel) {
+    if (!menu) buildMenu();
+    var file = number.closest("[data-blob], [data-page]");
+    var frag = fragment(sel, sel.prefix), plain = fragment(sel, "");
+    var what = sel.b > sel.a ? "lines " + sel.a + "\u2013" + sel.b : "line " + sel.a;
+    var blob = file ? file.getAttribute("data-blob") : "";
+    var page = file ? file.getAttribute("data-page") : "";
+    var short = (/\/blob\/([0-9a-f]{7})/.exec(blob || "") || [])[1] || "the pinned commit";
+    var items = menu.querySelectorAll(".rd-menu-item");
+    items[0].textContent = "Copy link to " + what;
+    items[0].dataset.href = location.href.split("#")[0] + "#" + frag;
+    items[1].hidden = !page;
+    items[1].href = page ? page + "#" + plain : "#";
+    items[2].hidden = !blob;
+    items[2].href = blob ? blob + "#" + plain : "#";
+    items[2].textContent = "Open on GitHub at " + short + " \u2197";
+    menu.querySelector(".rd-menu-status").textContent = "";
+    menu.setAttribute("aria-label", what.charAt(0).toUpperCase() + what.slice(1));
+    if (trigger && trigger !== number) trigger.removeAttribute("aria-expanded");
+    trigger = number;
+    number.setAttribute("aria-expanded", "true");
+    number.setAttribute("aria-controls", menu.id);
+    menu.hidden = false;
+    place(number);
+    items[0].focus();
+  }
+
+  function place(number) {
+    // Beside the number, over the code: the numbers below stay free for a shift-click.
+    var r = number.getBoundingClientRect();
+    var left = Math.max(4, Math.min(r.right + 4, document.documentElement.clientWidth - menu.offsetWidth - 4));
+    menu.style.left = left + window.scrollX + "px";
+    menu.style.top = r.top + window.scrollY + "px";
+  }
+
+  function close(refocus) {
+    if (!menu || menu.hidden) return;
+    menu.hidden = true;
+    if (trigger) {
+      trigger.setAttribute("aria-expanded", "false");
+      if (refocus) trigger.focus();
+    }
+  }
+
+  function visibleItems() {
+    return Array.prototype.filter.call(menu.querySelectorAll(".rd-menu-item"), function (el) {
+      return !el.hidden;
+    });
+  }
+
+  function menuKey(e) {
+    var items = visibleItems(), at = items.indexOf(document.activeElement), to = null;
+    if (e.key === "Escape") { e.preventDefault(); close(true); return; }
+    if (e.key === "ArrowDown" || (e.key === "Tab" && !e.shiftKey)) to = at + 1;
+    else if (e.key === "ArrowUp" || (e.key === "Tab" && e.shiftKey)) to = at - 1;
+    else if (e.key === "Home") to = 0;
+    else if (e.key === "End") to = items.length - 1;
+    else if (e.key === " " && e.target.tagName === "A") { e.preventDefault(); e.target.click(); return; }
+    if (to === null) return;
+    e.preventDefault();
+    items[(to + items.length) % items.length].focus();
+  }
+
+  function copyLink(button) {
+    var url = button.dataset.href, status = menu.querySelector(".rd-menu-status");
+    function done(ok) {
+      status.textContent = ok ? "Link copied" : "Copy failed: " + url;
+      if (ok) setTimeout(function () { close(true); }, 700);
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(function () { done(true); }, function () { done(legacyCopy(url)); });
+    } else {
+      done(legacyCopy(url));
+    }
+  }
+
+  function legacyCopy(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (err) { ok = false; }
+    area.remove();
+    if (menu && !menu.hidden) visibleItems()[0].focus();
+    return ok;
+  }
+
+  // A line number pressed: select its line (or extend to a range) and open the menu.
+  function activate(number, extend) {
+    var line = number.closest(".rd-l");
+    var m = line && RANGE.exec(line.id);
+    if (!m) return;
+    var n = +m[2], sel = {prefix: m[1], a: n, b: n, first: line};
+    if (extend && anchor && anchor.prefix === m[1] && anchor.n !== n) {
+      sel.a = Math.min(anchor.n, n);
+      sel.b = Math.max(anchor.n, n);
+      sel.first = lineEl(m[1], sel.a);
+    } else {
+      anchor = {prefix: m[1], n: n};
+    }
+    select(sel);
+    history.replaceState(history.state, "", "#" + fragment(sel, sel.prefix));
+    open(number, sel);
+  }
+
+  document.addEventListener("click", function (e) {
+    var number = e.target.closest && e.target.closest(".rd-n");
+    if (number && !e.ctrlKey && !e.metaKey && !e.altKey && e.button === 0) {
+      e.preventDefault();
+      activate(number, e.shiftKey);
+    } else if (menu && !menu.hidden && !menu.contains(e.target)) {
+      close(false);
+    }
+  });
+  document.addEventListener("keydown", function (e) {
+    var number = e.target.closest && e.target.closest(".rd-n");
+    if (number && (e.key === "Enter" || e.key === " ")) {
+      e.preventDefault();
+      activate(number, e.shiftKey);
+    }
+  });
+  document.addEventListener("focusin", function (e) {
+    if (e.target.classList && e.target.classList.contains("rd-n")) {
+      e.target.setAttribute("aria-haspopup", "menu");
+    }
+  });
+  window.addEventListener("resize", function () { close(false); });
+  window.addEventListener("hashchange", function () { close(false); fromHash(true); });
+  document.documentElement.classList.add("rd-js");
+  // Scrolled once the lines exist, and again once fonts and images have moved them, unless the
+  // reader has scrolled or picked other lines meanwhile.
+  var initial = location.hash, scrolled = null;
+  document.addEventListener("DOMContentLoaded", function () { fromHash(true); scrolled = window.scrollY; });
+  window.addEventListener("load", function () {
+    if (location.hash === initial && scrolled !== null && Math.abs(window.scrollY - scrolled) < 2) fromHash(true);
+  });
+})();
+
+// The lowering-rules matrix: the second header row sticks under the first (measured), and the
+// filter box shows only the primitives whose name or module contains what is typed.
+(function () {
+  function setUp() {
+    var table = document.getElementById("rd-matrix");
+    if (!table) return;
+    var first = table.querySelector("thead tr");
+    function measure() { table.style.setProperty("--rd-head1", first.getBoundingClientRect().height + "px"); }
+    measure();
+    window.addEventListener("resize", measure);
+    var input = document.querySelector(".rd-filter-input");
+    var count = document.querySelector(".rd-filter-count");
+    if (!input) return;
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    function filter() {
+      var want = input.value.trim().toLowerCase();
+      var shown = 0;
+      rows.forEach(function (row) {
+        var name = row.cells[0].textContent.toLowerCase();
+        var hit = !want || name.indexOf(want) >= 0;
+        row.hidden = !hit;
+        shown += hit ? 1 : 0;
+      });
+      count.textContent = want ? shown + " of " + rows.length + " primitives" : "";
+    }
+    input.addEventListener("input", filter);
+    filter();
+  }
+  document.addEventListener("DOMContentLoaded", setUp);
+})();

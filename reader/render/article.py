@@ -73,7 +73,7 @@ def render_article(doc: ArticleDoc, cache: Cache | None, prose: Prose) -> Page:
         before.append(f'<h2 id="rd-s-{slugify(title)}">{html.escape(title)}</h2>')
         before.append(prose.html(text, here))
     after = prose.html(doc.outro, here) if doc.outro else ""
-    markdown = page_markdown(doc.title, "\n".join(b for b in before if b), ["toc"], after=after)
+    markdown = page_markdown(doc.title, "\n".join(b for b in before if b), after=after)
     return Page(here, doc.title, markdown, body)
 
 

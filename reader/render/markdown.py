@@ -1,11 +1,20 @@
-"""Markdown from notes and prose rendered safely: raw HTML is shown as text, the result is sanitised."""
+"""Markdown from notes and prose rendered safely: raw HTML is shown as text, the result is sanitised.
+
+Math (`$x$` inline, `$$x$$` on its own line for display) becomes arithmatex's generic markup,
+`<span class="arithmatex">\\(x\\)</span>` and `<div class="arithmatex">\\[x\\]</div>`, which survives
+sanitising as text; the site's own KaTeX (`docs/assets/katex/`, `docs/assets/math.js`) typesets it
+in the browser. Math in a code span or block stays literal.
+"""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import markdown
 import nh3
+from markdown.extensions.toc import slugify
+from markdown.preprocessors import Preprocessor
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h1", "h2",
@@ -18,18 +27,50 @@ ALLOWED_ATTRIBUTES = {
     "code": {"class"},
     "span": {"class"},
     "div": {"class"},
+    "h2": {"id"},
+    "h3": {"id"},
+    "h4": {"id"},
     "th": {"align"},
     "td": {"align"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 
 
+_DISPLAY_LINE = re.compile(r"^\s*\$\$(?:(?!\$\$).)+\$\$\s*$")
+"""A line that is one display equation, `$$...$$`, and nothing else."""
+
+
+class _DisplayLines(Preprocessor):
+    """Each line that is one display equation becomes a block of its own, so that consecutive
+    equations (one per line, no blank line between) are typeset one under another, not joined.
+    Runs after fenced code is stashed away, so a `$$` line in a code block is left alone."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        for line in lines:
+            if _DISPLAY_LINE.match(line):
+                out += [*([""] if out and out[-1].strip() else []), line, ""]
+            else:
+                out.append(line)
+        return out
+
+
+def _heading_id(value: str, separator: str) -> str:
+    """A heading's id, `h-` before its slug: never one of the ids the pages give lines and notes."""
+    return "h-" + slugify(value, separator)
+
+
 @lru_cache(maxsize=1)
 def _converter() -> markdown.Markdown:
-    md = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists"], output_format="html")
+    md = markdown.Markdown(
+        extensions=["fenced_code", "tables", "sane_lists", "pymdownx.arithmatex", "toc"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True},
+                           "toc": {"slugify": _heading_id, "toc_depth": "2-4"}},
+        output_format="html")
     # Raw HTML in a note is text, never markup: drop the block and inline HTML handlers.
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
+    md.preprocessors.register(_DisplayLines(md), "reader_display_math", 20)
     return md
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from reader.corpus import Corpus
@@ -22,6 +22,7 @@ from reader.render.overview import (
     placeholder_page,
     source_index,
 )
+from reader.render.prose import md_escape
 from reader.render.urls import (
     HOME,
     LABS_INDEX,
@@ -133,8 +134,9 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
         nav.append({nav_title(phase_title(phase)): [phase_page(phase.number)]
                     + [{nav_title(link.title): link.page} for link in links]})
     counts = {pin: len(corpus.files(pin)) for pin in corpus.pins}
-    pages[HOME] = home_page(track, list(corpus.pins.values()), counts, has_rules=RULES in pages,
-                            changes=[(p.title, p.src_uri) for p in changes])
+    pages[HOME] = untitled_home(home_page(track, list(corpus.pins.values()), counts,
+                                          has_rules=RULES in pages,
+                                          changes=[(p.title, p.src_uri) for p in changes]))
     pages[SOURCE_INDEX] = source_index(list(corpus.pins.values()), infos)
     pages[LABS_INDEX] = labs_index(all_labs)
     for title, page in (extra_nav or {}).items():
@@ -142,6 +144,19 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
     nav += [{"Labs": LABS_INDEX}, {"Source files": SOURCE_INDEX}]
     nav += [{nav_title(p.title): p.src_uri} for p in changes]
     return Generated(tuple(pages.values()), tuple(nav), tuple(assets), tuple(warnings))
+
+
+def untitled_home(page: Page) -> Page:
+    """The home page with its title as its Markdown's `# heading` instead of its front matter's
+    `title:`: the theme titles a page `<its title> - <site name>` only when the front matter
+    names one, and the home page's title is the site's name (`Pallas, From the Inside`, once)."""
+    head, sep, rest = page.markdown.partition("\n---\n")
+    lines = [line for line in head.splitlines() if not line.startswith("title:")]
+    if not sep or len(lines) == len(head.splitlines()):
+        return page
+    heading = f"# {md_escape(page.title)}\n\n"
+    front = "\n".join(lines) + sep if len(lines) > 1 else ""  # `---` alone: no front matter left
+    return replace(page, markdown=front + "\n" + heading + rest.lstrip("\n"))
 
 
 def nav_title(title: str) -> str:
