@@ -17,6 +17,7 @@ import filelock
 from reader.cache import Cache
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import check_links
+from reader.profile import mark
 from reader.progress import current
 from reader.render.generate import generate_site
 
@@ -96,6 +97,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             return BuildReport(site_dir, 0, time.perf_counter() - start, tuple(steps), counts,
                                failures=failures)
         progress("checking links")
+        mark("link check")
         t = time.perf_counter()
         problems = check_links(fresh, cache, jobs or os.cpu_count() or 1)
         steps.append(("link check", time.perf_counter() - t))
@@ -104,6 +106,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
             raise BuildError(f"{len(problems)} broken internal link(s):\n  {shown}{more}",
                              Location(str(site_dir)), "fix the links; the previous site is kept")
+        mark("finish")
         pages = sum(1 for _ in fresh.rglob("*.html"))
         swap_in(fresh, site_dir)
     except BaseException:
@@ -221,6 +224,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
         if generated.failures and not keep_going:
             return steps, generated.counts, generated.failures
         progress(f"running mkdocs on {len(generated.pages)} pages")
+        mark("mkdocs")
         t = time.perf_counter()
         config.plugins.on_startup(command="build", dirty=False)
         try:

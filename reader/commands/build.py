@@ -1,5 +1,5 @@
-"""`reader build [--site DIR] [--jobs N] [--no-wait] [--keep-going] [--quiet]`: build the static site
-(mkdocs-material) into `site/`."""
+"""`reader build [--site DIR] [--jobs N] [--no-wait] [--keep-going] [--quiet] [--profile]`: build
+the static site (mkdocs-material) into `site/`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from reader.cli import add_quiet
+from reader.profile import profiling
 from reader.progress import reporter, reporting
 
 
@@ -22,6 +23,9 @@ def add_parser(sub) -> None:
     p.add_argument("--keep-going", action="store_true",
                    help="build the site even when a lab fails: its page says so, and the command "
                         "names it and exits 1")
+    p.add_argument("--profile", action="store_true",
+                   help="print each stage's wall and CPU time (the workers' included) and the ten "
+                        "slowest files to scan, highlight and render")
     p.set_defaults(run=run)
 
 
@@ -29,13 +33,16 @@ def run(args: argparse.Namespace) -> int:
     from reader.site import build_site  # mkdocs and the renderers: loaded only to build
 
     root = Path(args.project)
-    with reporting(reporter(args.quiet)) as progress:
+    with profiling(args.profile) as profile, reporting(reporter(args.quiet)) as progress:
         report = build_site(root, Path(args.site) if args.site else None, args.jobs or None,
                             progress, wait=not args.no_wait, keep_going=args.keep_going)
+        timings = profile.report() if profile is not None else []
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
     print(f"  {report.caching()}")
     if report.pruned:
         print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
+    for line in timings:
+        print(line)
     for failure in report.failures:  # built anyway (--keep-going)
         print(f"reader: error: {failure.location}: {failure.message}", file=sys.stderr)
     if report.failures:

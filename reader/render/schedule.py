@@ -22,6 +22,7 @@ from concurrent.futures import Executor, Future
 from contextlib import ExitStack
 from typing import Protocol, TypeVar
 
+from reader import profile
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.extract import Index
@@ -58,6 +59,8 @@ class Schedule:
         self._stack = ExitStack()
         self._pool: Executor | None = None
         self._highlighting: list[Future[None]] = []
+        self._paths: dict[str, str] = {}
+        """blob -> path, for the profile's names of highlighting tasks."""
 
     def __enter__(self) -> Schedule:
         self._pool = self._stack.enter_context(worker_pool(self.workers))
@@ -68,15 +71,26 @@ class Schedule:
 
     def index(self, corpus: Corpus, cache: Cache | None,
               meanwhile: Callable[[], T]) -> tuple[Index, T]:
-        finish = start_index(corpus, cache, self.workers, self._pool)
+        profile.mark("index")
+        # a scan's arguments: ((text, module, is_package, "pin:path"),)
+        pool = profile.timed_pool(self._pool, "scan", lambda args: args[0][3].split(":", 1)[1],
+                                  here=True)
+        if profile.active() is not None:
+            self._paths = {corpus.blob(pin, path): path for pin, path in corpus.all_files()}
+        finish = start_index(corpus, cache, self.workers, pool)
         alongside = meanwhile()
         return finish(), alongside
 
     def highlight(self, files: Sequence[tuple[str, str]], cache: Cache | None) -> None:
         """`files`: (blob, text) pairs."""
-        self._highlighting = submit_highlighting(self._pool, files, cache)
+        profile.mark("notes")
+        # a highlighting's arguments: ((cache, blob, text),)
+        pool = profile.timed_pool(self._pool, "highlight",
+                                  lambda args: self._paths.get(args[0][1], args[0][1]))
+        self._highlighting = submit_highlighting(pool, files, cache)
 
     def while_highlighting(self, *steps: Callable[[], object]) -> None:
+        profile.mark("facts")
         if self._highlighting:
             for step in steps:
                 step()
@@ -84,11 +98,15 @@ class Schedule:
     def pages(self, site: Site, cache: PageCache, jobs: Sequence[Job],
               later: Callable[[], Sequence[Job]], wait: bool) -> list[Page]:
         """The pages of `jobs`, then of `later()`, in that order."""
+        profile.mark("pages")
         self._close()
+        render = profile.timed("render", site.render)
         now = [*jobs] if wait else [*jobs, *later()]
-        out = render_cached(now, site.render, site.prose, cache, self.workers, site.prepare)
+        out = render_cached(now, render, site.prose, cache, self.workers, site.prepare)
         if wait:
-            out += render_cached(later(), site.render, site.prose, cache, 1)
+            profile.mark("lab pages")
+            out += render_cached(later(), render, site.prose, cache, 1)
+        profile.mark("assemble")
         return out
 
     def _close(self) -> None:
