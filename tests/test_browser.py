@@ -16,16 +16,12 @@ from pathlib import Path
 import pytest
 
 from reader.site import build_site
+from tests.browser_support import chromium, wait
 from tests.conftest import REPO_ROOT, make_upstream, write_project
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage")
 
 PRIMITIVES = [f"op{i:02d}" for i in range(60)] + ["dot", "dot_general"]
 """Enough primitives that the matrix scrolls; two of them match the filter `dot`."""
@@ -127,28 +123,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip("needs Debian's chromium and chromedriver (apt-get install chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.add_argument("--window-size=1400,1000")
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    options.binary_location = CHROMIUM
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-
-
-def _wait(browser, condition, timeout=15):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(browser, timeout).until(condition)
+    yield from chromium(tmp_path_factory.mktemp("chromium-profile"), logs=True)
 
 
 def _rect(browser, element) -> dict:
@@ -162,7 +137,7 @@ def test_identifier_lands_on_the_definition_line(browser, server, tmp_path):
     browser.get(f"{server}/articles/demo.html")
     link = browser.find_element(By.CSS_SELECTOR, '.rd-c a[title="pkg.core.BlockSpec"]')
     link.click()
-    _wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html#L6"))
+    wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html#L6"))
     target = browser.execute_script("return document.querySelector(':target').id")
     assert target == "L6"
     line = browser.find_element(By.ID, "L6")
@@ -202,14 +177,14 @@ def test_search_finds_blockspec_and_its_page(browser, server, tmp_path):
     browser.set_window_size(1400, 1000)
     browser.get(f"{server}/index.html")
     browser.find_element(By.CSS_SELECTOR, "label.md-search__icon, .md-search__input").click()
-    box = _wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, "input.md-search__input"))
-    _wait(browser, lambda b: box.is_displayed() and box.is_enabled())
+    box = wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, "input.md-search__input"))
+    wait(browser, lambda b: box.is_displayed() and box.is_enabled())
     box.send_keys("BlockSpec")
-    results = _wait(browser, lambda b: [a for a in b.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
+    results = wait(browser, lambda b: [a for a in b.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
                                         if "source/pkg/core.py.html" in (a.get_attribute("href") or "")])
     browser.save_screenshot(str(tmp_path / "search.png"))
     results[0].send_keys(Keys.ENTER)
-    _wait(browser, lambda b: "/source/pkg/core.py.html" in b.current_url)
+    wait(browser, lambda b: "/source/pkg/core.py.html" in b.current_url)
     assert "BlockSpec" in browser.find_element(By.CSS_SELECTOR, ".md-content").text
 
 
@@ -230,7 +205,7 @@ def _errors(browser) -> list[str]:
 
 def _load(browser, url: str) -> None:
     browser.get(url)
-    _wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
 
 
 PAGES = ("index.html", "articles/demo.html", "lowering-rules.html", "source/pkg/core.py.html")
@@ -243,7 +218,7 @@ def test_no_request_leaves_the_site_and_no_page_logs_an_error(browser, server, s
     _requests(browser), _errors(browser)
     for page in PAGES:
         _load(browser, f"{server}/{page}")
-        _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".md-content"))
+        wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".md-content"))
         requested = _requests(browser)
         assert any(url.startswith(f"{server}/assets/katex/") for url in requested), (page, requested)
         outside = [u for u in requested if not u.startswith((server, "data:", "blob:"))]
@@ -262,7 +237,7 @@ def test_math_is_typeset_in_prose_and_notes_but_not_in_code(browser, server, tmp
 
     browser.set_window_size(1400, 1000)
     _load(browser, f"{server}/articles/demo.html")
-    _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".rd-indexed .katex"))
+    wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".rd-indexed .katex"))
     prose = browser.find_element(By.CSS_SELECTOR, ".rd-indexed")
     assert "of the $N$ blocks" not in prose.text and "\\max" not in prose.text
     display = prose.find_elements(By.CSS_SELECTOR, ".katex-display")
@@ -363,9 +338,9 @@ def test_search_works_from_disk(browser, site):
     browser.set_window_size(1400, 1000)
     _load(browser, (site / "index.html").as_uri())
     browser.find_element(By.CSS_SELECTOR, "label.md-search__icon, .md-search__input").click()
-    box = _wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, "input.md-search__input"))
-    _wait(browser, lambda b: box.is_displayed() and box.is_enabled())
+    box = wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, "input.md-search__input"))
+    wait(browser, lambda b: box.is_displayed() and box.is_enabled())
     box.send_keys("BlockSpec")
-    _wait(browser, lambda b: [a for a in b.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
+    wait(browser, lambda b: [a for a in b.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
                               if "source/pkg/core.py.html" in (a.get_attribute("href") or "")])
     assert _errors(browser) == []

@@ -11,16 +11,12 @@ from pathlib import Path
 import pytest
 
 from reader.site import build_site
+from tests.browser_support import chromium, wait
 from tests.conftest import REPO_ROOT, make_upstream, write_project
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage")
 
 LONG = "".join(f"value_{n} = {n}  # line {n} of a long file\n" for n in range(1, 301))
 FILES = {"pkg/__init__.py": "", "pkg/core.py": CORE.replace("fixture", "pkg"),
@@ -81,33 +77,13 @@ def site(project) -> str:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip("needs Debian's chromium and chromedriver (apt-get install chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.add_argument("--window-size=1400,1000")
-    options.binary_location = CHROMIUM
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-
-
-def _wait(browser, condition, timeout=15):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(browser, timeout).until(condition)
+    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
 
 
 def _load(browser, url: str) -> None:
     browser.get("about:blank")  # a new document even when only the fragment differs
     browser.get(url)
-    _wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
 
 
 def _selected(browser) -> list[str]:
@@ -153,7 +129,7 @@ def test_a_range_from_a_link_on_the_page_follows_the_hash(browser, site):
     _load(browser, f"{site}/source/pkg/long.py.html#L3")
     assert _selected(browser) == ["L3"]
     browser.execute_script("location.hash = '#L250-L252'")
-    _wait(browser, lambda b: _selected(b) == ["L250", "L251", "L252"])
+    wait(browser, lambda b: _selected(b) == ["L250", "L251", "L252"])
     assert 0 <= _top(browser, "L250") < browser.execute_script("return window.innerHeight")
 
 
@@ -163,7 +139,7 @@ def test_the_line_menu_works_from_the_keyboard_and_links_to_the_pinned_commit(br
     blob = project[1]
     _load(browser, f"{site}/source/pkg/core.py.html")
     _number(browser, "L6").send_keys(Keys.ENTER)
-    menu = _wait(browser, lambda b: b.find_element("id", "rd-line-menu"))
+    menu = wait(browser, lambda b: b.find_element("id", "rd-line-menu"))
     assert menu.is_displayed()
     assert _focused(browser)["text"] == "Copy link to line 6"
     assert browser.current_url.endswith("/source/pkg/core.py.html#L6")
@@ -178,9 +154,9 @@ def test_the_line_menu_works_from_the_keyboard_and_links_to_the_pinned_commit(br
     assert not menu.is_displayed()
     assert _focused(browser)["line"] == "L6"  # focus back on the line number
     browser.switch_to.active_element.send_keys(Keys.SPACE)
-    _wait(browser, lambda b: menu.is_displayed())
+    wait(browser, lambda b: menu.is_displayed())
     browser.switch_to.active_element.send_keys(Keys.ENTER)  # copy the link to this line on this page
-    status = _wait(browser, lambda b: b.find_element("css selector", ".rd-menu-status").text)
+    status = wait(browser, lambda b: b.find_element("css selector", ".rd-menu-status").text)
     link = f"{site}/source/pkg/core.py.html#L6"
     assert status in ("Link copied", f"Copy failed: {link}")  # headless chromium may refuse the clipboard
 
@@ -191,7 +167,7 @@ def test_on_an_article_the_menu_opens_the_line_on_its_source_page_and_on_github(
     blob = project[1]
     _load(browser, f"{site}/articles/demo.html")
     _number(browser, "core-L13").send_keys(Keys.ENTER)
-    _wait(browser, lambda b: _focused(b)["text"] == "Copy link to line 13")
+    wait(browser, lambda b: _focused(b)["text"] == "Copy link to line 13")
     assert browser.current_url.endswith("/articles/demo.html#core-L13")
     browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
     assert _focused(browser)["href"] == "../source/pkg/core.py.html#L13"
@@ -200,7 +176,7 @@ def test_on_an_article_the_menu_opens_the_line_on_its_source_page_and_on_github(
     browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)  # round to the top
     assert _focused(browser)["text"] == "Copy link to line 13"
     browser.switch_to.active_element.send_keys(Keys.ARROW_UP, Keys.ARROW_UP, Keys.ENTER)
-    _wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html#L13"))
+    wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html#L13"))
     assert _selected(browser) == ["L13"]
 
 

@@ -24,6 +24,7 @@ from reader.render.figure import FigureInputs, figure_html
 from reader.render.figures import FIGURES
 from reader.render.figures_sm90 import SCRIPT, budget_figure_html, budget_params, sm90_budget
 from reader.render.prose import Prose
+from tests.browser_support import chromium
 from tests.conftest import REPO_ROOT
 
 NODE = shutil.which("node")
@@ -154,10 +155,6 @@ def test_the_article_shows_the_dial(corpus):
     assert "figure sm90-budget" not in prose.unresolved
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
 @pytest.fixture()
 def dial_page(corpus, tmp_path: Path) -> str:
     """The figure on a page of its own, its assets where the site puts them, as a file:// URL."""
@@ -172,42 +169,35 @@ def dial_page(corpus, tmp_path: Path) -> str:
     return page.as_uri()
 
 
+@pytest.fixture()
+def driver(tmp_path_factory):
+    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+
+
 @pytest.mark.browser
-def test_the_dial_answers_the_keyboard(dial_page, params):
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip("needs chromium and chromedriver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+def test_the_dial_answers_the_keyboard(dial_page, params, driver):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(flag)
-    options.binary_location = CHROMIUM
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    try:
-        driver.get(dial_page)
-        d = max(params.head_dims)
-        start = tf.heuristic_tiling(params, d)
+    driver.get(dial_page)
+    d = max(params.head_dims)
+    start = tf.heuristic_tiling(params, d)
 
-        def shows(t: Tiling) -> None:
-            n = tf.smem_bytes(params, t, d)
-            summary = driver.find_element(By.CSS_SELECTOR, ".rd-dial-summary").text
-            assert f"{n:,} B" in summary and ("fits" in summary) == (n <= tf.limit_bytes())
-            over = "rd-dial-over" in driver.find_element(By.ID, "sm90-budget").get_attribute("class")
-            assert over == (n > tf.limit_bytes())
+    def shows(t: Tiling) -> None:
+        n = tf.smem_bytes(params, t, d)
+        summary = driver.find_element(By.CSS_SELECTOR, ".rd-dial-summary").text
+        assert f"{n:,} B" in summary and ("fits" in summary) == (n <= tf.limit_bytes())
+        over = "rd-dial-over" in driver.find_element(By.ID, "sm90-budget").get_attribute("class")
+        assert over == (n > tf.limit_bytes())
 
-        shows(start)
-        deeper = next(s for s in params.stages if s > start.num_stages)
-        driver.find_element(By.ID, "sm90-budget-num_stages").send_keys(Keys.ARROW_RIGHT)
-        shows(dataclasses.replace(start, num_stages=deeper))
-        driver.find_element(By.ID, "sm90-budget-persistent").send_keys(Keys.SPACE)
-        shows(dataclasses.replace(start, num_stages=deeper, persistent=not start.persistent))
-        rows = [r.text for r in driver.find_elements(By.CSS_SELECTOR, ".rd-dial-table tbody th")]
-        # Unpersisting puts q and k in a RefUnion with o: one allocation row in place of three.
-        assert any(r.startswith("RefUnion(q, k | o)") for r in rows) == start.persistent
-        driver.find_element(By.CSS_SELECTOR, ".rd-dial-reset").send_keys(Keys.ENTER)
-        shows(start)
-    finally:
-        driver.quit()
+    shows(start)
+    deeper = next(s for s in params.stages if s > start.num_stages)
+    driver.find_element(By.ID, "sm90-budget-num_stages").send_keys(Keys.ARROW_RIGHT)
+    shows(dataclasses.replace(start, num_stages=deeper))
+    driver.find_element(By.ID, "sm90-budget-persistent").send_keys(Keys.SPACE)
+    shows(dataclasses.replace(start, num_stages=deeper, persistent=not start.persistent))
+    rows = [r.text for r in driver.find_elements(By.CSS_SELECTOR, ".rd-dial-table tbody th")]
+    # Unpersisting puts q and k in a RefUnion with o: one allocation row in place of three.
+    assert any(r.startswith("RefUnion(q, k | o)") for r in rows) == start.persistent
+    driver.find_element(By.CSS_SELECTOR, ".rd-dial-reset").send_keys(Keys.ENTER)
+    shows(start)
