@@ -41,10 +41,10 @@ ptxas-blackwell info    : Used 255 registers, used 1 barriers, 96 bytes cumulati
 
 
 def test_spill_stores_take_the_line_of_the_comment_above():
-    sass = """\t//## File "/tmp/x/finding_the_spill.128x128x32.ttir", line 72
+    sass = """\t//## File "finding_the_spill.128x128x32.ttir", line 72
         /*0350*/                   LOP3.LUT R4, R8, 0x1, RZ, 0xc0, !PT ;
         /*0360*/                   STL [R1+0x34], R10 ;
-\t//## File "/tmp/x/finding_the_spill.128x128x32.ttir", line 25
+\t//## File "finding_the_spill.128x128x32.ttir", line 25
         /*04c0*/                   STL.64 [R1+0x20], R4 ;
         /*04d0*/                   LDL R5, [R1+0x20] ;
 """
