@@ -12,6 +12,7 @@ from typing import Any
 from reader import gitio
 from reader.annotations import Article, Note, load_articles, resolve
 from reader.annotations.load import ANNOTATIONS_DIR
+from reader.annotations.resolve import PinnedSymbols
 from reader.corpus import Corpus
 from reader.diff.changes import DiffReport
 from reader.errors import GitError, InputError, Location
@@ -102,14 +103,15 @@ def articles_at(root: Path, rev: str) -> list[Article]:
         return load_articles(Path(tmp))
 
 
-def _place(note: Note, corpus: Corpus) -> tuple[int | None, str | None]:
-    """(first line, fingerprint) of the code `note` anchors in `corpus`, or (None, None)."""
-    anchor = resolve(note, corpus).anchor
+def _place(note: Note, symbols: PinnedSymbols) -> tuple[int | None, str | None]:
+    """(first line, fingerprint) of the code `note` anchors in `symbols.corpus`, or (None, None)."""
+    anchor = resolve(note, symbols.corpus, symbols).anchor
     return (anchor.span.start if anchor.span else None), anchor.fingerprint
 
 
-def _fate(old: Note, new: Note, old_corpus: Corpus, new_corpus: Corpus) -> tuple[str, int | None, int | None]:
-    (a, fa), (b, fb) = _place(old, old_corpus), _place(new, new_corpus)
+def _fate(old: Note, new: Note, before: PinnedSymbols,
+          after: PinnedSymbols) -> tuple[str, int | None, int | None]:
+    (a, fa), (b, fb) = _place(old, before), _place(new, after)
     if fb is None:
         return "unplaced", a, b
     if " ".join(old.body.split()) != " ".join(new.body.split()):
@@ -124,13 +126,15 @@ def note_fates(old: list[Article], new: list[Article], old_corpus: Corpus,
     """Every note of either side, in the new articles' order, retired notes after their article's."""
     before = {n.id: (a, n) for a in old for n in a.notes}
     after = {n.id: (a, n) for a in new for n in a.notes}
+    old_symbols, new_symbols = PinnedSymbols(old_corpus), PinnedSymbols(new_corpus)
     out = []
     for article in new:
         for n in article.notes:
             if n.id not in before:
-                out.append(NoteFate("added", n.id, article.slug, n.path, None, _place(n, new_corpus)[0]))
+                out.append(NoteFate("added", n.id, article.slug, n.path, None,
+                                    _place(n, new_symbols)[0]))
                 continue
-            fate, a, b = _fate(before[n.id][1], n, old_corpus, new_corpus)
+            fate, a, b = _fate(before[n.id][1], n, old_symbols, new_symbols)
             out.append(NoteFate(fate, n.id, article.slug, n.path, a, b))
     for note_id, (article, n) in before.items():
         if note_id not in after:

@@ -24,10 +24,10 @@ from reader.extract.sm90_source import (
     COMMON_PATH,
     MGPU_CORE_PATH,
     SM90_PATH,
-    Source,
     bound_name,
     calls,
     parents_of,
+    source,
 )
 from reader.extract.structures import (
     BACKEND_REGISTRAR,
@@ -385,7 +385,7 @@ def barrier_facts(index: Index, read: Callable[[str], str]) -> list[Fact]:
     pin, path = index.files[SM90_MODULE]
     at = {(r.line, r.col) for r in index.references(pin, path)
           if (r.target_module, r.target_qualname) == BARRIER}
-    src = Source(read(SM90_MODULE), path)
+    src = source(read(SM90_MODULE), path)
     parents = parents_of(src.tree)
     found: list[tuple[int, str]] = []
     for call in calls(src.tree, "Barrier"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import product
 
 import libcst as cst
@@ -78,6 +79,13 @@ class Sm90Params:
     def candidates(self) -> list[Tiling]:
         return [Tiling(q, kv, s, p) for q, kv, p, s in
                 product(self.block_qs, self.block_kvs, self.persistents, self.stages)]
+
+
+@lru_cache(maxsize=8)
+def source(text: str, path: str) -> Source:
+    """The pinned file parsed once per text: the sm90 kernel is read by the barrier facts and by
+    `sm90_params` alike."""
+    return Source(text, path)
 
 
 class Source:
@@ -402,8 +410,8 @@ def _kernel_launch(src: Source, fn: cst.FunctionDef, env: Mapping[str, int],
 def sm90_params(sm90: str, common: str, arg_specs: str, mgpu_core: str) -> Sm90Params:
     """Parse the sm90 kernel, its common helpers, tokamax's attention arg specs and Pallas
     Mosaic GPU's core."""
-    src, core = Source(sm90, SM90_PATH), Source(mgpu_core, MGPU_CORE_PATH)
-    specs, shared = Source(arg_specs, ARG_SPECS_PATH), Source(common, COMMON_PATH)
+    src, core = source(sm90, SM90_PATH), source(mgpu_core, MGPU_CORE_PATH)
+    specs, shared = source(arg_specs, ARG_SPECS_PATH), source(common, COMMON_PATH)
     env = src.constants()
     tuner = src.function("get_autotuning_configs")
     scratch = src.function("_get_scratch_types")
