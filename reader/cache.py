@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import filelock
 import platformdirs
 
 
@@ -343,6 +342,8 @@ class Cache:
     @contextmanager
     def locked(self, what: str = "fetch", on_wait=None) -> Iterator[None]:
         """Hold the cache's lock for `what`; `on_wait` is called once if another process holds it."""
+        import filelock  # a fetch's import: a command that only reads the cache does without it
+
         self.root.mkdir(parents=True, exist_ok=True)
         lock = filelock.FileLock(str(self.root / f".{what}.lock"))
         try:

@@ -3,28 +3,52 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
+from collections.abc import Sequence
 
 from reader import __version__
 from reader.commands import COMMANDS
 from reader.errors import InputError, Location, ReaderError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, given the arguments of a run that names a command, of
+    that one alone: a command's module (and what it imports) loads only when it runs."""
     parser = argparse.ArgumentParser(prog="reader", description="Pallas, From the Inside: the tool behind the track.")
     parser.add_argument("--version", action="version", version=f"reader {__version__}")
     parser.add_argument("-C", "--project", default=".", metavar="DIR",
                         help="the project root holding pins.toml (default: .)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    chosen = _command(argv) if argv is not None else None
+    for name in (chosen,) if chosen else COMMANDS:
         module = importlib.import_module(f"reader.commands.{name}")
         module.add_parser(sub)
     return parser
 
 
+def _command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names (its first word that is neither an option nor `-C`'s value),
+    when it is one of COMMANDS."""
+    args = iter(argv)
+    for arg in args:
+        if arg in ("-C", "--project"):
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+GC_THRESHOLD = (100_000, 50, 100)
+"""The cyclic collector's thresholds for a command: reader makes millions of objects (syntax
+trees, scans, pages) and few cycles; at Python's default (700) a collection runs every few
+hundred allocations and rescans everything alive, which doubled a cold check's CPU."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    gc.set_threshold(*GC_THRESHOLD)
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)

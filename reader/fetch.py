@@ -171,14 +171,25 @@ def default_sources(pin: Pin, cache: Cache) -> list[Source]:
 
 def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | None = None,
               progress: Progress = lambda _m: None, refresh: bool = False) -> FetchReport:
-    """Serve every locked file of `pin` into the cache, verified; record a manifest last."""
+    """Serve every locked file of `pin` into the cache, verified; record a manifest last.
+
+    A cache hit takes no lock: the manifest is written last and every file atomically, so a
+    manifest whose blobs are all there is a finished fetch."""
+    if not refresh and (hit := _cached(pin, lock, cache)) is not None:
+        return hit
     with cache.locked(on_wait=lambda: progress("another reader fetch holds the cache; waiting")):
-        manifest = cache.read_manifest(pin.name, pin.commit)
-        if manifest and not refresh and all(cache.has_blob(s) for s in manifest["files"].values()):
-            if set(manifest["files"]) | set(manifest["missing"]) == set(lock.files):
-                return FetchReport(pin.name, pin.commit, ("cache",), len(manifest["files"]),
-                                   len(lock.files), tuple(manifest["missing"]))
+        if not refresh and (hit := _cached(pin, lock, cache)) is not None:
+            return hit
         return _fetch_locked(pin, lock, cache, sources or default_sources(pin, cache), progress)
+
+
+def _cached(pin: Pin, lock: LockEntry, cache: Cache) -> FetchReport | None:
+    manifest = cache.read_manifest(pin.name, pin.commit)
+    if manifest and all(cache.has_blob(s) for s in manifest["files"].values()) \
+            and set(manifest["files"]) | set(manifest["missing"]) == set(lock.files):
+        return FetchReport(pin.name, pin.commit, ("cache",), len(manifest["files"]),
+                           len(lock.files), tuple(manifest["missing"]))
+    return None
 
 
 def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:

@@ -9,9 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import tomlkit
-from tomlkit.exceptions import ParseError, TOMLKitError
-
 from reader.errors import Location, PinError, UnsafeSourceError
 from reader.inputs import read_input, shown
 
@@ -124,6 +121,9 @@ def _parse_toml(text: str, label: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
         pass
+    import tomlkit  # only to word an error, or to write a lock: reading uses tomllib
+    from tomlkit.exceptions import ParseError, TOMLKitError
+
     try:
         return dict(tomlkit.parse(text))
     except ParseError as e:
@@ -252,19 +252,30 @@ def parse_lock(text: str, path: str, pins: dict[str, Pin]) -> dict[str, LockEntr
 def _lock_files(table: dict, pin: Pin, text: str, path: str) -> dict[str, str]:
     files = {}
     for rel, blob in table.items():
-        where = Location(str(path), _line_of(text, f'"{rel}"') or _line_of(text, rel))
         if not isinstance(blob, str) or not SHA_RE.match(blob):
-            raise PinError(f"blob sha of {rel!r} is not 40 hex digits", where, "run 'reader lock'")
-        safe = check_rel_path(rel, where)
+            raise PinError(f"blob sha of {rel!r} is not 40 hex digits", _file_line(text, path, rel),
+                           "run 'reader lock'")
+        try:
+            safe = check_rel_path(rel)
+        except PinError as e:
+            raise PinError(e.message, _file_line(text, path, rel), e.hint) from None
         if not pin.covers(safe):
             raise PinError(f"{rel!r} is outside the paths of pin {pin.name!r} "
-                           f"({', '.join(pin.paths)})", where, "run 'reader lock' to rewrite the lock")
+                           f"({', '.join(pin.paths)})", _file_line(text, path, rel),
+                           "run 'reader lock' to rewrite the lock")
         files[safe] = blob
     return files
 
 
+def _file_line(text: str, path: str, rel: str) -> Location:
+    """Where the lock names `rel` (found only for an error: a scan of the text per file)."""
+    return Location(str(path), _line_of(text, f'"{rel}"') or _line_of(text, rel))
+
+
 def dump_lock(locks: dict[str, LockEntry]) -> str:
     """The text of `pins.lock`, sorted so that it diffs well."""
+    import tomlkit
+
     doc = tomlkit.document()
     doc.add(tomlkit.comment("Written by `reader lock` / `reader pin`: the git blob sha of every pinned .py file."))
     for name in sorted(locks):

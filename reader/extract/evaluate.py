@@ -84,7 +84,8 @@ class Evaluator:
     def tree(self, module: str) -> Tree:
         if module not in self._trees:
             pin, path = self.index.files[module]
-            self._trees[module] = Tree.parse(self.read(module), path, located(pin, path))
+            self._trees[module] = Tree.parse(self.read(module), path, located(pin, path),
+                                             bodies=False)  # it runs module-level code only
         return self._trees[module]
 
     # running modules ---------------------------------------------------------------

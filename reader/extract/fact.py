@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
 from reader.errors import Location, ReaderError
+from reader.extract.index import corpus_key
+
+if TYPE_CHECKING:
+    from reader.corpus import Corpus
+
+FACTS_KIND = "facts"
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,23 @@ class Facts:
         if name in self.values:
             return None
         return next((u for u in self.unknown if u.covers(name)), None)
+
+
+def cached_facts(corpus: Corpus) -> Facts | None:
+    """The facts computed earlier at the corpus' blobs (by this code version), if kept: what a
+    command that only reads them needs, without loading the extractors."""
+    data = corpus.cache.get_json(FACTS_KIND, corpus_key(corpus, FACTS_KIND))
+    if data is None:
+        return None
+    return Facts(tuple(Fact(**d) for d in data["facts"]),
+                 tuple(Unknown(tuple(u["names"]), Location(**u["where"]), u["reason"], u["hint"])
+                       for u in data["unknown"]))
+
+
+def keep_facts(corpus: Corpus, facts: Facts) -> None:
+    """Store what `cached_facts` reads back."""
+    corpus.cache.put_json(FACTS_KIND, corpus_key(corpus, FACTS_KIND), {
+        "facts": [asdict(f) for f in facts.facts], "unknown": [asdict(u) for u in facts.unknown]})
 
 
 @cache

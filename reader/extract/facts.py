@@ -7,16 +7,28 @@ alternatives, `*` one dotted component, `**` the rest of the name.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
 import libcst as cst
 
 from reader.corpus import Corpus
 from reader.errors import BuildError, Location
-from reader.extract.fact import ExtractError, Fact, Facts, Unknown, name_pattern
-from reader.extract.index import Index, build_index, corpus_key
+from reader.extract.fact import (
+    ExtractError,
+    Fact,
+    Facts,
+    Unknown,
+    cached_facts,
+    keep_facts,
+    name_pattern,
+)
+from reader.extract.index import Index, build_index
 from reader.extract.parse import ParseError
 from reader.extract.rules import BACKENDS, RuleTable, load_rules
 from reader.extract.sm90_source import (
@@ -41,7 +53,6 @@ from reader.extract.tokamax_facts import hopper_facts, load_sm90_params, sm90_fa
 from reader.extract.tpu_facts import load_tpu_facts
 from reader.model import module_of
 
-FACTS_KIND = "facts"
 SM90_MODULE = "tokamax._src.ops.attention.pallas_mosaic_gpu_kernel_sm90"
 BARRIER = ("jax._src.pallas.mosaic_gpu.core", "Barrier")
 
@@ -127,47 +138,100 @@ _SM90_NAMES = ("tokamax.sm90.**", "mosaic_gpu.{smem_alignment|reduction_scratch_
 
 
 def load_facts(corpus: Corpus, index: Index | None = None) -> Facts:
-    """Every fact, computed once per set of pinned blobs, then read from the cache."""
-    key = corpus_key(corpus, FACTS_KIND)
-    data = corpus.cache.get_json(FACTS_KIND, key)
-    if data is not None:
-        return Facts(tuple(Fact(**d) for d in data["facts"]),
-                     tuple(Unknown(tuple(u["names"]), Location(**u["where"]), u["reason"], u["hint"])
-                           for u in data["unknown"]))
-    index = index or build_index(corpus)
-    facts = all_facts(corpus, index)
-    corpus.cache.put_json(FACTS_KIND, key, {"facts": [asdict(f) for f in facts.facts],
-                                            "unknown": [asdict(u) for u in facts.unknown]})
+    """Every fact, computed once per set of pinned blobs, then read from the cache. Without an
+    `index` (a command, not a build, whose pool is busy) it builds one and computes the facts on
+    two processes."""
+    found = cached_facts(corpus)
+    if found is not None:
+        return found
+    if index is not None:
+        facts = all_facts(corpus, index)
+    else:
+        facts = all_facts(corpus, build_index(corpus), workers=min(2, os.cpu_count() or 1))
+    keep_facts(corpus, facts)
     return facts
 
 
-def all_facts(corpus: Corpus, index: Index) -> Facts:
+@dataclass(frozen=True)
+class _Group:
+    """Facts computed together: the `NAMES` patterns they cost when their extractor fails."""
+
+    patterns: tuple[str, ...]
+    compute: Callable[[], list[Fact]]
+    apart: bool = False
+    """Computed on the second process when there are two (about half the work: the structures
+    and the sm90 kernel, against the rules)."""
+
+    def outcome(self) -> tuple[list[Fact], Unknown | None]:
+        try:
+            return self.compute(), None
+        except (ExtractError, ParseError) as e:
+            return [], Unknown(self.patterns, e.location or Location(""), e.message, e.hint)
+
+
+def all_facts(corpus: Corpus, index: Index, workers: int = 1) -> Facts:
     """Each group of facts, or an `Unknown` per name pattern of a group whose extractor could
     not read the pinned code; only `ExtractError` is caught, any other error is a bug."""
     def read(m: str) -> str:
         return corpus.read_text(*index.files[m])
 
-    groups: list[tuple[tuple[str, ...], Callable[[], list[Fact]]]] = [
-        (("rules.**",), lambda: rule_facts(load_rules(corpus, index), index)),
-        (_STRUCTURE_NAMES, lambda: structure_facts(structures(index, read), index)),
-        (("tokamax.sm90.barriers.{count|names}",), lambda: barrier_facts(index, read)),
-        (_SM90_NAMES, lambda: tokamax_facts(corpus)),
-        (("hopper.**",), hopper_facts),
-        (("tpu.chips.{count|names}", "tpu.chip.**"), lambda: load_tpu_facts(corpus)),
-        (("corpus.**", "lines.**"), lambda: corpus_facts(corpus, index)),
+    groups = [
+        _Group(("rules.**",), lambda: rule_facts(load_rules(corpus, index), index)),
+        _Group(_STRUCTURE_NAMES, lambda: structure_facts(structures(index, read), index), True),
+        _Group(("tokamax.sm90.barriers.{count|names}",), lambda: barrier_facts(index, read), True),
+        _Group(_SM90_NAMES, lambda: tokamax_facts(corpus), True),
+        _Group(("hopper.**",), hopper_facts),
+        _Group(("tpu.chips.{count|names}", "tpu.chip.**"), lambda: load_tpu_facts(corpus)),
+        _Group(("corpus.**", "lines.**"), lambda: corpus_facts(corpus, index)),
     ]
-    found: list[Fact] = []
-    unknown: list[Unknown] = []
-    for patterns, compute in groups:
-        try:
-            found += compute()
-        except (ExtractError, ParseError) as e:
-            unknown.append(Unknown(patterns, e.location or Location(""), e.message, e.hint))
+    split = workers >= 2 and len(index.files) >= MIN_SPLIT and _may_fork()
+    outcomes = _two_processes(groups) if split else [g.outcome() for g in groups]
+    found = [f for facts, _ in outcomes for f in facts]
+    unknown = [u for _, u in outcomes if u is not None]
     names = Counter(f.name for f in found)
     if duplicates := sorted(n for n, k in names.items() if k > 1):
         raise BuildError(f"fact names computed twice: {duplicates}", Location(__file__),
                          "give each fact its own name")
     return Facts(tuple(sorted(found, key=lambda f: f.name)), tuple(unknown))
+
+
+MIN_SPLIT = 100
+"""Fewer modules than this: the facts are computed here (a fork would cost more than it saves)."""
+
+
+def _may_fork() -> bool:
+    """Whether this process can fork safely: the start method exists and no other thread runs
+    (a thread holding a lock at the fork, jax's for one, would deadlock the child)."""
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1  # threads Python did not start, too
+    except OSError:
+        return True
+
+
+_FORKED: list[_Group] = []
+"""The groups a forked process computes: set before it forks, so it inherits them (and the
+corpus and index they hold); only the results travel back."""
+
+
+def _two_processes(groups: list[_Group]) -> list[tuple[list[Fact], Unknown | None]]:
+    """Each group's outcome, in order: the `apart` ones on a forked process, the rest here."""
+    global _FORKED
+    apart = [i for i, g in enumerate(groups) if g.apart]
+    _FORKED = groups
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            there = pool.submit(_outcomes, apart)
+            here = {i: g.outcome() for i, g in enumerate(groups) if not g.apart}
+            here.update(zip(apart, there.result(), strict=True))
+    finally:
+        _FORKED = []
+    return [here[i] for i in range(len(groups))]
+
+
+def _outcomes(which: list[int]) -> list[tuple[list[Fact], Unknown | None]]:
+    return [_FORKED[i].outcome() for i in which]
 
 
 # rules ------------------------------------------------------------------------------------------
@@ -390,8 +454,7 @@ def barrier_facts(index: Index, read: Callable[[str], str]) -> list[Fact]:
     found: list[tuple[int, str]] = []
     for call in calls(src.tree, "Barrier"):
         name = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
-        start = src.position(name)
-        if (start.line, start.column) in at:
+        if src.position(name) in at:
             found.append((src.line(call), bound_name(call, parents)))
     found.sort()
     first = found[0][0] if found else 0

@@ -15,13 +15,17 @@ running interpreter (PEP 695 generics, PEP 701 f-strings, Python 3.14 t-strings 
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import warnings
-
-import libcst
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from reader.errors import Location, ReaderError
-from reader.extract.lower import lower
+
+if TYPE_CHECKING:  # libcst loads on the first parse that needs it: `ast` reads most files
+    import libcst
 
 _AT = re.compile(r"error at (\d+):(\d+): ")
 
@@ -65,12 +69,28 @@ def located(pin: str, path: str) -> str:
 def parse_module(text: str, path: str) -> libcst.Module:
     """The libcst tree of `text`; `path` names the file in the ParseError raised when libcst
     cannot read it (use `located(pin, path)` for a pinned file)."""
+    import libcst
+
     try:
-        return libcst.parse_module(text)
+        with no_gc():
+            return libcst.parse_module(text)
     except libcst.ParserSyntaxError as e:
         raise _error(e, text, path) from None
     except (ValueError, RecursionError, MemoryError) as e:
         raise ParseError(f"no parser can read this file: {e}", Location(path, 1)) from None
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic collector paused: building a tree makes a million objects and no cycles, and
+    each collection it would start rescans every tree alive (a quarter of a parse's time)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def fast_ast(text: str) -> ast.Module | None:
@@ -96,6 +116,8 @@ def parse_ast(text: str, path: str) -> ast.Module:
 
 def lowered_ast(text: str, path: str) -> ast.Module:
     """The libcst route of `parse_ast` alone (tests compare it with the fast path)."""
+    from reader.extract.lower import lower
+
     return lower(parse_module(text, path), text)
 
 

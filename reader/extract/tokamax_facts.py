@@ -10,14 +10,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reader.extract.fact import Fact
-from reader.extract.sm90_source import (
+from reader.extract.sm90_model import (
     ARG_SPECS_PATH,
     COMMON_PATH,
     MGPU_CORE_PATH,
     SM90_PATH,
     Sm90Params,
     Tiling,
-    sm90_params,
 )
 
 if TYPE_CHECKING:
@@ -236,6 +235,8 @@ def sm90_facts(p: Sm90Params) -> list[Fact]:
 
 def load_sm90_params(corpus: Corpus) -> Sm90Params:
     """Read the four pinned files these facts come from."""
+    from reader.extract.sm90_source import sm90_params  # the parse: libcst loads here
+
     return sm90_params(corpus.read_text("tokamax", SM90_PATH),
                        corpus.read_text("tokamax", COMMON_PATH),
                        corpus.read_text("tokamax", ARG_SPECS_PATH),

@@ -10,10 +10,11 @@ expressions, parameters, arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import ast
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -21,7 +22,7 @@ from libcst._nodes.internal import CodegenState
 from reader.errors import Location
 from reader.extract.fact import ExtractError
 from reader.extract.index import Index
-from reader.extract.parse import located, parse_module
+from reader.extract.parse import fast_ast, located, no_gc, parse_module
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,10 @@ class Tree:
     lines: Lines
 
     @classmethod
-    def parse(cls, text: str, path: str, name: str = "") -> Tree:
-        """`name` is what a ParseError calls the file (`located(pin, path)`); `path` by default."""
-        module = parse_module(text, name or path)
+    def parse(cls, text: str, path: str, name: str = "", bodies: bool = True) -> Tree:
+        """`name` is what a ParseError calls the file (`located(pin, path)`); `path` by default.
+        Without `bodies`, the tree of `skeleton(text)`: for a reader of module-level code."""
+        module = parse_module(text if bodies else skeleton(text), name or path)
         return cls(path, module, Lines(module))
 
     def text(self, node: cst.CSTNode) -> str:
@@ -67,6 +69,43 @@ class Sources:
             pin, path = self.index.files[module]
             self._trees[module] = Tree.parse(self._read(module), path, located(pin, path))
         return self._trees[module]
+
+
+def skeleton(text: str) -> str:
+    """`text` with the body of every function and class it defines at module level (or inside
+    a module-level `if`, `for`, `while`, `with` or `try`) replaced by `pass` and blank lines:
+    every other line, each line's number, and every def's header and decorators as they were.
+    libcst parses the bodies of the lowering modules for most of its time; the evaluator never
+    enters them. The text itself when `ast` cannot read it, or a line ends in a lone `\r`."""
+    tree = fast_ast(text)
+    if tree is None or "\r" in text.replace("\r\n", ""):
+        return text
+    lines = text.split("\n")
+    for node in _definitions(tree.body):
+        first, end = node.body[0], node.end_lineno or node.body[-1].lineno
+        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        indent = lines[start - 1][:first.col_offset]
+        if indent.strip():
+            continue  # the body starts on the header's line: `def f(): return 1`
+        tail = "\r" if lines[start - 1].endswith("\r") else ""
+        lines[start - 1] = f"{indent}pass{tail}"
+        for i in range(start, end):
+            lines[i] = "\r" if lines[i].endswith("\r") else ""
+    return "\n".join(lines)
+
+
+def _definitions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef
+                                                   | ast.ClassDef]:
+    """The defs and classes the module's top-level code runs (their bodies not entered)."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node
+        elif isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            yield from _definitions(node.body)
+            yield from _definitions(getattr(node, "orelse", []))
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            for part in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+                yield from _definitions(part)
 
 
 # reading nodes ---------------------------------------------------------------------------------
@@ -124,16 +163,34 @@ class Lines:
     the comments or blank lines after it: `ast`'s `lineno` and `end_lineno`."""
 
     def __init__(self, module: cst.Module):
-        state = _Counter(default_indent=module.default_indent,
-                         default_newline=module.default_newline)
-        module._codegen(state)
+        state = self._count(module, _Counter)
         self._spans = state.spans
+
+    @staticmethod
+    def _count(module: cst.Module, kind: type[_C]) -> _C:
+        state = kind(default_indent=module.default_indent, default_newline=module.default_newline)
+        with no_gc():  # a dict entry per node, no cycles: the collector would only rescan them
+            module._codegen(state)
+        return state
 
     def line(self, node: cst.CSTNode) -> int:
         return self._spans[node][0]
 
     def end(self, node: cst.CSTNode) -> int:
         return self._spans[node][1]
+
+
+class Positions(Lines):
+    """`Lines`, and where each node starts: (line, column), the column 0-based in characters,
+    as the index's references count them (libcst's `PositionProvider` gives the same for the
+    cost of a `CodeRange` per node)."""
+
+    def __init__(self, module: cst.Module):
+        state = self._count(module, _Columns)
+        self._spans, self._starts = state.spans, state.starts
+
+    def start(self, node: cst.CSTNode) -> tuple[int, int]:
+        return self._starts[node]
 
 
 @dataclass
@@ -185,3 +242,41 @@ class _Span:
             if isinstance(node, _SIMPLE):
                 state.last_code = end
         state.spans[node] = (start, end)
+
+
+_C = TypeVar("_C", bound=_Counter)
+
+
+@dataclass
+class _Columns(_Counter):
+    """`_Counter` that also keeps the column: indentation counts, as libcst writes it."""
+
+    column: int = 0
+    starts: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+
+    def add_indent_tokens(self) -> None:
+        self.column += sum(len(t) for t in self.indent_tokens)
+
+    def add_token(self, value: str) -> None:
+        super().add_token(value)
+        cut = max(value.rfind("\n"), value.rfind("\r"))
+        self.column = len(value) - cut - 1 if cut >= 0 else self.column + len(value)
+
+    def record_syntactic_position(  # type: ignore[override]
+            self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+            end_node: cst.CSTNode | None = None) -> _Span:
+        return _ColumnSpan(self, node, start_node)
+
+
+class _ColumnSpan(_Span):
+    __slots__ = ("column",)
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self.column = self.state.column  # type: ignore[attr-defined]
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        super().__exit__(kind, error, tb)
+        starts = self.state.starts  # type: ignore[attr-defined]
+        starts[self.node] = starts.get(self.start_node) or (self.start, self.column)

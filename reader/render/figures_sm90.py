@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict
 from importlib import resources
 
-from reader.extract.sm90_source import Sm90Params
+from reader.extract.sm90_model import Sm90Params
 from reader.extract.tokamax_facts import (
     ELEMENT_BYTES,
     MBARRIER_BYTES,

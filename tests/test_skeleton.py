@@ -1,0 +1,118 @@
+"""The trees the rule evaluator reads (`skeleton`: bodies blanked) and the sm90 reader's positions
+(`Positions`), against what they stand in for: the full tree's lines, libcst's PositionProvider."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from reader.corpus import Corpus, Project
+from reader.extract.tree import Positions, Tree, skeleton
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MODULE = textwrap.dedent('''\
+    """Doc."""
+    import functools
+
+    @functools.partial(
+        register, "a")
+    def f(x,
+          y=1):
+        """Body."""
+        s = """a
+    b"""
+        return s
+
+    class A:
+        @property
+        def g(self): return 1
+        z: int = 2
+
+    def h(): return 3
+
+    if True:
+        def k():
+            pass
+    try:
+        class B(A):
+            x = 1
+    except ImportError:
+        B = None
+    T = {f: 1, "k": (2,
+                     3)}
+    ''')
+
+
+def _module_level(tree: Tree) -> list[tuple[str, int, str]]:
+    """Each module-level statement's kind and line, with its code as written when it is simple,
+    and each def's name, parameters and decorators."""
+    out = []
+    for stmt in tree.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            params = tree.text(stmt.params) if isinstance(stmt, cst.FunctionDef) else ""
+            out.append((type(stmt).__name__, tree.line(stmt), f"{stmt.name.value}({params})"))
+            out += [("decorator", tree.line(d), tree.text(d.decorator)) for d in stmt.decorators]
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            out += [(type(s).__name__, tree.line(s), tree.text(s)) for s in stmt.body]
+        else:
+            out.append((type(stmt).__name__, tree.line(stmt), ""))
+    return out
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_skeleton_keeps_lines_headers_and_module_level_code(newline):
+    text = MODULE.replace("\n", newline)
+    blank = skeleton(text)
+    assert blank.count("\n") == text.count("\n")
+    assert "return s" not in blank and '"""Body."""' not in blank and "x = 1" not in blank
+    assert "def h(): return 3" in blank  # a body on the header's line stays
+    full, short = Tree.parse(text, "m.py"), Tree.parse(text, "m.py", bodies=False)
+    assert _module_level(short) == _module_level(full)
+    f = next(s for s in short.module.body if isinstance(s, cst.FunctionDef))
+    assert [p.name.value for p in f.params.params] == ["x", "y"]
+
+
+def test_skeletons_of_the_pinned_files_parse_with_every_line_in_place():
+    corpus = Corpus.open(Project.load(ROOT))
+    for path in ("jax/_src/pallas/mosaic/lowering.py", "jax/_src/pallas/core.py"):
+        text = corpus.read_text("jax", path)
+        blank = skeleton(text)
+        assert len(blank) < len(text) / 2, path
+        assert _module_level(Tree.parse(blank, path)) == _module_level(Tree.parse(text, path))
+
+
+def test_text_that_ast_refuses_is_its_own_skeleton():
+    assert skeleton("def f(:\n  pass\n") == "def f(:\n  pass\n"
+
+
+_POSITIONED = (cst.BaseExpression, cst.BaseStatement, cst.BaseSmallStatement, cst.Param, cst.Arg)
+"""The nodes libcst writes inside a syntactic position (whitespace and punctuation it does not)."""
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_positions_agree_with_libcst(newline):
+    module = cst.parse_module(MODULE.replace("\n", newline) + "if x:\n\tz = [a.b(c)\n\t     for c in d]\n")
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    expected = {n: (r.start.line, r.start.column)
+                for n, r in wrapper.resolve(PositionProvider).items()}
+    ours = Positions(module)
+    shown = {n: start for n, start in expected.items() if isinstance(n, _POSITIONED)}
+    assert {n: ours.start(n) for n in shown} == shown
+    assert all(ours.line(n) == start[0] for n, start in shown.items())
+
+
+def test_positions_of_the_sm90_kernel_agree_with_libcst():
+    corpus = Corpus.open(Project.load(ROOT))
+    text = corpus.read_text("tokamax", "tokamax/_src/ops/attention/pallas_mosaic_gpu_kernel_sm90.py")
+    module = cst.parse_module(text)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ours = Positions(module)
+    assert all(ours.start(n) == (r.start.line, r.start.column) for n, r in expected.items()
+               if isinstance(n, _POSITIONED))
+    assert ast.parse(text)  # the kernel is Python this interpreter reads
