@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +23,21 @@ device they raise "No supported GPU devices found, please specify an abstract GP
 TARGET = jax.make_user_context(None)
 """`with TARGET("gpu"):` builds the native GPU kernels whatever the backend (to lower them for
 `lowering_platforms=("cuda",)` on a CPU host); `with TARGET("interpret"):` builds interpreted
-ones (for host devices on a GPU machine). Part of jit's cache key, so no stale traces."""
+ones (for host devices on a GPU machine); `TARGET("tpu")` native kernels without GPU compiler
+parameters, `TARGET("mosaic_gpu")` native ones with Mosaic GPU's (to lower them, see
+`Lowering`). Part of jit's cache key, so no stale traces."""
 
 
 def on_gpu() -> bool:
     """True when jax runs on a GPU, where the labs' kernels compile natively (Triton)."""
     if TARGET.value is not None:
-        return TARGET.value == "gpu"
+        return TARGET.value in ("gpu", "mosaic_gpu")
     return jax.default_backend() == "gpu"
 
 
 def interpret() -> bool:
     """`interpret=` for a portable kernel: native on a GPU, the HLO interpreter elsewhere."""
-    return not on_gpu()
+    return not on_gpu() and TARGET.value != "tpu"
 
 
 def compiler_params(num_warps: int = 4, num_stages: int = 2) -> Any:
@@ -43,6 +46,9 @@ def compiler_params(num_warps: int = 4, num_stages: int = 2) -> Any:
     GPU is reached through `plgpu.kernel` only."""
     if not on_gpu():
         return None
+    if TARGET.value == "mosaic_gpu":
+        from jax.experimental.pallas import mosaic_gpu as plgpu
+        return plgpu.CompilerParams()
     from jax.experimental.pallas import triton as pltriton
     return pltriton.CompilerParams(num_warps=num_warps, num_stages=num_stages)
 
@@ -61,6 +67,39 @@ def lower(fn: Any, args: tuple[Any, ...], platform: str) -> Any:
     """`fn` traced and lowered for `platform` (`jax.stages.Lowered`), on any host (no compile)."""
     with lowering_target(platform):
         return jax.jit(fn).trace(*args).lower(lowering_platforms=(platform,))
+
+
+BACKENDS = ("jaxpr", "mosaic_tpu", "mosaic_gpu", "triton")
+TPU_KIND = "TPU v5 lite"
+"""The TPU a host without one lowers for (a v5e: `device_kind` "TPU v5 lite")."""
+_BUILD = {"jaxpr": ("tpu", "tpu"), "mosaic_tpu": ("tpu", "tpu"), "mosaic_gpu": ("mosaic_gpu", "cuda"),
+          "triton": ("gpu", "cuda")}
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Lowering:
+    """A kernel a lab shows lowered (`lowerings()`): `fn(*args)` makes its `pallas_call`(s),
+    built natively for each backend (`building`); `variants` replaces `fn` for one backend."""
+
+    name: str
+    kernel: Callable[..., Any]
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    backends: tuple[str, ...] = BACKENDS
+    variants: Mapping[str, Callable[..., Any]] = dataclasses.field(default_factory=dict)
+
+    @contextlib.contextmanager
+    def building(self, backend: str) -> Iterator[None]:
+        """Kernels native for `backend`, lowered on any host ("jaxpr": the TPU-native trace)."""
+        target, platform = _BUILD[backend]
+        with TARGET(target), lowering_target(platform):
+            if platform != "tpu":
+                yield
+                return
+            # The TPU lowering reads the chip's tiling from the device: an abstract TPU v5e.
+            device = jax.sharding.AbstractDevice(TPU_KIND, 1, "tpu")
+            with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("tpu",), abstract_device=device)):
+                yield
 
 
 def lower_for_gpu(fn: Any, *args: Any) -> str:

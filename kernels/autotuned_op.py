@@ -135,6 +135,14 @@ def tune(op: FlashAttentionOp, seq: int = 128, head_dim: int = 32, causal: bool 
     return Tuning(bound.autotuning_cache_key, timings, data.fastest_config, cached, error)
 
 
+def lowerings() -> list[plat.Lowering]:
+    """The op's forward kernel at the smallest config of `LADDER`, lowered for the site (reader/ir)."""
+    from kernels.flash_attention import flash_forward, loop_kernel
+    q, k, v = plat.randn(31, *[(1, 2, 128, 32)] * 3)
+    return [plat.Lowering("forward", loop_kernel, lambda a, b, c: flash_forward(
+        a, b, c, causal=True, block_q=LADDER[0], block_k=LADDER[0]), (q, k, v))]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("autotuned_op", __doc__)
     p.add_argument("--seq", type=int, default=128)

@@ -138,7 +138,8 @@ def block_sparse_attention(q, k, v, schedule: Schedule, *, block_q: int, block_k
                         pltpu.VMEM((block_q, d), jnp.float32)])
     return pl.pallas_call(
         functools.partial(sparse_kernel, scale=scale), grid_spec=grid_spec,
-        out_shape=jax.ShapeDtypeStruct(q.shape, q.dtype), interpret=pltpu.InterpretParams(),
+        out_shape=jax.ShapeDtypeStruct(q.shape, q.dtype),
+        interpret=False if plat.TARGET.value == "tpu" else pltpu.InterpretParams(),
     )(jnp.asarray(schedule.kv_index), jnp.asarray(schedule.kind), jnp.asarray(schedule.mask_index),
       q, k, v, jnp.asarray(schedule.partial_masks))
 
@@ -183,6 +184,16 @@ def check(heads: int = 2, seq: int = 256, head_dim: int = 64, block_q: int = 32,
     splash = splash_reference(q, k, v, mask, sm_scale=scale)
     same = bool((splash_labels(mask, block_q, block_k) == schedule.labels).all())
     return schedule, Check(plat.max_abs_error(out, dense), plat.max_abs_error(out, splash), same)
+
+
+def lowerings() -> list[plat.Lowering]:
+    """The sparse kernel on a window-with-sinks mask, lowered natively (reader/ir)."""
+    seq, block = 256, 32
+    schedule = build_schedule(window_with_sinks(seq), block, block)
+    q, k, v = plat.randn(13, *[(2, seq, 64)] * 3)
+    return [plat.Lowering("sparse_kernel", sparse_kernel, functools.partial(
+        block_sparse_attention, schedule=schedule, block_q=block, block_k=block), (q, k, v),
+        ("jaxpr", "mosaic_tpu"))]
 
 
 def artifacts(out_dir: Path) -> list[Path]:

@@ -294,6 +294,13 @@ def describe(c: Compiled, timed: bool = True) -> str:
     return "\n".join(lines)
 
 
+def lowerings() -> list[plat.Lowering]:
+    """The Triton matmul at the smallest block shape, lowered with locations (reader/ir)."""
+    x, y = plat.randn(3, (256, 256), (256, 256))
+    return [plat.Lowering("matmul", matmul_kernel, lambda a, b: matmul(a, b, BLOCKS[0]), (x, y),
+                          ("jaxpr", "triton", "mosaic_tpu"))]
+
+
 def artifacts(out_dir: Path) -> list[Path]:
     """For each block shape: its Triton IR, and what ptxas and the SASS say about spills."""
     paths = []

@@ -109,6 +109,14 @@ def run(rows: int = 32, cols: int = 256) -> list[KernelRun]:
     return runs
 
 
+def lowerings() -> list[plat.Lowering]:
+    """The three kernels as the site shows them lowered (reader/ir): one small tile grid each."""
+    x, y = plat.randn(0, (16, 256), (16, 256))
+    return [plat.Lowering("add", add_kernel, add, (x, y)),
+            plat.Lowering("scale", scale_kernel, scale, (x,)),
+            plat.Lowering("rowsum", rowsum_kernel, rowsum, (x,))]
+
+
 def artifacts(out_dir: Path) -> list[Path]:
     """The outer and kernel jaxpr of each kernel, as text files for the lab page."""
     paths = []

@@ -360,6 +360,20 @@ def schedule_labels(seq: int, block_q: int, block_k: int) -> list[list[int]]:
     return labels
 
 
+def lowerings() -> list[plat.Lowering]:
+    """The two forward kernels lowered for the site (reader/ir): the TPU-shaped `flash_kernel`
+    (causal, key blocks on the grid) and the GPU-shaped `loop_kernel` (key loop inside)."""
+    q, k, v = plat.randn(9, *[(1, 2, 256, 64)] * 3)
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    return [  # the TPU kernel's lse block (None, block_q) needs block_q a multiple of 128
+        plat.Lowering("flash_kernel", flash_kernel, lambda a, b, c: tiled_call(
+            flash_kernel, a, b, c, causal=True, sm_scale=scale, block_q=128, block_k=128, interpret=False),
+            (q, k, v), ("jaxpr", "mosaic_tpu", "triton")),
+        plat.Lowering("loop_kernel", loop_kernel, lambda a, b, c: flash_forward(
+            a, b, c, causal=True, block_q=64, block_k=64), (q, k, v)),
+    ]
+
+
 def artifacts(out_dir: Path) -> list[Path]:
     """The causal block schedule (skipped, masked, unmasked) as an SVG (no kernel runs)."""
     svg = block_grid(schedule_labels(512, 64, 32),

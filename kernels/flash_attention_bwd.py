@@ -197,6 +197,15 @@ def check(batch: int = 1, heads: int = 2, seq: int = 128, head_dim: int = 32,
     return out
 
 
+def lowerings() -> list[plat.Lowering]:
+    """The backward's two kernels (dK/dV, then dQ) lowered for the site (reader/ir)."""
+    q, k, v, o, do = plat.randn(12, *[(1, 2, 128, 32)] * 5)
+    lse = jnp.zeros((1, 2, 128), jnp.float32)
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    return [plat.Lowering("backward", dkv_kernel, lambda *a: flash_backward(
+        *a, causal=True, scale=scale, block_q=32, block_k=64), (q, k, v, o, lse, do))]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("flash_attention_bwd", __doc__)
     p.add_argument("--seq", type=int, default=128)

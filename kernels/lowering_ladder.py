@@ -199,6 +199,20 @@ def refusals() -> list[Refusal]:
     return out
 
 
+def lowerings() -> list[plat.Lowering]:
+    """What the site shows lowered with locations: the ladder's kernel and the refusing matmul."""
+    x, y = plat.randn(4, SHAPE, SHAPE)
+    a, b = plat.randn(5, (256, 128), (128, 128))
+    return [
+        plat.Lowering("exp_add", exp_add_kernel, exp_add, (x, y), variants={
+            "triton": lambda p, q: exp_add(p, q, compiler_params=_triton_params()),
+            "mosaic_gpu": exp_add_mosaic_gpu}),
+        plat.Lowering("matmul", matmul_kernel, matmul, (a, b), variants={
+            "triton": lambda p, q: matmul(p, q, compiler_params=_triton_params()),
+            "mosaic_gpu": matmul_mosaic_gpu}),
+    ]
+
+
 def artifacts(out_dir: Path) -> list[Path]:
     """Every rung's text, one file per IR, for the lab page."""
     return [plat.write(out_dir, r.filename, r.text) for r in ladder()]

@@ -50,7 +50,7 @@ def body(x_ref, y_ref, o_ref):
 
 
 def pipelined_matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int],
-                     params: pltpu.InterpretParams) -> jax.Array:
+                     params: pltpu.InterpretParams | bool) -> jax.Array:
     (m, k), (_, n) = x.shape, y.shape
     bm, bn, bk = block
     grid = (m // bm, n // bn, k // bk)
@@ -279,6 +279,13 @@ def timeline_svg(events: tuple[Event, ...] | list[Event]) -> str:
             svg.rect(left + start.tick * cell, top + r * row_h + 3, (e.tick - start.tick + 1) * cell,
                      row_h - 6, color, f"{e.operand}{e.region}: started at {start.tick}, waited at {e.tick}")
     return svg.document()
+
+
+def lowerings() -> list[plat.Lowering]:
+    """The pipelined matmul lowered natively (reader/ir): emit_pipeline's DMAs and waits as ops."""
+    x, y = plat.randn(2, (16, 384), (384, 128))
+    return [plat.Lowering("pipelined_matmul", body, lambda a, b: pipelined_matmul(a, b, (16, 128, 128), False),
+                          (x, y), ("jaxpr", "mosaic_tpu"))]
 
 
 def artifacts(out_dir: Path) -> list[Path]:

@@ -32,7 +32,7 @@ import jax.numpy as jnp
 from jax.sharding import Mesh, PartitionSpec
 
 from kernels import _platform as plat
-from kernels.flash_attention import attention_reference, flash_forward
+from kernels.flash_attention import attention_reference, flash_forward, loop_kernel
 
 AXIS = "ring"
 CHILD_MARKER = "KERNELS_RING_CHILD"
@@ -138,6 +138,14 @@ def check(n: int = 4, batch: int = 1, heads: int = 2, seq: int = 256, head_dim: 
         ref = attention_reference(q, k, v, causal=causal)
         out.append(Check(causal, plat.max_abs_error(ring, ref), pairs_computed(n, causal), n * n))
     return out
+
+
+def lowerings() -> list[plat.Lowering]:
+    """The kernel each ring step runs (LAB·3.2's `loop_kernel` on one shard's blocks), lowered
+    for the site (reader/ir); the ring itself (ppermute over devices) is outside the kernel."""
+    q, k, v = plat.randn(21, *[(1, 2, 64, 32)] * 3)
+    return [plat.Lowering("ring_block", loop_kernel, lambda a, b, c: _block(
+        a, b, c, causal=True, scale=1.0 / math.sqrt(32), block=32), (q, k, v))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -179,6 +179,12 @@ def _axes(svg: Svg, left: int, top: int, w: int, h: int, x_hi: float, y_hi: floa
     svg.text(18, top + h / 2, "attainable TFLOP/s (bf16 dense), log scale", 12, "middle", rotate=-90)
 
 
+def lowerings() -> list[plat.Lowering]:
+    """The kernel lowered for the site (reader/ir), at the first block shape on a 256^3 matmul."""
+    x, y = plat.randn(1, (256, 256), (256, 256))
+    return [plat.Lowering("matmul", matmul_kernel, lambda a, b: matmul(a, b, BLOCK_SHAPES[0]), (x, y))]
+
+
 def artifacts(out_dir: Path) -> list[Path]:
     """The roofline SVG for the lab page."""
     return [plat.write(out_dir, "tiled_matmul.roofline.svg", roofline_svg())]

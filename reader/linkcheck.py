@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import posixpath
 import re
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,11 +68,12 @@ def _scan_bytes(data: bytes) -> PageLinks:
     return scan(data.decode("utf-8", errors="replace"))
 
 
-def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int) -> dict[str, PageLinks]:
+def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int,
+              keys: dict[str, str]) -> dict[str, PageLinks]:
     """`scan` of each file, read back from `cache` when its bytes were scanned before; the rest
-    on `workers` processes when there are many."""
+    on `workers` processes when there are many. `keys` gets each file's sha1 (its cache key)."""
     data = {name: (site / name).read_bytes() for name in names}
-    keys = {name: hashlib.sha1(data[name]).hexdigest() for name in names}
+    keys.update((name, hashlib.sha1(data[name]).hexdigest()) for name in names)
     out: dict[str, PageLinks] = {}
     for name in names:
         hit = cache.get_object(LINKS_KIND, keys[name]) if cache is not None else None
@@ -91,33 +93,87 @@ def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int) -
     return out
 
 
-def check_links(site: Path, cache: Cache | None = None, workers: int = 1) -> list[BrokenLink]:
+def check_links(site: Path, cache: Cache | None = None, workers: int = 1,
+                digests: dict[str, str] | None = None) -> list[BrokenLink]:
     """Every broken internal link in the HTML files under `site`, sorted.
 
     With `cache`, an HTML file whose bytes were checked before is not parsed again; the others
-    are parsed on `workers` processes.
+    are parsed on `workers` processes. `digests` gets each HTML file's sha1.
     """
-    files, dirs = _tree(site)
-    pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache, workers)
+    files, dirs = tree(site)
+    keys: dict[str, str] = {} if digests is None else digests
+    pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache, workers, keys)
     broken: list[BrokenLink] = []
     for name, links in pages.items():
-        for href in links.fragments:
-            fragment = unquote(href[1:])
-            if fragment and fragment not in links.ids:
-                broken.append(BrokenLink(name, href, f"no id {fragment!r} in {name}"))
-        for href in links.hrefs:
-            path, _, fragment = href.partition("#")
-            target = _resolve(files, dirs, name, href, path.partition("?")[0])
-            if isinstance(target, BrokenLink):
-                broken.append(target)
-                continue
-            fragment = unquote(fragment)
-            if fragment and target.endswith(".html") and fragment not in pages[target].ids:
-                broken.append(BrokenLink(name, href, f"no id {fragment!r} in {target}"))
+        broken += broken_in(name, links, files, dirs, lambda target: pages[target].ids)
     return sorted(set(broken))
 
 
-def _tree(site: Path) -> tuple[set[str], set[str]]:
+def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str, str],
+                  cache: Cache | None = None, workers: int = 1) -> list[BrokenLink]:
+    """Every broken internal link of `site`, whose HTML files are those of a site that passed,
+    whose digests (sha1) were `before`, but for the `changed` ones (name -> their bytes now).
+
+    Only the changed files' links are followed, unless a changed file lost an id that others may
+    link to: then the whole site is checked (`check_links`). Another file's ids are read back
+    from `cache` by its digest, or scanned.
+    """
+    files, dirs = tree(site)
+    new = {name: _scan_cached(data, cache) for name, data in changed.items()}
+    known: dict[str, PageLinks] = {}
+
+    def links_of(name: str) -> PageLinks:
+        if name in new:
+            return new[name]
+        if name not in known:
+            key = before.get(name)
+            hit = cache.get_object(LINKS_KIND, key) if cache is not None and key else None
+            known[name] = hit if isinstance(hit, PageLinks) else _scan_bytes((site / name).read_bytes())
+        return known[name]
+
+    for name, links in new.items():
+        key = before.get(name)
+        old = cache.get_object(LINKS_KIND, key) if cache is not None and key else None
+        if not isinstance(old, PageLinks) or not old.ids <= links.ids:
+            return check_links(site, cache, workers)
+    broken = [b for name, links in new.items()
+              for b in broken_in(name, links, files, dirs, lambda target: links_of(target).ids)]
+    return sorted(set(broken))
+
+
+def _scan_cached(data: bytes, cache: Cache | None) -> PageLinks:
+    key = hashlib.sha1(data).hexdigest()
+    hit = cache.get_object(LINKS_KIND, key) if cache is not None else None
+    if isinstance(hit, PageLinks):
+        return hit
+    found = _scan_bytes(data)
+    if cache is not None:
+        cache.put_object(LINKS_KIND, key, found)
+    return found
+
+
+def broken_in(name: str, links: PageLinks, files: set[str], dirs: set[str],
+              ids_of: Callable[[str], frozenset[str]]) -> list[BrokenLink]:
+    """The broken links of the page `name` of a site of `files` and `dirs` (`tree`); `ids_of`
+    gives the ids of an HTML file it links to."""
+    broken: list[BrokenLink] = []
+    for href in links.fragments:
+        fragment = unquote(href[1:])
+        if fragment and fragment not in links.ids:
+            broken.append(BrokenLink(name, href, f"no id {fragment!r} in {name}"))
+    for href in links.hrefs:
+        path, _, fragment = href.partition("#")
+        target = _resolve(files, dirs, name, href, path.partition("?")[0])
+        if isinstance(target, BrokenLink):
+            broken.append(target)
+            continue
+        fragment = unquote(fragment)
+        if fragment and target.endswith(".html") and fragment not in ids_of(target):
+            broken.append(BrokenLink(name, href, f"no id {fragment!r} in {target}"))
+    return broken
+
+
+def tree(site: Path) -> tuple[set[str], set[str]]:
     """Every file and every folder under `site`, as relative posix paths."""
     files: set[str] = set()
     dirs: set[str] = {"."}

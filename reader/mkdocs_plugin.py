@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from jinja2 import FileSystemBytecodeCache
@@ -10,7 +12,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
 from mkdocs.structure.toc import get_toc
@@ -19,8 +21,9 @@ from reader.cache import Cache
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
 from reader.render.generate import generate_site
-from reader.render.model import SLOT
+from reader.render.model import SLOT, SearchEntry
 from reader.render.navigation import Generated, nav_pages
+from reader.render.search import merge
 from reader.render.toc import toc_tokens
 from reader.stencil import TEMPLATE, Stencils, eligible
 
@@ -42,6 +45,14 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.preloaded: Generated | None = None
         """Set by `reader build`, which generates the pages before mkdocs runs."""
         self.bodies: dict[str, str] = {}
+        self.slots: dict[str, tuple[str, str, int]] = {}
+        """src_uri -> (output file, URL, byte offset of the page's HTML in it): `reader.site_patch`."""
+        self.search_base: bytes | None = None
+        """mkdocs' search index before the pages' entries were added: `reader.site_patch`."""
+        self.contents: dict[str, str] = {}
+        """src_uri -> mkdocs' HTML of a page whose toc is read from its whole HTML."""
+        self.search: dict[str, tuple[SearchEntry, ...]] = {}
+        """Page URL -> the search entries of its places (definitions, notes): `add_search_entries`."""
         self.stencils = Stencils()
         self.laying_out: Stage | None = None
         """Pages through the theme (a stage of `reader build`'s progress)."""
@@ -65,6 +76,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         body = self.bodies.get(page.file.src_uri)
         if body is not None and "toc" not in (page.meta.get("hide") or ()):
             page.toc = get_toc(toc_tokens(html.replace(SLOT, body, 1)))
+            self.contents[page.file.src_uri] = html
         if body is not None and "template" not in page.meta and eligible(page, html):
             page.meta["template"] = TEMPLATE
         return html
@@ -77,11 +89,14 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None
         in_nav = nav_pages(self.generated.nav)
-        self.bodies = {}
+        self.bodies, self.slots, self.contents, self.search = {}, {}, {}, {}
         for page in self.generated.pages:
             level = InclusionLevel.INCLUDED if page.src_uri in in_nav else InclusionLevel.NOT_IN_NAV
-            files.append(File.generated(config, page.src_uri, content=page.markdown, inclusion=level))
+            file = File.generated(config, page.src_uri, content=page.markdown, inclusion=level)
+            files.append(file)
             self.bodies[page.src_uri] = page.html
+            if page.search:
+                self.search[file.url] = page.search
         for asset in self.generated.assets:
             files.append(File.generated(config, asset.src_uri, content=asset.data,
                                         inclusion=InclusionLevel.NOT_IN_NAV))
@@ -102,9 +117,13 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                 server.watch(str(path))
         return server
 
+    @event_priority(-50)  # after `search` writes its index (0), before `offline` copies it (-100)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.laying_out is not None:
             self.laying_out.close()
+        index = Path(config.site_dir) / "search" / "search_index.json"
+        self.search_base = index.read_bytes() if index.is_file() else None
+        add_search_entries(index, self.search)
 
     def on_post_page(self, output: str, /, *, page: MkPage, config: MkDocsConfig) -> str:
         if self.laying_out is not None:
@@ -114,4 +133,15 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             return output
         if SLOT not in output:
             raise PluginError(f"reader: the page {page.file.src_uri} lost its content slot")
+        head = output[:output.index(SLOT)].encode("utf-8", errors="xmlcharrefreplace")
+        self.slots[page.file.src_uri] = (page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
+
+
+def add_search_entries(index: Path, entries: Mapping[str, Sequence[SearchEntry]]) -> None:
+    """Adds each page's entries to material's search index (`search/search_index.json`, which the
+    `offline` plugin then copies into `search_index.js`); no index (search off), nothing to do."""
+    if not entries or not index.is_file():
+        return
+    data = merge(json.loads(index.read_text(encoding="utf-8")), entries)
+    index.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")

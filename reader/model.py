@@ -38,6 +38,20 @@ class Symbol:
 
 
 @dataclass(frozen=True)
+class Head:
+    """What a hover card shows of a definition besides its symbol: where its header (decorators,
+    signature) ends, where its body resumes after the docstring, and the docstring's first line."""
+
+    end: int
+    """The last line of the header: the line before the body's first statement (the `def`
+    line itself for a one-line body); for an assignment, its last line."""
+    body: int = 0
+    """The line of the body's first statement after the docstring; 0 when there is none."""
+    doc: str = ""
+    """The docstring's first line (an assignment's: the string literal right after it)."""
+
+
+@dataclass(frozen=True)
 class Reference:
     """One identifier occurrence that resolves to a definition in the corpus."""
 

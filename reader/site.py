@@ -14,12 +14,14 @@ from pathlib import Path
 
 import filelock
 
+from reader import site_patch
 from reader.cache import Cache
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
-from reader.linkcheck import check_links
+from reader.linkcheck import BrokenLink, check_changed, check_links
 from reader.profile import mark
 from reader.progress import current
 from reader.render.generate import generate_site
+from reader.render.navigation import Generated
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,8 @@ class BuildReport:
     """Code versions whose cached results this build removed."""
     failures: tuple[ReaderError, ...] = ()
     """The labs that failed (`LabError`): with `keep_going`, named on their pages and here."""
+    coverage: tuple[str, ...] = ()
+    """One line per lowered module shown: its ops located, linked to a line and a rule."""
 
     def timings(self) -> str:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps)
@@ -45,8 +49,15 @@ class BuildReport:
         return next(((r, c) for k, r, c in self.counts if k == kind), (0, 0))
 
     def caching(self) -> str:
-        return ", ".join(f"{kind} pages {r} rendered / {c} cached" if kind != "layout" else
-                         f"theme layouts {r} rendered / {c} stencilled" for kind, r, c in self.counts)
+        return ", ".join(_counted(kind, r, c) for kind, r, c in self.counts)
+
+
+def _counted(kind: str, rendered: int, cached: int) -> str:
+    if kind == "layout":
+        return f"theme layouts {rendered} rendered / {cached} stencilled"
+    if kind == "patched":
+        return f"{rendered} page(s) patched into the site (mkdocs did not run)"
+    return f"{kind} pages {rendered} rendered / {cached} cached"
 
 
 def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
@@ -89,31 +100,92 @@ def labs_failed(failures: tuple[ReaderError, ...]) -> ReaderError:
 def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                   progress: Callable[[str], None], cache: Cache, keep_going: bool) -> BuildReport:
     start = time.perf_counter()
+    generated, steps = None, []
+    state = site_patch.load(root, site_dir)
+    if state is not None:  # the site was built from the same setup: perhaps only pages changed
+        progress("generating pages")
+        t = time.perf_counter()
+        generated = generate_site(root, state.track, jobs, cache)
+        steps.append(("pages", time.perf_counter() - t))
+        todo = site_patch.plan(state, generated)
+        if todo is not None:
+            report = _patch(site_dir, state, generated, todo, steps, cache, jobs, progress)
+            if report is not None:
+                return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage)
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
-        steps, counts, failures = _mkdocs_build(root, fresh, jobs, progress, cache, keep_going)
-        if failures and not keep_going:  # mkdocs did not run: the site stays as it was
+        built = _mkdocs_build(root, fresh, jobs, progress, cache, keep_going, generated)
+        steps = [*steps, *built.steps]
+        if built.failures and not keep_going:  # mkdocs did not run: the site stays as it was
             shutil.rmtree(fresh, ignore_errors=True)
-            return BuildReport(site_dir, 0, time.perf_counter() - start, tuple(steps), counts,
-                               failures=failures)
+            return BuildReport(site_dir, 0, time.perf_counter() - start, tuple(steps),
+                               built.counts, failures=built.failures)
         progress("checking links")
         mark("link check")
         t = time.perf_counter()
-        problems = check_links(fresh, cache, jobs or os.cpu_count() or 1)
+        digests: dict[str, str] = {}
+        _fail_on(check_links(fresh, cache, jobs or os.cpu_count() or 1, digests), site_dir)
         steps.append(("link check", time.perf_counter() - t))
-        if problems:
-            shown = "\n  ".join(str(p) for p in problems[:20])
-            more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
-            raise BuildError(f"{len(problems)} broken internal link(s):\n  {shown}{more}",
-                             Location(str(site_dir)), "fix the links; the previous site is kept")
         mark("finish")
-        pages = sum(1 for _ in fresh.rglob("*.html"))
+        if built.generated is not None:
+            site_patch.save(site_dir, site_patch.record(root, fresh, built.track, built.docs,
+                                                        built.generated, built.slots or {},
+                                                        built.contents or {}, built.search_base,
+                                                        digests))
+        pages = sum(1 for name in digests if name.endswith(".html"))
         swap_in(fresh, site_dir)
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), counts,
-                       failures=failures)
+    return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), built.counts,
+                       failures=built.failures,
+                       coverage=built.generated.coverage if built.generated is not None else ())
+
+
+def _fail_on(problems: list[BrokenLink], site_dir: Path) -> None:
+    if problems:
+        shown = "\n  ".join(str(p) for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise BuildError(f"{len(problems)} broken internal link(s):\n  {shown}{more}",
+                         Location(str(site_dir)), "fix the links; the previous site is kept")
+
+
+def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
+           todo: site_patch.Plan, steps: Steps, cache: Cache, jobs: int | None,
+           progress: Callable[[str], None]) -> BuildReport | None:
+    """The site with `todo` written into a copy of it (hard links), checked and swapped in;
+    None when the site is not what its state recorded (then mkdocs builds it)."""
+    counts = (*generated.counts, ("patched", len(todo.pages), 0))
+    if not todo.pages and not todo.assets:
+        return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
+    progress(f"patching {len(todo.pages)} page(s) into the site")
+    mark("patch")
+    t = time.perf_counter()
+    outputs = {}
+    for p in todo.pages:
+        data = site_patch.patched(site_dir, p)
+        if data is None:
+            return None
+        outputs[p.before.dest] = data
+    fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
+    try:
+        site_patch.link_copy(site_dir, fresh)
+        for dest, data in {**todo.assets, **outputs}.items():
+            site_patch.replace_file(fresh / dest, data)
+        steps = [*steps, ("patch", time.perf_counter() - t)]
+        progress("checking links")
+        mark("link check")
+        t = time.perf_counter()
+        _fail_on(check_changed(fresh, outputs, state.digests(), cache, jobs or os.cpu_count() or 1),
+                 site_dir)
+        steps.append(("link check", time.perf_counter() - t))
+        mark("finish")
+        site_patch.save(site_dir, site_patch.after(state, fresh, generated, todo, outputs))
+        swap_in(fresh, site_dir)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
 
 
 def lock_path(site_dir: Path) -> Path:
@@ -190,12 +262,28 @@ Steps = list[tuple[str, float]]
 Counts = tuple[tuple[str, int, int], ...]
 
 
+@dataclass(frozen=True)
+class _Built:
+    """What `_mkdocs_build` did: (step, seconds), the counts of pages rendered and read back
+    (`BuildReport.counts`), the failed labs; and what `site_patch.record` reads of the build
+    (`generated` is None when mkdocs did not run)."""
+
+    steps: Steps
+    counts: Counts
+    failures: tuple[ReaderError, ...]
+    generated: Generated | None = None
+    track: str = ""
+    docs: str = ""
+    slots: dict[str, tuple[str, str, int]] | None = None
+    contents: dict[str, str] | None = None
+    search_base: bytes | None = None
+
+
 def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None],
                   cache: Cache | None = None, keep_going: bool = False,
-                  ) -> tuple[Steps, Counts, tuple[ReaderError, ...]]:
-    """Generate the pages, then run mkdocs with them (not when a lab failed, unless `keep_going`);
-    (step, seconds) of both, the counts of pages rendered and read back (`BuildReport.counts`),
-    and the failed labs."""
+                  generated: Generated | None = None) -> _Built:
+    """Generate the pages (unless given), then run mkdocs with them (not when a lab failed,
+    unless `keep_going`)."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -214,15 +302,17 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
         if not isinstance(plugin, ReaderPlugin):
             raise BuildError("mkdocs.yml does not enable the 'reader' plugin", Location(str(config_file)),
                              "add '- reader' under 'plugins:'")
-        progress("generating pages")
-        t = time.perf_counter()
-        generated = generate_site(root, plugin.config.track, jobs, cache)
-        steps = [("pages", time.perf_counter() - t)]
+        steps: Steps = []
+        if generated is None:
+            progress("generating pages")
+            t = time.perf_counter()
+            generated = generate_site(root, plugin.config.track, jobs, cache)
+            steps.append(("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         for warning in generated.warnings:
             progress(f"note: {warning}")
         if generated.failures and not keep_going:
-            return steps, generated.counts, generated.failures
+            return _Built(steps, generated.counts, generated.failures)
         progress(f"running mkdocs on {len(generated.pages)} pages")
         mark("mkdocs")
         t = time.perf_counter()
@@ -234,7 +324,10 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
         steps.append(("mkdocs", time.perf_counter() - t))
         filled = plugin.stencils.filled
         layout = ("layout", len(generated.pages) - filled, filled)
-        return steps, (*generated.counts, layout), generated.failures
+        docs = os.path.relpath(config.docs_dir, root)
+        return _Built(steps, (*generated.counts, layout), generated.failures, generated,
+                      plugin.config.track, docs, plugin.slots, plugin.contents,
+                      plugin.search_base)
     except MkDocsException as e:
         raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
 

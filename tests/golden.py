@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from reader.annotations.model import Article, Note, ReadSpec, Section
@@ -115,6 +116,11 @@ def render_fixture() -> dict[str, str]:
         stem = Path(page.src_uri).name.removesuffix(".md").removesuffix(".py")
         out[f"{stem}.html"] = page.html
         out[f"{stem}.md"] = page.markdown
+        for asset in page.assets:  # a source page's hover-card data
+            out[f"{stem}.cards.js"] = asset.data.decode("utf-8")
+        if page.search:  # the page's places in the search index
+            out[f"{stem}.search.json"] = json.dumps([asdict(e) for e in page.search], indent=1,
+                                                    ensure_ascii=False) + "\n"
     return out
 
 

@@ -135,7 +135,7 @@ def test_identifier_lands_on_the_definition_line(browser, server, tmp_path):
 
     browser.set_window_size(1400, 1000)
     browser.get(f"{server}/articles/demo.html")
-    link = browser.find_element(By.CSS_SELECTOR, '.rd-c a[title="pkg.core.BlockSpec"]')
+    link = wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, '.rd-k a[title="pkg.core.BlockSpec"]'))
     link.click()
     wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html#L6"))
     target = browser.execute_script("return document.querySelector(':target').id")

@@ -87,7 +87,7 @@ def _load(browser, url: str) -> None:
 
 
 def _selected(browser) -> list[str]:
-    return browser.execute_script("return [...document.querySelectorAll('.rd-l.rd-sel')].map(e => e.id)")
+    return browser.execute_script("return [...document.querySelectorAll('.rd-k > .rd-sel')].map(e => e.id)")
 
 
 def _top(browser, element_id: str) -> float:
@@ -97,14 +97,14 @@ def _top(browser, element_id: str) -> float:
 def _number(browser, line_id: str):
     from selenium.webdriver.common.by import By
 
-    return browser.find_element(By.CSS_SELECTOR, f"#{line_id} > .rd-n")
+    return wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, f"#{line_id} > .rd-n"))  # near the viewport
 
 
 def _focused(browser) -> dict:
     return browser.execute_script(
         "const a = document.activeElement;"
         "return {text: a.textContent, href: a.getAttribute('href'), cls: a.className,"
-        " line: a.closest('.rd-l') && a.closest('.rd-l').id};")
+        " line: a.closest('.rd-k > div') && a.closest('.rd-k > div').id};")
 
 
 def test_a_range_in_the_url_tints_exactly_its_lines_and_scrolls_to_them(browser, site, tmp_path):
@@ -211,9 +211,9 @@ function ratio(a, b) { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); re
 function background(el) { const layers = [];
   for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] > 0) layers.push(c); }
   return layers.reverse().reduce((b, f) => over(f, b), [255, 255, 255, 1]); }
-const lines = [...document.querySelectorAll('.rd-l.rd-sel')];
+const lines = [...document.querySelectorAll('.rd-k > .rd-sel')];
 let worst = 99, plain = '';
-for (const line of lines) for (const el of line.querySelectorAll('.rd-c, .rd-c *')) {
+for (const line of lines) for (const el of [line, ...line.querySelectorAll('*')]) {
   if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
   const bg = background(el);
   const r = ratio(over(rgba(getComputedStyle(el).color), bg), bg);

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
 
 import pytest
 
 from tests.golden import GOLDEN, render_fixture
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @pytest.fixture(scope="module")
@@ -22,33 +26,62 @@ def test_golden_files_match_byte_for_byte(rendered):
 
 
 def test_every_line_has_a_stable_anchor(rendered):
-    ids = re.findall(r'<div class="rd-l" id="(L\d+)">', rendered["core.html"])
+    ids = re.findall(r'<div id="(L\d+)"[ >]', rendered["core.html"])
     assert ids == [f"L{n}" for n in range(1, 25)]
 
 
 def test_symbol_anchors_sit_on_their_definition_lines(rendered):
     page = rendered["core.html"]
-    assert re.search(r'id="L6">.*?<span class="rd-sym" id="BlockSpec"></span>', page)
-    assert re.search(r'id="L13">.*?<span class="rd-sym" id="BlockSpec.to_block_mapping"></span>', page)
+    assert re.search(r'id="L6"[^>]*><span class="rd-sym" id="BlockSpec"></span>', page)
+    assert re.search(r'id="L13"[^>]*><span class="rd-sym" id="BlockSpec.to_block_mapping"></span>', page)
 
 
 def test_identifiers_link_to_their_definition_line_on_its_page(rendered):
     page = rendered["call.html"]
-    assert '<a href="core.py.html#L6" title="fixture.core.BlockSpec">BlockSpec</a>' in page
-    assert '<a href="core.py.html#L17" title="fixture.core.BlockMapping">BlockMapping</a>' in page
+    assert '<a href="core.py.html#L6">BlockSpec</a>' in page
+    assert '<a href="core.py.html#L17">BlockMapping</a>' in page
+    titles = _view_tables(page)[1]  # codeview.js gives the links their titles back
+    assert titles["core.py.html#L6"] == "fixture.core.BlockSpec"
+    assert titles["core.py.html#L17"] == "fixture.core.BlockMapping"
 
 
-def test_definitions_list_where_they_are_used(rendered):
+def test_definitions_list_counts_their_uses_and_the_cards_list_them(rendered):
     page = rendered["core.html"]
     entry = page[page.index('id="uses-BlockMapping"'):page.index('id="uses-BlockMapping.__init__"')]
-    assert '<a href="call.py.html#L6">6</a>' in entry and '<a href="#L14">14</a>' in entry
+    assert '<a href="#L17">' in entry and "class, 2 uses in 2 files" in entry
+    cards = rendered["core.cards.js"]
+    assert '"files":["fixture/call.py","fixture/core.py"],' in cards
+    assert '"q":"BlockMapping","k":"class","l":17,' in cards and '"u":[[0,6],[1,14]]' in cards
 
 
 def test_multiline_docstring_keeps_its_colour_on_every_line(rendered):
     page = rendered["core.html"]
     for n in (7, 9, 10):
-        line = re.search(rf'id="L{n}">(.*?)</div>', page).group(1)
-        assert '<span class="sd">' in line, line
+        assert _line_classes(page, n) == ["sd"], n
+
+
+def _view_tables(page: str) -> tuple[list[str], dict[str, str]]:
+    """The first code view's token classes (`data-c`) and link titles (`data-t`)."""
+    m = re.search(r'<div class="rd-code[^"]*" data-c="([^"]*)" data-t="([^"]*)">', page)
+    pairs = [p.split("\t") for p in html.unescape(m.group(2)).split("\n") if p]
+    return m.group(1).split(" "), dict(pairs)
+
+
+def _line_classes(page: str, n: int) -> list[str]:
+    """The token classes (codeview.js's runs) of line `n` with text other than blanks."""
+    classes = _view_tables(page)[0]
+    for size, runs, first in re.findall(r'style="--n:(\d+)" data-h="([^"]*)"><div id="L(\d+)"', page):
+        if int(first) <= n < int(first) + int(size):
+            line = runs.split(" ")[n - int(first)]
+            text = re.search(rf'<div id="L{n}"[^>]*>(.*?)</div>', page).group(1)
+            out, col = [], 0
+            for code, length in re.findall(r"([a-zA-Z]+)(\d+)", line):
+                piece = html.unescape(re.sub(r"<[^>]*>", "", text))[col:col + int(length)]
+                col += int(length)
+                if piece.strip():
+                    out.append(classes[_LETTERS.index(code)])  # one letter: a fixture has < 52 classes
+            return sorted(set(out))
+    raise AssertionError(f"no line {n}")
 
 
 def test_notes_sit_beside_their_lines_and_link_back(rendered):
@@ -66,15 +99,21 @@ def test_hidden_characters_are_visible_and_not_in_the_page(rendered):
     assert "Invisible or bidirectional control characters" in page
 
 
-def test_search_indexes_names_not_code(rendered):
-    md = rendered["core.md"]
-    assert "<code>BlockSpec</code>" in md and "BlockMapping(self, grid)" not in md
-    assert "<!-- reader:page-body -->" in md
+def test_search_indexes_each_definition_at_its_line_not_the_code(rendered):
+    md = rendered["core.md"]  # nothing shows above the code: the page's own entry is its summary
+    assert "Defines" not in md and "rd-indexed" not in md and "<!-- reader:page-body -->" in md
+    entries = {e["fragment"]: e for e in json.loads(rendered["core.search.json"])}
+    assert entries["L6"]["title"] == "BlockSpec" and "A block of an array." in entries["L6"]["text"]
+    assert entries[""]["text"].startswith("<p>A tiny module for the golden page.</p>")
+    assert "BlockMapping(self, grid)" not in rendered["core.search.json"]
+    notes = json.loads(rendered["golden-article.search.json"])
+    assert [e["fragment"] for e in notes] == ["note-golden-blockspec", "note-golden-call"]
+    assert "<script" not in rendered["golden-article.search.json"]
 
 
 def test_article_shows_its_symbols_with_notes_beside_and_gaps_linked(rendered):
     page = rendered["golden-article.html"]
-    ids = re.findall(r'<div class="rd-l" id="([\w-]+)">', page)
+    ids = re.findall(r'<div id="((?:call-)?L\d+)"[ >]', page)
     assert ids == [f"L{n}" for n in range(5, 15)] + ["call-L5", "call-L6"]
     assert '<a href="../source/fixture/core.py.html#L1">lines 1–4 not shown</a>' in page
     note = re.search(r'<div class="rd-note rd-status-ok" id="note-golden-blockspec">(.*?)</aside>',
@@ -95,7 +134,7 @@ def test_article_prose_is_indexed_and_code_is_not(rendered):
     md = rendered["golden-article.md"]
     intro, _, outro = md.partition("<!-- reader:page-body -->")
     assert "Because <em>tiles</em>" in intro and 'id="rd-s-why-blocks"' in intro
-    assert "First kernels" in outro and 'class="rd-l"' not in md
+    assert "First kernels" in outro and 'class="rd-k"' not in md
 
 
 def test_notes_from_an_article_appear_on_the_source_page_with_a_link_back(rendered):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import sys
 from pathlib import Path
 
@@ -129,7 +130,9 @@ def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path
     assert [a.src_uri for a in assets] == ["labs/artifacts/toy/toy.svg"]
     assert '<img src="artifacts/toy/toy.svg" alt="toy.svg">' in page.html
     assert "<pre><code>x &lt; y\n</code></pre>" in page.html
-    assert 'title="pkg.core.BlockSpec">BlockSpec</a>' in page.html  # the lab's code is linked
+    # the lab's code is linked; the link's title is in the view's table, set by codeview.js
+    assert '<a href="../source/pkg/core.py.html#L1">BlockSpec</a>' in page.html
+    assert "../source/pkg/core.py.html#L1\tpkg.core.BlockSpec" in html.unescape(page.html)
     assert '<a href="../articles/a.html">An article</a>' in page.html
     assert "<em>teaches</em>" in page.markdown and "<script>" not in page.markdown
     assert "Exercises:" not in page.markdown

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
 from pathlib import Path
 
@@ -49,8 +51,8 @@ def test_build_writes_a_browsable_site(project):
     core = (site / "source/pkg/core.py.html").read_text()
     call = (site / "source/pkg/call.py.html").read_text()
     # reader's HTML is in the page, inside material's layout, and mkdocs did not re-highlight it
-    assert 'class="md-content"' in core and '<div class="rd-l" id="L6">' in core
-    assert '<a href="core.py.html#L6" title="pkg.core.BlockSpec">BlockSpec</a>' in call
+    assert 'class="md-content"' in core and '<div id="L6"' in core
+    assert '<a href="core.py.html#L6">BlockSpec</a>' in call and "core.py.html#L6\tpkg.core.BlockSpec" in call
     assert "<!-- reader:page-body -->" not in core
     # every page of the outline exists, unwritten ones as placeholders
     assert "Not written yet" in (site / "articles/an-article-not-written-yet.html").read_text()
@@ -85,6 +87,9 @@ def test_broken_internal_link_fails_the_build_and_keeps_the_old_site(project, mo
     build_site(project, jobs=1)
     home = (project / "site" / "index.html").read_text()
     import reader.site
+    from reader.site_patch import state_path
+
+    state_path(project / "site").unlink()  # mkdocs builds it again (not an unchanged site kept)
 
     real = reader.site._mkdocs_build
 
@@ -121,11 +126,15 @@ def test_the_real_site_builds_with_a_page_for_every_pinned_file(tmp_path):
     for _pin, path in corpus.all_files():
         assert (site / "source" / f"{path}.html").is_file(), path
     call = (site / "source/jax/_src/pallas/pallas_call.py.html").read_text()
-    assert 'title="jax._src.pallas.core.BlockSpec">BlockSpec</a>' in call
+    link = re.search(r'<a href="(core\.py\.html#L\d+)">BlockSpec</a>', call)
+    assert link, "pallas_call.py links BlockSpec to its line in core.py"
+    # the link's title is in the view's table of titles (data-t), set by codeview.js
+    assert f"{link.group(1)}\tjax._src.pallas.core.BlockSpec" in html.unescape(call)
     assert report.pages > len(corpus.all_files())
     index = (site / "search/search_index.json").read_text()
-    assert len(index) < 2_000_000 and "_pallas_call_impl(*args, **params)" not in index
-    assert "pallas_call.py.html" in index
+    # each definition lands on its line (signature and docstring line); the code is not indexed
+    assert len(index) < 2_000_000 and "return pallas_call_p.bind(*args, **params)" not in index
+    assert '"location":"source/jax/_src/pallas/pallas_call.py.html#L' in index
 
 
 # Caches ------------------------------------------------------------------------------------------

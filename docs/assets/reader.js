@@ -22,13 +22,14 @@
 (function () {
   var RANGE = /^(.*?)L(\d+)(?:-(?:\1)?L(\d+))?$/;
   var MAX = 10000;
+  var LINE = ".rd-k > div";  // a code line (codeview.css)
   var selected = [];
   var anchor = null;  // {prefix, n}: the line a shift-click extends from
   var menu = null, trigger = null;
 
   function lineEl(prefix, n) {
     var el = document.getElementById(prefix + "L" + n);
-    return el && el.classList.contains("rd-l") ? el : null;
+    return el && el.matches(LINE) ? el : null;
   }
 
   // {prefix, a, b, first} for a fragment naming a line, a range or an anchor on a line; else null.
@@ -40,7 +41,7 @@
       return {prefix: m[1], a: a, b: Math.min(b, a + MAX), first: lineEl(m[1], a)};
     }
     var el = id && document.getElementById(id);
-    var line = el && el.closest(".rd-l");
+    var line = el && el.closest(LINE);
     m = line && RANGE.exec(line.id);
     return m ? {prefix: m[1], a: +m[2], b: +m[2], first: line} : null;
   }
@@ -197,7 +198,7 @@
 
   // A line number pressed: select its line (or extend to a range) and open the menu.
   function activate(number, extend) {
-    var line = number.closest(".rd-l");
+    var line = number.closest(LINE);
     var m = line && RANGE.exec(line.id);
     if (!m) return;
     var n = +m[2], sel = {prefix: m[1], a: n, b: n, first: line};
@@ -276,3 +277,26 @@
   }
   document.addEventListener("DOMContentLoaded", setUp);
 })();
+
+// A box that scrolls (code; a lab's listing, in its <pre>, a11y.css; a wide table) takes the keyboard
+// focus when nothing in it can, so that the arrow keys scroll it: material does so only where a
+// pointer can hover, this everywhere. Observed after material's own observer, so it has the last word.
+document.addEventListener("DOMContentLoaded", function () {
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+  function check(box) {
+    var scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight;
+    if (scrolls && !box.hasAttribute("tabindex") && !box.querySelector(FOCUSABLE)) {
+      box.tabIndex = 0;
+      box.dataset.rdFocus = "";
+    } else if (!scrolls && "rdFocus" in box.dataset) {
+      box.removeAttribute("tabindex");
+      delete box.dataset.rdFocus;
+    }
+  }
+  var boxes = document.querySelectorAll(".md-typeset pre > code, .rd-artifact pre, .md-typeset__scrollwrap");
+  if (!("ResizeObserver" in window)) { boxes.forEach(check); return; }
+  var seen = new ResizeObserver(function (entries) {
+    entries.forEach(function (e) { check(e.target); });
+  });
+  boxes.forEach(function (box) { seen.observe(box); });
+});

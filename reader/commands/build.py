@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         timings = profile.report() if profile is not None else []
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
     print(f"  {report.caching()}")
+    for line in report.coverage:  # the IR views: what each lowered module links, what it cannot
+        print(f"  lowered {line}")
     if report.pruned:
         print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
     for line in timings:

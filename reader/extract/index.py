@@ -26,6 +26,8 @@ REFS_KIND = "refs"
 """Cache kind of one file's resolved references, keyed by every pinned blob and the module."""
 SCAN_KIND = "scan"
 """Cache kind of per-file summaries, keyed by blob and module."""
+SCAN_VERSION = "2"
+"""Bump when `FileSummary`'s JSON changes (2: each symbol's `Head`, for the hover cards)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,7 @@ def corpus_key(corpus: Corpus, kind: str) -> str:
 
 
 def _cache_key(blob: str, module: str) -> str:
-    return hashlib.sha1(f"{module}\0{blob}".encode()).hexdigest()
+    return hashlib.sha1(f"{module}\0{blob}\0{SCAN_VERSION}".encode()).hexdigest()
 
 
 def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None = None,

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reader.extract.parse import parse_ast
-from reader.extract.symbols import symbols_of
-from reader.model import Span, Symbol
+from reader.extract.symbols import definitions_of
+from reader.model import Head, Span, Symbol
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -73,6 +73,8 @@ class FileSummary:
     bases: dict[str, tuple[str | None, ...]]
     """Class qualname -> its bases as dotted names (None for a base that is not a name chain)."""
     chains: tuple[Chain, ...]
+    heads: tuple[Head, ...] = ()
+    """Each symbol's `Head` (signature end, body after the docstring, doc line), in `symbols`' order."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +87,7 @@ class FileSummary:
             "bases": self.bases,
             "chains": [[c.head, c.owner, c.at_module, [[p.name, p.line, p.col] for p in c.parts]]
                        for c in self.chains],
+            "heads": [[h.end, h.body, h.doc] for h in self.heads],
         }
 
     @classmethod
@@ -100,6 +103,7 @@ class FileSummary:
             {k: tuple(v) for k, v in data["bases"].items()},
             tuple(Chain(head, tuple(Part(*p) for p in parts), owner, at_module)
                   for head, owner, at_module, parts in data["chains"]),
+            tuple(Head(*h) for h in data.get("heads", ())),
         )
 
 
@@ -108,7 +112,8 @@ def summarize(text: str, module: str, is_package: bool = False, where: str = "",
     """Scan `text` (the source of `module`) into a FileSummary; a ParseError names the file
     `where` (`pin:path`; default the module) when no parser reads it. `tree`: parsed already."""
     tree = tree or parse_ast(text, where or module)
-    symbols = symbols_of(text, tree)
+    found = definitions_of(text, tree)
+    symbols = [s for s, _ in found]
     builder = _Builder(module, is_package, {(s.qualname, s.line) for s in symbols})
     root = builder.bind_module(tree)
     reader = _Reader(builder.scopes, text.splitlines())
@@ -118,7 +123,7 @@ def summarize(text: str, module: str, is_package: bool = False, where: str = "",
     for b in builder.bindings:
         bindings[b.name] = (*bindings.get(b.name, ()), b)
     return FileSummary(module, is_package, tuple(symbols), bindings, tuple(builder.stars), bases,
-                       tuple(reader.chains))
+                       tuple(reader.chains), tuple(h for _, h in found))
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:

@@ -14,6 +14,7 @@ from reader.render.code import CodeLines, code_view
 from reader.render.model import NoteView, Page, SourceDoc
 from reader.render.pages import linked_lines, margin_notes, page_markdown, symbol_anchors
 from reader.render.prose import Prose
+from reader.render.search import note_entries
 from reader.render.templates import render
 from reader.render.urls import article_page, rel, slugify
 
@@ -74,7 +75,9 @@ def render_article(doc: ArticleDoc, cache: Cache | None, prose: Prose) -> Page:
         before.append(prose.html(text, here))
     after = prose.html(doc.outro, here) if doc.outro else ""
     markdown = page_markdown(doc.title, "\n".join(b for b in before if b), after=after)
-    return Page(here, doc.title, markdown, body)
+    read = {r.doc.path for r in doc.reads}
+    shown = [n for n in doc.notes if n.start is None or n.path in read]  # those with an id here
+    return Page(here, doc.title, markdown, body, search=tuple(note_entries(shown, here, prose)))
 
 
 def _read(view: ReadView, prefix: str, article: ArticleDoc, here: str, cache: Cache | None,
@@ -91,4 +94,5 @@ def _read(view: ReadView, prefix: str, article: ArticleDoc, here: str, cache: Ca
     what = (f"{', '.join(view.symbols)} from {posixpath.basename(doc.path)}" if view.symbols
             else f"all {len(lines)} lines")
     return {"id": f"rd-read-{prefix or 'main-'}".rstrip("-"), "path": doc.path, "what": what,
-            "page_href": rel(here, doc.page), "permalink": doc.permalink, "code": Markup(code)}
+            "page_href": rel(here, doc.page), "permalink": doc.permalink, "code": Markup(code),
+            "lowered": [(rel(here, page), title) for page, title in doc.lowered]}

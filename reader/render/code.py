@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -30,16 +31,110 @@ class CodeLines:
     """Extra element ids per line: the symbols defined there (`BlockSpec`, `BlockSpec.replace`)."""
 
 
-def _row(code: CodeLines, number: int) -> str:
-    lid = line_id(number, code.prefix)
+CHUNK = 50
+"""Lines per chunk: the unit the browser lays out and highlights only near the viewport."""
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_PART_RE = re.compile(r"(<[^>]*>)|(&[#\w]+;)|([^<&]+)")
+_TOKEN_RE = re.compile(r'<span class="([\w]+)">\Z')
+_PLAIN = frozenset({"n"})
+"""Token classes material colours as plain code (`--md-code-hl-name-color` is the code colour):
+left out of the runs, a third fewer of them."""
+_TITLE_RE = re.compile(r'<a href="([^"]*)" title="([^"]*)">\Z')
+
+
+@dataclass
+class _Shrunk:
+    """A code view's lines made light: pygments' spans out of the HTML into compact runs, the
+    identifier links' titles into one table. codeview.js puts both back near the viewport."""
+
+    classes: dict[str, int] = field(default_factory=dict)
+    titles: dict[str, str | None] = field(default_factory=dict)
+    """href -> title, None for an href seen with two titles (those keep theirs inline)."""
+
+    def line(self, line_html: str) -> tuple[str, str]:
+        """(the line's HTML without its token spans, its runs: class letters + UTF-16 length each)."""
+        out: list[str] = []
+        runs: list[tuple[str, int]] = []
+        stack: list[str | None] = []  # a token's class, or None for a span kept in the HTML
+        for m in _PART_RE.finditer(line_html):
+            tag, entity, text = m.groups()
+            if tag is not None:
+                token = _TOKEN_RE.match(tag)
+                if token and not token.group(1).startswith("rd"):
+                    stack.append(token.group(1))
+                elif tag == "</span>" and stack and stack[-1] is not None:
+                    stack.pop()
+                else:
+                    if tag.startswith("<span"):
+                        stack.append(None)
+                    elif tag == "</span>" and stack:
+                        stack.pop()
+                    out.append(self._link(tag))
+                continue
+            out.append(m.group(0))
+            units = len(html.unescape(entity or text).encode("utf-16-le")) // 2
+            cls = next((c for c in reversed(stack) if c is not None), "")
+            cls = "" if cls in _PLAIN else cls
+            if runs and runs[-1][0] == cls:
+                runs[-1] = (cls, runs[-1][1] + units)
+            else:
+                runs.append((cls, units))
+        return "".join(out), "".join(f"{self._code(c)}{n}" for c, n in runs)
+
+    def _code(self, cls: str) -> str:
+        index = self.classes.setdefault(cls, len(self.classes))
+        digits = _LETTERS[index % 52]
+        while index >= 52:
+            index = index // 52 - 1
+            digits = _LETTERS[index % 52] + digits
+        return digits
+
+    def _link(self, tag: str) -> str:
+        m = _TITLE_RE.match(tag)
+        if not m:
+            return tag
+        href, title = html.unescape(m.group(1)), html.unescape(m.group(2))
+        known = self.titles.setdefault(href, title)
+        if known != title or any(c in href + title for c in "\t\n"):
+            self.titles[href] = None
+            return tag
+        return f'<a href="{m.group(1)}">'
+
+    def attributes(self) -> str:
+        """The view's tables as attributes: token classes by index (`data-c`, space-separated),
+        link titles by href (`data-t`, a tab between href and title, one pair a line)."""
+        titles = "\n".join(f"{h}\t{t}" for h, t in self.titles.items() if t is not None)
+        return f' data-c="{" ".join(self.classes)}" data-t="{html.escape(titles)}"'
+
+
+def _row(code: CodeLines, number: int, body: str, first: bool) -> str:
     extra = "".join(f'<span class="rd-sym" id="{html.escape(a)}"></span>'
                     for a in code.anchors.get(number, ()))
-    return (f'<div class="rd-l" id="{lid}"><a class="rd-n" href="#{lid}" data-n="{number}" '
-            f'aria-label="line {number}"></a>{extra}<span class="rd-c">{code.lines[number - 1]}</span></div>')
+    # The counter starts on a chunk's first line: set on the chunk, it stays inside its containment.
+    reset = f' style="counter-reset:l {number - 1}"' if first else ""
+    return f'<div id="{line_id(number, code.prefix)}"{reset}>{extra}{body}</div>'
 
 
-def _rows(code: CodeLines, start: int, end: int) -> str:
-    return "\n".join(_row(code, n) for n in range(start, end + 1))
+def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
+    """Lines `start`..`end` in chunks of `CHUNK`: each numbers its lines by a CSS counter, knows
+    its line count (`--n`, its height before it is laid out) and carries its lines' token runs
+    (space-separated) in `data-h`."""
+    chunks = []
+    for first in range(start, end + 1, CHUNK):
+        last = min(end, first + CHUNK - 1)
+        rows, runs = [], []
+        for n in range(first, last + 1):
+            body, run = shrunk.line(code.lines[n - 1])
+            rows.append(_row(code, n, body, n == first))
+            runs.append(run)
+        chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}" '
+                      f'data-h="{" ".join(runs)}">{"".join(rows)}</div>')
+    return "".join(chunks)
+
+
+def _note(note: MarginNote, prefix: str) -> str:
+    span = line_id(note.start, prefix) + (f"-L{note.end}" if note.end > note.start else "")
+    return f'<div class="rd-mn" data-lines="{span}">{note.html}</div>'
 
 
 def _groups(notes: Sequence[MarginNote]) -> list[tuple[int, int, list[MarginNote]]]:
@@ -69,14 +164,17 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
               spans: Sequence[tuple[int, int]] | None = None, gap_href: str = "") -> str:
     """The HTML of `spans` of a file (all of it by default), with each note beside its lines.
 
-    Lines covered by notes form a block with the notes in a margin column; the rest of the lines
-    form plain blocks. Between two shown spans a gap line says which lines are left out and links
-    to `gap_href` (the whole file's page) when given.
+    Lines covered by notes form a block with the notes in a margin column (`rd-margin`: every
+    block keeps the column free then, so a long note can run on beside the lines that follow);
+    the rest of the lines form plain blocks. Between two shown spans a gap line says which lines
+    are left out and links to `gap_href` (the whole file's page) when given.
     """
     total = len(code.lines)
     shown = merge_spans([(max(1, a), min(total, b)) for a, b in (spans or [(1, total)]) if a <= total])
+    shrunk = _Shrunk()
     parts: list[str] = []
     previous_end = 0
+    noted = False
     for start, end in shown:
         if start > previous_end + 1:
             parts.append(_gap(previous_end + 1, start - 1, code.prefix, gap_href))
@@ -85,21 +183,25 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
         cursor = start
         for g_start, g_end, members in _groups(inside):
             if g_start > cursor:
-                parts.append(_plain(code, cursor, g_start - 1))
-            notes_html = "\n".join(m.html for m in members)
-            parts.append(f'<div class="rd-block rd-noted"><div class="rd-lines">{_rows(code, g_start, g_end)}'
-                         f'</div><aside class="rd-notes">{notes_html}</aside></div>')
+                parts.append(_plain(code, cursor, g_start - 1, shrunk))
+            notes_html = "".join(_note(m, code.prefix) for m in members)
+            parts.append(f'<div class="rd-block rd-noted"><div class="rd-lines">'
+                         f'{_rows(code, g_start, g_end, shrunk)}</div>'
+                         f'<aside class="rd-notes"><div class="rd-ns">{notes_html}</div></aside></div>')
             cursor = g_end + 1
+            noted = True
         if cursor <= end:
-            parts.append(_plain(code, cursor, end))
+            parts.append(_plain(code, cursor, end, shrunk))
         previous_end = end
     if shown and previous_end < total:
         parts.append(_gap(previous_end + 1, total, code.prefix, gap_href))
-    return f'<div class="rd-code highlight">{"".join(parts)}</div>'
+    margin = " rd-margin" if noted else ""
+    body = "".join(parts)  # first: it fills the tables
+    return f'<div class="rd-code highlight{margin}"{shrunk.attributes()}>{body}</div>'
 
 
-def _plain(code: CodeLines, start: int, end: int) -> str:
-    return f'<div class="rd-block"><div class="rd-lines">{_rows(code, start, end)}</div></div>'
+def _plain(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
+    return f'<div class="rd-block"><div class="rd-lines">{_rows(code, start, end, shrunk)}</div></div>'
 
 
 def _gap(start: int, end: int, prefix: str, href: str) -> str:

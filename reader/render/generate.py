@@ -23,8 +23,16 @@ from reader.render.article import render_article
 from reader.render.content import article_doc, note_views
 from reader.render.figure import FigureInputs
 from reader.render.figures import Figures
+from reader.render.irsite import IrPages, canonical_failure, wanted
 from reader.render.lab import LabDoc, lab_assets, render_lab
-from reader.render.labs import ArtifactRun, LabArtifacts, LabInfo, lab_failure, load_labs
+from reader.render.labs import (
+    ArtifactRun,
+    LabArtifacts,
+    LabInfo,
+    canonical_lab,
+    lab_failure,
+    load_labs,
+)
 from reader.render.links import definitions, linked_refs, target_of, uses_from
 from reader.render.model import DefinitionView, NoteView, Page, PageLink, SourceDoc, UseView
 from reader.render.moves import load_moves, move_page
@@ -58,7 +66,8 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     """
     root = corpus.project.root
     labs = load_labs(root)
-    artifacts = ArtifactRun(root, labs, cache)  # the labs' jax run: a child process from here on
+    canonical = [canonical_lab()] if labs and wanted(corpus) else []  # pinned kernels lowered
+    artifacts = ArtifactRun(root, [*labs, *canonical], cache)  # the labs' jax run: a child process from here on
     files = pinned_files(corpus)
     pages_cache = PageCache(cache)
     with Schedule(jobs) as run:
@@ -102,7 +111,8 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
                   lambda: {f.name: f.value for f in load_facts(corpus, index)},
                   Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world))
     return _Site(corpus, cache, index, docs, prose, world, {a.slug: a for a in articles}, notes,
-                 {lab.name: lab for lab in labs}, lab_refs, artifacts)
+                 {lab.name: lab for lab in labs}, lab_refs, artifacts,
+                 IrPages(corpus, index, docs.files, {lab.name: lab for lab in labs}, artifacts.results))
 
 
 def _assemble(site: _Site, track: Track, files: list[SourceFile], pages: list[Page],
@@ -112,8 +122,11 @@ def _assemble(site: _Site, track: Track, files: list[SourceFile], pages: list[Pa
     ready = site.artifacts.results()
     assets = [a for name in site.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
     assets += site.figures.assets(site.figures_cited(site.articles.values()))
-    failures = tuple(e for name, r in ready.items() if (e := lab_failure(site.labs[name], r)))
+    assets += [a for p in pages for a in p.assets]  # the source pages' hover-card data
+    failures = tuple(e for name, r in ready.items()
+                     if name in site.labs and (e := lab_failure(site.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(site.prose.unresolved))]
+    warnings += canonical_failure(ready)
     warnings += [f"figure {name} could not be made: {why}"
                  for name, why in sorted(site.figures.failures.items())]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
@@ -130,7 +143,7 @@ def _assemble(site: _Site, track: Track, files: list[SourceFile], pages: list[Pa
                    warnings, changes)
     counts = tuple((kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
-    return replace(out, counts=counts, failures=failures)
+    return replace(out, counts=counts, failures=failures, coverage=tuple(site.ir.coverage()))
 
 
 @dataclass(frozen=True)
@@ -149,25 +162,41 @@ class _Site:
     labs: Mapping[str, LabInfo]
     lab_refs: Mapping[str, Sequence[Reference]]
     artifacts: ArtifactRun
+    ir: IrPages
+    """The lowered views (labs', canonical kernels'), the rules behind their ops, their coverage."""
 
     def jobs(self, files: Sequence[SourceFile]) -> list[Job]:
         """Every source page, article and the rules page (the labs': `lab_jobs`), keyed by what
         each shows (see `pagecache`)."""
         on_file, world = self.docs.on_file, self.world
-        out = [Job("source", f.path, page_key(world, "source", f.path, tuple(on_file.get(f.path, ()))))
-               for f in files]
-        for a in self.articles.values():
-            shown = sorted({r.path for r in a.reads} | {n.path for n in self.notes[a.slug]})
-            out.append(Job("article", a.slug, page_key(
-                world, "article", a, self.notes[a.slug], self._commit(a),
-                [(path, tuple(on_file.get(path, ()))) for path in shown])))
+        # The kernels' lowered pages are known now unless the labs' run is still going.
+        views = (lambda path: ()) if self.artifacts.running else self.ir.source_inputs
+        out = [Job("source", f.path, page_key(world, "source", f.path, tuple(on_file.get(f.path, ())),
+                                              *views(f.path)))
+               for f in files if f.path not in self.ir.deferred]
+        out += [self._article_job(a) for a in self.articles.values() if not self.ir.reads_kernel(a)]
         out.append(Job("rules", "", page_key(world, "rules")))
         return out
 
+    def _article_job(self, a: Article, *views: object) -> Job:
+        on_file = self.docs.on_file
+        shown = sorted({r.path for r in a.reads} | {n.path for n in self.notes[a.slug]})
+        return Job("article", a.slug, page_key(
+            self.world, "article", a, self.notes[a.slug], self._commit(a),
+            [(path, tuple(on_file.get(path, ()))) for path in shown], *views))
+
     def lab_jobs(self) -> list[Job]:
         ready = self.artifacts.results()
+        on_file, world = self.docs.on_file, self.world
+        # The files holding lowering rules or canonical kernels: their pages name the lowered views
+        # their rules fed, or their kernels' lowered pages.
+        deferred = [Job("source", path, page_key(world, "source", path, tuple(on_file.get(path, ())),
+                                                   self.ir.source_inputs(path)))
+                      for path in sorted(self.ir.deferred) if path in self.docs]
         return [Job("lab", name, page_key(self.world, "lab", name, self._readers(name),
-                                          _digest(ready.get(name)))) for name in self.labs]
+                                          _digest(ready.get(name)))) for name in self.labs
+                ] + deferred + [self._article_job(a, self.ir.article_inputs(a)) for a in self.articles.values()
+                                 if self.ir.reads_kernel(a)] + self.ir.jobs(lambda *inputs: page_key(world, *inputs))
 
     def _readers(self, lab: str) -> tuple[tuple[str, str], ...]:
         return tuple((article_page(a.slug), a.title) for a in self.articles.values()
@@ -179,7 +208,12 @@ class _Site:
 
     def render(self, kind: str, name: str) -> Page:
         if kind == "source":
-            return _source_page(self.docs[name], self.corpus, self.cache, self.prose)
+            src = self.docs[name]
+            if name in self.ir.deferred or not self.artifacts.running:
+                src = self.ir.doc(src)
+            return _source_page(src, self.corpus, self.cache, self.prose)
+        if kind == "ir":
+            return self.ir.render(name, self.cache)
         if kind == "rules":
             index = self.index
             return rules_page(load_rules(self.corpus, index), lambda m, v: target_of(index, m, v))
@@ -187,10 +221,11 @@ class _Site:
             lab = self.labs[name]
             lab_doc = _lab_doc(lab, self.index, self.lab_refs[name], self.prose.source,
                                self.artifacts.results(), self._readers(name))
-            return render_lab(lab_doc, self.cache, self.prose)[0]
+            return render_lab(lab_doc, self.cache, self.prose, self.ir.site)[0]
         a = self.articles[name]
         links = {n: (lab_page(n), lab.heading) for n, lab in self.labs.items()}
-        doc = article_doc(a, self.notes[name], self.docs, self.index, links, self._commit(a))
+        docs = self.ir.kernel_docs(self.docs) if self.ir.reads_kernel(a) else self.docs
+        doc = article_doc(a, self.notes[name], docs, self.index, links, self._commit(a))
         return render_article(doc, self.cache, self.prose)
 
     @property
@@ -334,8 +369,9 @@ def source_doc(index: Index, f: SourceFile, permalink: str,
     module = module_of(f.path)
     summary = index.summaries.get(module)
     symbols = summary.symbols if summary is not None else ()
+    heads = summary.heads if summary is not None else ()
     return SourceDoc(f.pin, f.path, f.blob, f.text, source_uri(f.path), permalink,
-                     definitions=definitions(index, module, symbols, extra_uses),
+                     definitions=definitions(index, module, symbols, extra_uses, heads),
                      refs=linked_refs(index, index.references(f.pin, f.path)) if summary else ())
 
 

@@ -9,6 +9,9 @@ from markupsafe import Markup
 from reader.cache import Cache
 from reader.errors import Location
 from reader.render.code import CodeLines, code_view
+from reader.render.highlight import highlighted
+from reader.render.ir import LOWERED, parse_lowered
+from reader.render.irview import IrSite, ModuleView, kernel_file, render_lowered
 from reader.render.labs import LabArtifacts, LabInfo
 from reader.render.model import Asset, Page, PageLink, SourceDoc
 from reader.render.pages import linked_lines, page_markdown, symbol_anchors
@@ -35,12 +38,16 @@ def description(docstring: str) -> str:
     return "\n".join(line for line in body if not line.startswith("Exercises:")).strip()
 
 
-def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose) -> tuple[Page, list[Asset]]:
+def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
+               ir: IrSite | None = None) -> tuple[Page, list[Asset]]:
     here = lab_page(lab.info.name)
     lines = linked_lines(lab.doc, here, cache)
     code = code_view(CodeLines(lines, "", symbol_anchors([d.symbol for d in lab.doc.definitions])))
     assets, artifacts = lab_assets(lab.info.name, lab.artifacts), []
+    lowered = lab_ir(lab, cache, ir)[0] if ir is not None else Markup()
     for a in lab.artifacts.files:
+        if a.name == LOWERED and ir is not None:
+            continue
         if a.is_image:
             uri = _asset_uri(lab.info.name, a.name)
             artifacts.append({"name": a.name, "image": True, "href": rel_file(here, uri)})
@@ -53,11 +60,23 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose) -> tuple[Page, li
     body = render("lab.j2", lab=lab.info, line_count=len(lines), exercises=exercises,
                   artifacts=artifacts, error=lab.artifacts.error,
                   failed_at=str(Location(lab.info.path, lab.artifacts.line)),
-                  code=Markup(code),
+                  code=Markup(code), lowered=lowered,
                   articles=[(rel(here, page), title) for page, title in lab.articles])
     title = lab.info.heading
     markdown = page_markdown(title, prose.html(description(lab.info.docstring), here), ["toc"])
     return Page(here, title, markdown, body), assets
+
+
+def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> tuple[Markup, list[ModuleView]]:
+    """The lab's lowered modules beside its kernels' lines (nothing when it wrote no `lowered.json`)."""
+    data = next((a.data for a in lab.artifacts.files if a.name == LOWERED), None)
+    if data is None:
+        return Markup(), []
+    doc = lab.doc
+    own = {("", doc.path): kernel_file("", doc.path, doc.text, highlighted(cache, doc.blob, doc.text),
+                                       doc.page, [d.symbol for d in doc.definitions])}
+    lowered = parse_lowered(data, Location(doc.path))
+    return render_lowered(lowered, doc.page, ir.rules, ir.file_of(own, cache))
 
 
 def lab_assets(name: str, artifacts: LabArtifacts) -> list[Asset]:

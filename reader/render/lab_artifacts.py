@@ -2,6 +2,8 @@
 
 Usage: `python -m reader.render.lab_artifacts OUT_DIR NAME...`; writes `OUT_DIR/manifest.json`
 mapping each lab to the files it wrote (relative to `OUT_DIR/NAME`) or to the error it raised.
+A lab with `lowerings()` also gets `lowered.json` (reader/ir; reader/render/ir.py reads it); the
+name `canonical` writes the pinned kernels the articles read, one JSON each (reader/ir/canonical.py).
 """
 
 from __future__ import annotations
@@ -18,14 +20,35 @@ def run(out_dir: Path, names: list[str]) -> dict[str, dict[str, object]]:
     for name in names:
         target = out_dir / name
         try:
+            if name == CANONICAL:
+                from reader.ir import canonical
+                paths = canonical.write(target, Path.cwd())
+                manifest[name] = {"files": [Path(p).name for p in paths], "error": ""}
+                continue
             module = importlib.import_module(f"kernels.{name}")
-            paths = module.artifacts(target)
+            paths = list(module.artifacts(target)) if hasattr(module, "artifacts") else []
+            if hasattr(module, "lowerings"):
+                paths.append(_lowered(module, target))
             manifest[name] = {"files": [Path(p).resolve().relative_to(target.resolve()).as_posix()
                                         for p in paths], "error": ""}
         except Exception as e:  # a lab's failure is reported on its page, not fatal to the others
             last = traceback.format_exception_only(type(e), e)[-1].strip()
             manifest[name] = {"files": [], "error": last, "line": _line_in_lab(e, name)}
     return manifest
+
+
+CANONICAL = "canonical"
+"""The pseudo-lab whose artifacts are the canonical kernels' lowered modules."""
+
+
+def _lowered(module: object, target: Path) -> Path:
+    """`target/lowered.json`: every module the lab's `lowerings()` declares (reader/ir/lower.py)."""
+    from reader.ir import LAB_FILE, lower
+    doc = lower.document(lower.lower_all(module.lowerings(), lower.locator(Path.cwd())))  # type: ignore[attr-defined]
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / LAB_FILE
+    path.write_text(json.dumps(doc, indent=None, separators=(",", ":")))
+    return path
 
 
 def _line_in_lab(e: BaseException, name: str) -> int | None:

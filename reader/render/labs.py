@@ -92,8 +92,15 @@ def load_labs(root: Path) -> list[LabInfo]:
         text = path.read_text(encoding="utf-8")
         out.append(LabInfo(lab.name, lab.heading, lab.phase, f"kernels/{lab.name}.py", text,
                            registry.docstring(lab.name), tuple(registry.exercises(lab.name)),
-                           "\ndef artifacts(" in text))
+                           "\ndef artifacts(" in text or "\ndef lowerings(" in text))
     return out
+
+
+def canonical_lab() -> LabInfo:
+    """The pseudo-lab `canonical` (reader/ir/canonical.py): the pinned kernels the articles read,
+    lowered with locations, one `<kernel>.json` each. Pass it to `ArtifactRun` with the labs; its
+    key is the runner, reader/ir and the jax/jaxlib/tokamax/triton versions (`_runtime`)."""
+    return LabInfo("canonical", "Canonical kernels, lowered", 0, "reader/ir/canonical.py", "", "", (), True)
 
 
 def _registry(root: Path) -> ModuleType:
@@ -134,6 +141,8 @@ def _runtime() -> str:
     """The artifact runner's source and the versions of what the labs run on (read without
     importing): jax, jaxlib, tokamax, and triton (finding_the_spill compiles with it)."""
     runner = Path(__file__).with_name("lab_artifacts.py").read_bytes()
+    for lowering in sorted(Path(__file__).parents[1].joinpath("ir").glob("*.py")):  # lowered.json
+        runner += lowering.name.encode() + b"\0" + lowering.read_bytes()
     versions = []
     for dist in ("jax", "jaxlib", "tokamax", "triton"):
         try:

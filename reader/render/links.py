@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from reader.extract import Index
-from reader.model import Reference, Symbol
+from reader.model import Head, Reference, Symbol
 from reader.render.model import DefinitionView, LinkedRef, PageLink, UseView
 from reader.render.urls import line_id, source_page
 
@@ -31,14 +31,16 @@ def linked_refs(index: Index, refs: Iterable[Reference]) -> tuple[LinkedRef, ...
 
 
 def definitions(index: Index, module: str, symbols: Sequence[Symbol],
-                extra_uses: dict[tuple[str, str], list[UseView]]) -> tuple[DefinitionView, ...]:
-    """Each symbol of `module` with every use in the corpus and in `extra_uses` (the labs)."""
+                extra_uses: dict[tuple[str, str], list[UseView]],
+                heads: Sequence[Head] = ()) -> tuple[DefinitionView, ...]:
+    """Each symbol of `module` with every use in the corpus and in `extra_uses` (the labs), and
+    its head from `heads` (in `symbols`' order) when given."""
     out = []
-    for s in symbols:
+    for i, s in enumerate(symbols):
         uses = [UseView(u.path, u.line, source_page(u.path))
                 for u in index.where_used(module, s.qualname)]
         uses += extra_uses.get((module, s.qualname), [])
-        out.append(DefinitionView(s, tuple(uses)))
+        out.append(DefinitionView(s, tuple(uses), heads[i] if i < len(heads) else None))
     return tuple(out)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reader.model import Symbol
+from reader.model import Head, Symbol
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class DefinitionView:
 
     symbol: Symbol
     uses: tuple[UseView, ...] = ()
+    head: Head | None = None
+    """Its header's end, body and docstring line (the hover card's); None for a lab's own file."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,21 @@ class SourceDoc:
     notes: tuple[NoteView, ...] = ()
     labs: tuple[tuple[str, str], ...] = ()
     """(lab page `src_uri`, lab title) of the labs that use this file."""
+    emitted: tuple[tuple[str, str], ...] = ()
+    """(page `src_uri`, title) of the lowered views (a lab's, a kernel's `ir/` page) holding ops
+    that this file's lowering rules emitted (render/irview.py)."""
+    lowered: tuple[tuple[str, str], ...] = ()
+    """(page `src_uri`, title) of the `ir/` pages showing a kernel of this file lowered."""
+
+
+@dataclass(frozen=True)
+class SearchEntry:
+    """An entry of the site's search index for a place on a page: `#fragment` ('' is the page's
+    own entry, whose text this replaces), a title and a short HTML text."""
+
+    fragment: str
+    title: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -90,6 +107,10 @@ class Page:
     title: str
     markdown: str
     html: str = ""
+    assets: tuple[Asset, ...] = ()
+    """Files that come with the page (a source page's hover-card data script)."""
+    search: tuple[SearchEntry, ...] = ()
+    """Search entries of the page's own places (a definition's line, a note), beside its own."""
 
 
 SLOT = "<!-- reader:page-body -->"

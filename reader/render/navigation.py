@@ -65,6 +65,8 @@ class Generated:
     """(kind of page, rendered, read back from the cache): `source` and `article` pages."""
     failures: tuple[ReaderError, ...] = ()
     """What fails the build unless it is told to keep going (a lab that raised: `LabError`)."""
+    coverage: tuple[str, ...] = ()
+    """One line per lowered module: how many of its ops the IR view links (render/irsite.py)."""
 
 
 def _norm(title: str) -> str:

@@ -11,10 +11,13 @@ from markupsafe import Markup
 
 from reader.cache import Cache
 from reader.model import Symbol, split_lines
+from reader.render.cards import card_script
 from reader.render.code import CodeLines, MarginNote, code_view
 from reader.render.highlight import LineLink, hidden_characters, highlighted, link_line
 from reader.render.model import SLOT, NoteView, Page, SourceDoc
+from reader.render.outline import outline, outline_data
 from reader.render.prose import Prose
+from reader.render.search import definition_entries, page_entry
 from reader.render.templates import render
 from reader.render.urls import article_page, line_id, rel
 
@@ -67,12 +70,14 @@ def _word_at(text: str, word: str) -> int | None:
     return None
 
 
-def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str = "") -> list[str]:
-    """The file's highlighted lines with every resolved identifier linked, relative to `page`.
+def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str = "",
+                 lines: Sequence[str] | None = None) -> list[str]:
+    """The file's highlighted lines (`lines` when given) with every resolved identifier linked,
+    relative to `page`.
 
     Each definition's own name links to its where-used entry on `uses_page` (the file's page).
     """
-    lines = highlighted(cache, doc.blob, doc.text)
+    lines = lines if lines is not None else highlighted(cache, doc.blob, doc.text)
     links: dict[int, list[LineLink]] = defaultdict(list)
     for r in doc.refs:
         links[r.line].append(LineLink(r.col, r.length, rel(page, r.target.page, r.target.fragment),
@@ -106,34 +111,34 @@ def margin_notes(notes: Sequence[NoteView], page: str, own: bool, prose: Prose,
             for n in notes if n.start is not None]
 
 
-def _definitions(doc: SourceDoc, page: str) -> list[dict[str, object]]:
-    out = []
-    for d in doc.definitions:
-        by_file: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for use in d.uses:
-            by_file[(use.path, use.page)].append(use.line)
-        uses = [(path, rel(page, upage), [(n, rel(page, upage, line_id(n))) for n in sorted(set(ls))])
-                for (path, upage), ls in sorted(by_file.items())]
-        out.append({"id": _uses_id(d.symbol.qualname), "qualname": d.symbol.qualname,
-                    "kind": d.symbol.kind, "line": d.symbol.line, "uses": uses, "count": len(d.uses)})
-    return out
+def _definitions(doc: SourceDoc) -> list[dict[str, object]]:
+    """The compact definitions list: each name's `#uses-` entry (other pages link it) with its
+    count of uses; the uses themselves are in the hover cards' data (`render/cards.py`)."""
+    return [{"id": _uses_id(d.symbol.qualname), "qualname": d.symbol.qualname,
+             "kind": d.symbol.kind, "line": d.symbol.line, "count": len(d.uses),
+             "files": len({u.page for u in d.uses})} for d in doc.definitions]
 
 
 def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = "",
                 commit: str = "", release: str = "", commit_url: str = "") -> Page:
     """The page of one whole file: every line, every link, every note on it from any article."""
     page = doc.page
-    lines = linked_lines(doc, page, cache, uses_page=page)
+    plain = highlighted(cache, doc.blob, doc.text)
+    lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
     code = code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose))
+    shape = outline([d.symbol for d in doc.definitions], doc.text, f"{doc.pin}:{doc.path}")
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
     body = render("source.j2", doc=doc, short=commit[:7], commit_url=commit_url, release=release,
                   line_count=len(lines), code=Markup(code), hidden=hidden_characters(doc.text),
                   labs=[(rel(page, lab), t) for lab, t in doc.labs], articles=articles,
-                  definitions=_definitions(doc, page))
-    names = " ".join(f"<code>{html.escape(d.symbol.qualname)}</code>" for d in doc.definitions
-                     if d.symbol.kind != "variable" or "." not in d.symbol.qualname)
-    indexed = f"<p>Defines {names}</p>" if names else ""
-    return Page(page, title or doc.path, page_markdown(title or doc.path, indexed, ["toc"]), body)
+                  emitted=[(rel(page, p, "rd-lowered"), t) for p, t in doc.emitted],
+                  lowered=[(rel(page, p), t) for p, t in doc.lowered],
+                  definitions=_definitions(doc), outline=outline_data(shape.items))
+    cards = card_script(doc, plain, lambda n: prose.html(n.body, page))
+    search = (page_entry(title or doc.path, shape, len(lines)),
+              *definition_entries(doc.path, shape))
+    return Page(page, title or doc.path, page_markdown(title or doc.path, "", ["toc"]), body,
+                (cards,), search)
 

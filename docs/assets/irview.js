@@ -1,0 +1,154 @@
+// The linked IR view (reader/render/irview.py): a kernel line and the ops lowered from it share
+// `data-k`; selecting one (hover or click a line, click an op, Enter/Space on either) marks the
+// other and scrolls it into view inside its pane. On a line, n/p go to the first/last op of the
+// selection and ↓/↑ to the next/previous line; on an op, n/p or ↓/↑ go to the next/previous op
+// of the selection; Escape clears it. Tabs choose a kernel's backend. Works from file://.
+(function () {
+  "use strict";
+
+  function panelOf(el) { return el.closest(".ir-module"); }
+
+  function opsOf(panel, key) {
+    return Array.prototype.slice.call(panel.querySelectorAll('.ir-op[data-k~="' + key + '"]'));
+  }
+
+  function lineOf(panel, key) {
+    return panel.querySelector('.ir-src[data-k="' + key + '"]');
+  }
+
+  // Scroll `el` into its scrolling pane's view (the pane only); with `page`, also into the window's.
+  function reveal(el, page) {
+    var pane = el.closest(".ir-scroll");
+    if (pane) {
+      var d = el.getBoundingClientRect().top - pane.getBoundingClientRect().top;
+      if (d < 0 || d + el.offsetHeight > pane.clientHeight) pane.scrollTop += d - pane.clientHeight / 3;
+    }
+    if (page) el.scrollIntoView({block: "nearest"});
+  }
+
+  function clear(panel) {
+    panel.querySelectorAll(".ir-sel, .ir-cur").forEach(function (el) {
+      el.classList.remove("ir-sel", "ir-cur");
+      el.removeAttribute("aria-current");
+    });
+    delete panel.dataset.sel;
+  }
+
+  // Select the kernel line `key` and its ops; `from` is the element chosen (a line or an op).
+  function select(panel, key, from, page) {
+    clear(panel);
+    panel.dataset.sel = key;
+    var line = lineOf(panel, key), ops = opsOf(panel, key);
+    if (line) { line.classList.add("ir-sel"); line.setAttribute("aria-current", "true"); }
+    ops.forEach(function (op) { op.classList.add("ir-sel"); });
+    if (from && from.classList.contains("ir-op")) {
+      from.classList.add("ir-cur");
+      from.setAttribute("aria-current", "true");
+      if (line) reveal(line, page);
+    } else if (ops.length) {
+      reveal(ops[0], page);
+    }
+  }
+
+  function firstKey(op) { return (op.dataset.k || "").split(" ")[0]; }
+
+  // Focus the op `step` away from the current one among the selection's ops (wrapping).
+  function stepOp(panel, from, step) {
+    var key = panel.dataset.sel;
+    if (!key) { key = from.classList.contains("ir-op") ? firstKey(from) : from.dataset.k; select(panel, key, null, false); }
+    var ops = opsOf(panel, key);
+    if (!ops.length) return;
+    var at = ops.indexOf(from.classList.contains("ir-op") ? from : panel.querySelector(".ir-op.ir-cur"));
+    var next = at < 0 ? (step > 0 ? ops[0] : ops[ops.length - 1]) : ops[(at + step + ops.length) % ops.length];
+    panel.querySelectorAll(".ir-cur").forEach(function (el) { el.classList.remove("ir-cur"); el.removeAttribute("aria-current"); });
+    next.classList.add("ir-cur");
+    next.setAttribute("aria-current", "true");
+    reveal(next, true);
+    next.focus({preventScroll: true});
+  }
+
+  function stepLine(panel, from, step) {
+    var lines = Array.prototype.slice.call(panel.querySelectorAll(".ir-src[data-k]"));
+    var next = lines[lines.indexOf(from) + step];
+    if (next) { reveal(next, true); next.focus({preventScroll: true}); }
+  }
+
+  function onKey(e) {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    var tab = e.target.closest('[role="tab"]');
+    if (tab) { tabKey(e, tab); return; }
+    var el = e.target.closest(".ir-src[data-k], .ir-op[data-k]");
+    if (!el || e.target.closest("a")) return;
+    var panel = panelOf(el), isOp = el.classList.contains("ir-op"), k = e.key, done = true;
+    if (k === "Enter" || k === " ") select(panel, isOp ? firstKey(el) : el.dataset.k, el, true);
+    else if (k === "n" || (isOp && k === "ArrowDown")) stepOp(panel, el, 1);
+    else if (k === "p" || (isOp && k === "ArrowUp")) stepOp(panel, el, -1);
+    else if (k === "ArrowDown") stepLine(panel, el, 1);
+    else if (k === "ArrowUp") stepLine(panel, el, -1);
+    else if (k === "Escape") clear(panel);
+    else done = false;
+    if (done) { e.preventDefault(); e.stopPropagation(); }  // n/p are also the theme's page keys
+  }
+
+  function onClick(e) {
+    var tab = e.target.closest('[role="tab"]');
+    if (tab) { show(tab); return; }
+    if (e.target.closest("a")) return;
+    var el = e.target.closest(".ir-src[data-k], .ir-op[data-k]");
+    if (!el) return;
+    select(panelOf(el), el.classList.contains("ir-op") ? firstKey(el) : el.dataset.k, el, false);
+  }
+
+  function onHover(e) {
+    var line = e.target.closest(".ir-src[data-k]");
+    var panel = line && panelOf(line);
+    if (line && panel.dataset.sel !== line.dataset.k) select(panel, line.dataset.k, line, false);
+  }
+
+  function tabsOf(tab) { return Array.prototype.slice.call(tab.parentElement.querySelectorAll('[role="tab"]')); }
+
+  function show(tab) {
+    tabsOf(tab).forEach(function (t) {
+      var on = t === tab, panel = document.getElementById(t.getAttribute("aria-controls"));
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.tabIndex = on ? 0 : -1;
+      if (panel) panel.hidden = !on;
+    });
+  }
+
+  function tabKey(e, tab) {
+    var tabs = tabsOf(tab), at = tabs.indexOf(tab), to = null;
+    if (e.key === "ArrowRight") to = tabs[(at + 1) % tabs.length];
+    else if (e.key === "ArrowLeft") to = tabs[(at - 1 + tabs.length) % tabs.length];
+    else if (e.key === "Home") to = tabs[0];
+    else if (e.key === "End") to = tabs[tabs.length - 1];
+    if (to) { e.preventDefault(); e.stopPropagation(); show(to); to.focus(); }
+  }
+
+  // The tab holding the URL's fragment, when it points into the view.
+  function fromHash() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    var panel = el && el.closest(".ir-module");
+    var tab = panel && document.getElementById(panel.id + "-tab");
+    if (tab && tab.closest('[role="tablist"]') && !tab.closest('[role="tablist"]').hidden) show(tab);
+    if (panel && el.dataset.k) select(panel, el.classList.contains("ir-op") ? firstKey(el) : el.dataset.k, el, true);
+  }
+
+  function setUp() {
+    document.querySelectorAll(".ir-doc").forEach(function (doc) {
+      doc.querySelectorAll('.ir-tabs[role="tablist"]').forEach(function (list) {
+        var tabs = list.querySelectorAll('[role="tab"]');
+        if (tabs.length > 1) { list.hidden = false; show(tabs[0]); }
+      });
+      doc.addEventListener("keydown", onKey);
+      doc.addEventListener("click", onClick);
+      doc.addEventListener("mouseover", onHover);
+    });
+    fromHash();
+  }
+
+  window.addEventListener("hashchange", fromHash);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp);
+  else setUp();
+})();

@@ -1,0 +1,259 @@
+"""Lower a kernel for one backend and return the format's modules (imports jax: child process only).
+
+A `Lowering` (kernels/_platform.py) names a function that makes one or more `pallas_call`s, its
+arguments and backends; `building(backend)` is the context the function is traced in (a native
+kernel for that backend, an abstract GPU where the host has none). The Mosaic TPU module is the
+`tpu_custom_call`'s `body` (bytecode, locations kept in it), the Mosaic GPU module the
+`mosaic_gpu_v2` call's `module`, both read back through their serde pass; the Triton module the
+`__gpu$xla.gpu.triton` call's `ir`. The "jaxpr" backend gives each kernel jaxpr, one op a line.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import linecache
+import re
+import site
+import sys
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jax
+from jax._src import config as jax_config
+from jax._src.interpreters import mlir
+from jax._src.lib.mlir import ir, passmanager
+
+from reader.ir import FORMAT_VERSION, source_file
+from reader.ir.mlir_ops import Locate, module_ops
+
+TITLES = {"jaxpr": "kernel jaxpr", "mosaic_tpu": "Mosaic TPU", "mosaic_gpu": "Mosaic GPU", "triton": "Triton"}
+PLATFORMS = {"jaxpr": "tpu", "mosaic_tpu": "tpu", "mosaic_gpu": "cuda", "triton": "cuda"}
+CALL_TARGETS = {"mosaic_tpu": "tpu_custom_call", "mosaic_gpu": "mosaic_gpu_v2", "triton": "__gpu$xla.gpu.triton"}
+_COMMENT = re.compile(r"\s+#(?: .*)?$")
+
+
+def locator(root: Path) -> Locate:
+    """Location file names -> `(path, pin)`: the project's files and the installed pinned packages."""
+    packages = tuple(Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]
+                     if Path(p).is_dir())
+    packages += tuple(Path(jax.__file__).resolve().parents[1:2])
+    return lambda filename: source_file(filename, root.resolve(), packages)
+
+
+INCLUDED = ("experimental/pallas/ops/", "_src/pallas/mosaic/pipeline.py", "_src/pallas/mosaic_gpu/pipeline.py")
+"""Pinned jax files counted as user code, so their frames become locations (jax leaves its own
+files out): the kernels in `ops/` and the pipeline emitters a lab's kernel calls."""
+
+
+def include_pinned() -> None:
+    """Register `INCLUDED` with jax as user code (once per process)."""
+    from jax._src import source_info_util
+    base = Path(jax.__file__).resolve().parent
+    for part in INCLUDED:
+        if str(base / part) not in source_info_util._include_paths:
+            source_info_util.register_inclusion(str(base / part))
+    source_info_util.is_user_filename.cache_clear()
+
+
+def document(modules: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"version": FORMAT_VERSION, "jax": jax.__version__, "modules": modules}
+
+
+def lower_all(lowerings: list[Any], locate: Locate) -> list[dict[str, Any]]:
+    """Every backend of every `Lowering`, in order; a backend that refuses gives an error module."""
+    include_pinned()
+    return [m for lowering in lowerings for backend in lowering.backends
+            for m in lower(lowering, backend, locate)]
+
+
+def lower(lowering: Any, backend: str, locate: Locate) -> list[dict[str, Any]]:
+    """The modules `lowering` gives for `backend` (one per kernel), or one carrying the error."""
+    fn = lowering.variants.get(backend, lowering.fn)
+    kernel = getattr(lowering.kernel, "__name__", str(lowering.kernel))
+    base = f"{lowering.name}-{backend.replace('_', '-')}"
+    try:
+        found = list(_jaxprs(fn, lowering, backend, locate) if backend == "jaxpr"
+                     else _lowered(fn, lowering, backend, locate))
+        if not found:
+            raise ValueError(f"no {CALL_TARGETS.get(backend, 'pallas_call')} in the lowered module")
+    except Exception as e:  # noqa: BLE001 - a refusal is what the page shows
+        return [{"id": base, "title": _title(kernel, backend), "backend": backend,
+                 "kernel": kernel, "text": "", "ops": [], "error": refusal(e, locate)}]
+    out = []
+    for k, (name, text, ops, key) in enumerate(found):
+        out.append({"id": base if len(found) == 1 else f"{base}-{k + 1}",
+                    "title": _title(name or kernel, backend), "backend": backend,
+                    "kernel": name or kernel, "text": text, "ops": ops, **({"rule_key": key} if key else {})})
+    return out
+
+
+def _title(kernel: str, backend: str) -> str:
+    return f"{kernel}: its kernel jaxpr" if backend == "jaxpr" else f"{kernel} lowered for {TITLES[backend]}"
+
+
+def refusal(e: BaseException, locate: Locate) -> str:
+    """The exception's first line; for one without a message, the line that raised it."""
+    message = str(e).strip().splitlines()
+    if message:
+        return f"{type(e).__name__}: {_relative_paths(message[0][:600], locate)}"
+    frame = traceback.extract_tb(e.__traceback__)[-1]
+    where = locate(frame.filename)
+    place = f"{where[0]}:{frame.lineno}" if where else f"{Path(frame.filename).name}:{frame.lineno}"
+    code = linecache.getline(frame.filename, frame.lineno or 0).strip()
+    return f"{type(e).__name__} at {place}" + (f": {code}" if code else "")
+
+
+def _relative_paths(text: str, locate: Locate) -> str:
+    """`text` with each absolute `.py` path written as the project or pin path it maps to."""
+    def short(m: re.Match[str]) -> str:
+        where = locate(m.group(0))
+        return where[0] if where else Path(m.group(0)).name
+    return re.sub(r"/[^\s:'\"()]+\.py", short, text)
+
+
+def _lowered(fn: Any, lowering: Any, backend: str, locate: Locate) -> Iterator[tuple[str | None, str, list, str]]:
+    with lowering.building(backend), jax_config.jax_mosaic_unzip_debug_locations(False):
+        traced = jax.jit(fn).trace(*lowering.args)
+        stablehlo = traced.lower(lowering_platforms=(PLATFORMS[backend],)).compiler_ir("stablehlo")
+    key = _rule_key(traced.jaxpr.jaxpr) if backend == "mosaic_gpu" else ""
+    for call in _walk(stablehlo.operation):
+        if call.name == "stablehlo.custom_call" and \
+                ir.StringAttr(call.attributes["call_target_name"]).value == CALL_TARGETS[backend]:
+            module = _embedded(call, backend)
+            text, ops = module_ops(module, locate)
+            name = module.operation.attributes["sym_name"] if "sym_name" in module.operation.attributes else None
+            yield (ir.StringAttr(name).value if name is not None else None), text, ops, key
+
+
+def _rule_key(jaxpr: Any) -> str:
+    """The Mosaic GPU rule table the kernel's ops come from, as reader/extract/rules.py keys it:
+    `<lowering semantics>/<thread semantics>` from the kernel's compiler parameters (threads:
+    warpgroups, the kernel's own level; '' when no parameters say)."""
+    from jax._src.pallas.mosaic_gpu import core as gpu_core
+    for eqn in _equations(jaxpr):
+        if eqn.primitive.name in ("mpmd_map", "pallas_call") and "compiler_params" in eqn.params:
+            params = eqn.params["compiler_params"] or gpu_core.CompilerParams()  # what the rule takes
+            semantics = getattr(params, "lowering_semantics", None)
+            if semantics is not None:
+                return f"{semantics.name}/Warpgroup"
+    return ""
+
+
+def _embedded(call: Any, backend: str) -> ir.Module:
+    """The kernel module a custom call carries, parsed into a fresh context."""
+    ctx = mlir.make_ir_context()
+    ctx.allow_unregistered_dialects = True
+    if backend == "mosaic_tpu":
+        from jax._src.lib import tpu
+        tpu.register_dialect(ctx)
+        config = json.loads(ir.StringAttr(call.attributes["backend_config"]).value)
+        data, serde = base64.b64decode(config["custom_call_config"]["body"]), "mosaic-serde"
+    elif backend == "mosaic_gpu":
+        from jax._src.lib import mosaic_gpu_dialect
+        mosaic_gpu_dialect.register_dialect(ctx)
+        data = ir.StringAttr(ir.DictAttr(call.attributes["mhlo.backend_config"])["module"]).value_bytes
+        serde = "mosaic_gpu-serde"
+    else:
+        from jax._src.lib.triton import dialect as tt_dialect
+        tt_dialect.register_dialect(ctx)
+        data = ir.StringAttr(ir.DictAttr(call.attributes["mhlo.backend_config"])["ir"]).value_bytes
+        serde = ""
+    with ctx:
+        module = ir.Module.parse(data)
+        if serde:
+            passmanager.PassManager.parse(f"builtin.module({serde}{{serialize=false}})").run(module.operation)
+    return module
+
+
+def _walk(op: Any) -> Iterator[Any]:
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield inner.operation
+                yield from _walk(inner.operation)
+
+
+def _jaxprs(fn: Any, lowering: Any, backend: str, locate: Locate) -> Iterator[tuple[str | None, str, list, str]]:
+    with lowering.building(backend):
+        closed = jax.jit(fn).trace(*lowering.args).jaxpr
+    for eqn in _equations(closed.jaxpr):
+        if eqn.primitive.name == "pallas_call":
+            kernel = eqn.params["jaxpr"]
+            yield _jaxpr_name(eqn), *_jaxpr_ops(kernel, locate), ""
+
+
+def _jaxpr_name(eqn: Any) -> str | None:
+    info = getattr(eqn.params.get("jaxpr"), "debug_info", None)
+    return getattr(info, "func_name", None)
+
+
+def _equations(jaxpr: Any) -> Iterator[Any]:
+    """Every equation of a jaxpr and of the jaxprs in its equations' parameters, pre-order."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        if eqn.primitive.name == "pallas_call":
+            continue
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, tuple | list) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    yield from _equations(inner)
+
+
+_SOURCE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+) \(")
+_PRIMITIVE = re.compile(r"(?:^|\s)=\s*([A-Za-z_][\w]*)|^\s*([A-Za-z_][\w]*)\[")
+
+
+def _jaxpr_ops(kernel: Any, locate: Locate) -> tuple[str, list[dict[str, Any]]]:
+    """The kernel jaxpr printed (one equation a line) and each equation with its user frame:
+    printed with `source_info=True`, each equation's first line ends with a
+    `# file:line:col (function)` comment (empty when no user frame). jax prints a sub-jaxpr
+    used twice once, so the equations are read from the lines, not matched to `jaxpr.eqns`."""
+    lines = kernel.pretty_print(source_info=True, name_stack=False).splitlines()
+    ops = []
+    for i, line in enumerate(lines):
+        comment = _COMMENT.search(line)
+        if comment is None:
+            continue
+        code = line[: comment.start()]
+        source = _SOURCE.match(comment.group(0).strip()[1:].strip())
+        where = locate(source["file"]) if source else None
+        loc = None
+        if source and where:
+            loc = {"file": where[0], "pin": where[1], "line": int(source["line"]),
+                   "col": int(source["col"]), "end_line": None, "end_col": None}
+        name = _equation_primitive(code)
+        ops.append({"line": i + 1, "op": name, "primitive": name, "loc": loc})
+    text = "\n".join(_COMMENT.sub("", line).rstrip() for line in lines) + "\n"
+    return text, ops
+
+
+def _equation_primitive(code: str) -> str:
+    """The primitive of a printed equation: `a = prim[...] b`, `prim[...] a`, or a ref's
+    `a <- r[...]` (get) / `r[...] <- a` (swap)."""
+    if "<-" in code:
+        left = code.split("<-")[0]  # `d:f32[8] <- a[...]` reads; `a[...] <- d` writes
+        return "swap" if re.search(r"(?:^|[\s,])[A-Za-z_]\w*\[", left) else "get"
+    if "+=" in code:
+        return "addupdate"
+    m = _PRIMITIVE.search(code)
+    return next((g for g in m.groups() if g), "?") if m else "?"
+
+
+def main(argv: list[str]) -> int:
+    """`python -m reader.ir.lower MODULE`: print each lowered module's coverage (a check by hand)."""
+    import importlib
+
+    from reader.ir import coverage
+    lab = importlib.import_module(argv[0])
+    for m in lower_all(lab.lowerings(), locator(Path.cwd())):
+        c = coverage(m)
+        print(f"{m['id']:40} {c.located:5}/{c.total:<5} {m.get('error', '')[:100]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

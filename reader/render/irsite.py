@@ -1,0 +1,206 @@
+"""The site's lowered views: which pages show lowered modules (the labs' `lowered.json`, a page per
+canonical kernel under `ir/`), the pinned files whose rules emitted their ops, and coverage.
+
+The source pages of the files holding lowering rules say which views hold ops their rules
+emitted, so they are rendered with the labs' pages, once the labs' artifacts are known (their
+page keys hold that list).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from markupsafe import Markup
+
+from reader.annotations import Article
+from reader.cache import Cache
+from reader.corpus import Corpus
+from reader.errors import Location
+from reader.extract import Index
+from reader.extract.rules import load_rules
+from reader.model import SourceFile
+from reader.render.ir import LOWERED, Lowered, Rules, coverage, parse_lowered
+from reader.render.irview import IrSite, render_lowered
+from reader.render.labs import LabArtifacts, LabInfo
+from reader.render.model import Page, SourceDoc
+from reader.render.pages import page_markdown
+from reader.render.parallel import Job
+from reader.render.urls import lab_page
+
+CANONICAL = "canonical"
+"""The artifact run's pseudo-lab whose files are the canonical kernels' modules (`<kernel>.json`)."""
+CANONICAL_FILES = ("jax/experimental/pallas/ops/tpu/flash_attention.py",)
+"""A pinned file the canonical run needs: a project without it (a test's) does not run it."""
+KERNEL_FILES = frozenset({
+    "jax/experimental/pallas/ops/tpu/flash_attention.py",
+    "jax/experimental/pallas/ops/tpu/splash_attention/splash_attention_kernel.py",
+    "tokamax/_src/ops/attention/pallas_mosaic_gpu_kernel_sm90.py"})
+"""The files of the canonical kernels (reader/ir/canonical.py): their pages link the kernels'
+`ir/` pages, so they wait for the artifacts like the rules' files. (Another file holding most of
+a canonical kernel's ops gets its link only when the artifacts were cached at the build's start.)"""
+
+
+def ir_page(kernel: str) -> str:
+    return f"ir/{kernel}.md"
+
+
+@dataclass(frozen=True)
+class View:
+    """A page's lowered modules: the page, its title, where the JSON came from."""
+
+    page: str
+    title: str
+    lowered: Lowered
+    own: str
+    """The project file the page shows as its own ('' for a canonical kernel's page)."""
+
+
+class IrPages:
+    def __init__(self, corpus: Corpus, index: Index, files: Mapping[str, SourceFile],
+                 labs: Mapping[str, LabInfo], results: Callable[[], Mapping[str, LabArtifacts]]):
+        self.corpus, self.index, self.files, self.labs, self.results = corpus, index, files, labs, results
+
+    @cached_property
+    def rules(self) -> Rules:
+        return Rules(load_rules(self.corpus, self.index))
+
+    @cached_property
+    def rule_files(self) -> frozenset[str]:
+        """The pinned files holding a lowering rule: their pages wait for the labs' artifacts."""
+        return frozenset(e.rule.path for t in self.rules.tables for e in t.entries if e.rule.path)
+
+    @cached_property
+    def deferred(self) -> frozenset[str]:
+        """The source pages rendered once the artifacts are in: the rules' and kernels' files."""
+        return self.rule_files | KERNEL_FILES
+
+    @cached_property
+    def site(self) -> IrSite:
+        return IrSite(self.rules, self._pinned, self._project)
+
+    def _project(self, path: str) -> tuple[str, str] | None:
+        """A lab's file (another lab's kernel, as autotuned_op runs flash_attention's) and its page."""
+        lab = next((lab for lab in self.labs.values() if lab.path == path), None)
+        return (lab.text, lab_page(lab.name)) if lab is not None else None
+
+    def _pinned(self, pin: str, path: str) -> SourceFile | None:
+        f = self.files.get(path)
+        return f if f is not None and f.pin == pin else None
+
+    @cached_property
+    def views(self) -> list[View]:
+        """Every page's lowered modules, once the artifacts are in."""
+        ready, out = self.results(), []
+        for name, lab in self.labs.items():
+            data = next((a.data for a in ready.get(name, LabArtifacts()).files if a.name == LOWERED), None)
+            if data is not None:
+                out.append(View(lab_page(name), lab.heading, parse_lowered(data, Location(lab.path)), lab.path))
+        for a in ready.get(CANONICAL, LabArtifacts()).files:
+            kernel = a.name.removesuffix(".json")
+            out.append(View(ir_page(kernel), f"{kernel} lowered",
+                            parse_lowered(a.data, Location(f"canonical/{a.name}")), ""))
+        return out
+
+    @cached_property
+    def emitted(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Pinned path -> (page, title) of the views holding ops its rules emitted."""
+        out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for v in self.views:
+            for m in v.lowered.modules:
+                for op in m.ops:
+                    e = self.rules.emitter(m, op.primitive)
+                    if e is not None and e.path:
+                        out[e.path].add((v.page, v.title))
+        return {path: tuple(sorted(pages)) for path, pages in out.items()}
+
+    @cached_property
+    def kernels(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
+        out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for v in self.views:
+            if v.own:
+                continue
+            files = [op.loc.file for m in v.lowered.modules for op in m.ops if op.loc and op.loc.pin]
+            if files:
+                out[max(set(files), key=files.count)].add((v.page, v.title))
+        return {path: tuple(sorted(pages)) for path, pages in out.items()}
+
+    def doc(self, doc: SourceDoc) -> SourceDoc:
+        """A source page's doc with the views its rules fed and its kernels' pages."""
+        return replace(doc, emitted=self.emitted.get(doc.path, ()), lowered=self.kernels.get(doc.path, ()))
+
+    def reads_kernel(self, article: Article) -> bool:
+        """Whether an article reads a canonical kernel's file (its page links the kernel's view)."""
+        return any(r.path in KERNEL_FILES for r in article.reads)
+
+    def article_inputs(self, article: Article) -> tuple[object, ...]:
+        """What an article shows of the views (part of its page key)."""
+        return tuple(self.kernels.get(r.path, ()) for r in article.reads)
+
+    def kernel_docs(self, docs: Mapping[str, SourceDoc]) -> Mapping[str, SourceDoc]:
+        """`docs` with the kernels' files knowing their `ir/` pages (what an article links)."""
+        return _WithKernels(docs, self.kernels)
+
+    def source_inputs(self, path: str) -> tuple[object, ...]:
+        """What a source page shows of the views (part of its page key)."""
+        return (self.emitted.get(path, ()), self.kernels.get(path, ()))
+
+    def jobs(self, key: Callable[..., str]) -> list[Job]:
+        """The canonical kernels' pages, keyed by their modules."""
+        return [Job("ir", v.page, key("ir", v.page, v.lowered)) for v in self.views if not v.own]
+
+    def render(self, page: str, cache: Cache | None) -> Page:
+        v = next(v for v in self.views if v.page == page)
+        body, _ = render_lowered(v.lowered, page, self.rules, self.site.file_of({}, cache))
+        html = Markup('<div id="rd-lowered">') + body + Markup("</div>")
+        intro = (f"<p>A pinned kernel lowered on a host without an accelerator (jax {v.lowered.jax}): "
+                 "each op beside the kernel line it comes from, and linked to the lowering rule "
+                 "that emitted it.</p>")
+        return Page(page, v.title, page_markdown(v.title, intro, ["toc"]), str(html))
+
+    def coverage(self) -> list[str]:
+        """One line per module: `page module: located/ops, linked/ops; what lacks a location or rule`."""
+        out = []
+        for v in self.views:
+            shown = {("", lab.path) for lab in self.labs.values()}
+            for m in v.lowered.modules:
+                if m.error:
+                    out.append(f"{v.page} {m.id}: refused ({m.error[:100]})")
+                    continue
+                keys = {op.loc.key for op in m.ops if op.loc and op.loc.pin and self._pinned(*op.loc.key)}
+                out.append(f"{v.page} {m.id}: {coverage(m, self.rules, shown | keys).line()}")
+        return out
+
+
+class _WithKernels(Mapping[str, SourceDoc]):
+    """Source docs (built when asked for) with the kernels' `ir/` pages set on their files."""
+
+    def __init__(self, docs: Mapping[str, SourceDoc], kernels: Mapping[str, tuple[tuple[str, str], ...]]):
+        self.docs, self.kernels = docs, kernels
+
+    def __getitem__(self, path: str) -> SourceDoc:
+        doc = self.docs[path]
+        return replace(doc, lowered=self.kernels[path]) if path in self.kernels else doc
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.docs)
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.docs
+
+
+def wanted(corpus: Corpus) -> bool:
+    """Whether the canonical kernels are lowered for this project (it pins their files)."""
+    return all(corpus.pin_of(p) is not None and corpus.has(corpus.pin_of(p) or "", p) for p in CANONICAL_FILES)
+
+
+def canonical_failure(ready: Mapping[str, LabArtifacts]) -> Sequence[str]:
+    """The canonical run's failure as a build warning (its pages are then missing)."""
+    r = ready.get(CANONICAL)
+    return [f"the canonical kernels could not be lowered: {r.error}"] if r is not None and r.error else []

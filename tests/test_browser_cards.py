@@ -1,0 +1,274 @@
+"""Hover cards in a real headless browser (Debian's chromium + chromedriver, driven by selenium):
+hovering an identifier on a source page or an article shows its definition's card (header and
+first lines, docstring, file:line, uses, notes), loaded from the file's card script on demand;
+focusing the link shows it too, Down arrow enters it, Escape closes it; it works opened from disk
+(file://), logs no error, and its text keeps WCAG AA contrast in the light and dark schemes."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from reader.site import build_site
+from tests.browser_support import chromium, wait
+from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.golden import CALL, CORE
+
+pytestmark = pytest.mark.browser
+
+FILES = {"pkg/__init__.py": "", "pkg/core.py": CORE.replace("fixture", "pkg"),
+         "pkg/call.py": CALL.replace("fixture", "pkg")}
+TRACK = """title: "A card track"
+summary: "One article."
+phases:
+  - title: "Only phase"
+    summary: "Everything."
+    entries:
+      - article: "A demo article"
+        slug: demo
+      - source: pkg/core.py
+"""
+ARTICLE = """title: "A demo article"
+slug: demo
+phase: 1
+kind: article
+order: 1
+summary: Reads the caller of BlockSpec.
+reads:
+  - path: pkg/call.py
+intro: |
+  The caller of [[pkg/core.py::BlockSpec]], line by line.
+notes:
+  - id: demo-call
+    symbol: pallas_call
+    body: The caller.
+  - id: demo-spec
+    path: pkg/core.py
+    symbol: BlockSpec
+    body: A spec is **frozen**, so a mapping is made once per call.
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("cards")
+    env = pytest.MonkeyPatch()
+    env.setenv("READER_CACHE", str(tmp / "cache"))
+    upstream = make_upstream(tmp / "upstream", [FILES])
+    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], FILES)
+    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "track.yaml").write_text(TRACK)
+    (root / "annotations").mkdir()
+    (root / "annotations/demo.yaml").write_text(ARTICLE)
+    try:
+        build_site(root, jobs=1)
+    finally:
+        env.undo()
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    yield from chromium(tmp_path_factory.mktemp("chromium-profile"), logs=True)
+
+
+def _load(browser, url: str) -> None:
+    browser.get(url)
+    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def _errors(browser) -> list[str]:
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _hover(browser, css: str):
+    """Hover the first element `css` selects; the card once it shows."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    link = browser.find_element(By.CSS_SELECTOR, css)
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    ActionChains(browser).move_to_element(link).perform()
+    return link, wait(browser, lambda b: _shown_card(b))
+
+
+def _shown_card(browser):
+    from selenium.webdriver.common.by import By
+
+    found = browser.find_elements(By.CSS_SELECTOR, "#rd-card")
+    return found[0] if found and found[0].is_displayed() else None
+
+
+def _hrefs(card, css: str = "a") -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    return [a.get_attribute("href") for a in card.find_elements(By.CSS_SELECTOR, css)]
+
+
+def test_hovering_an_identifier_on_a_source_page_shows_its_card(browser, server, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    _load(browser, f"{server}/source/pkg/call.py.html")
+    _errors(browser)
+    link, card = _hover(browser, '.rd-file a[href="core.py.html#L6"]')
+    text = card.text
+    assert "BlockSpec" in text and "CLASS" in text.upper()
+    assert "class BlockSpec:" in text and "@dataclasses.dataclass(frozen=True)" in text  # header
+    assert "A block of an array." in text  # the docstring's first line
+    assert "pkg/core.py:6" in text and f"{server}/source/pkg/core.py.html#L6" in _hrefs(card)
+    assert "1 use in 1 file" in text
+    assert link.get_attribute("aria-expanded") == "true"
+    note = card.find_element(By.CSS_SELECTOR, ".rd-card-notes a")
+    assert note.get_attribute("href") == f"{server}/articles/demo.html#note-demo-spec"
+    assert "A spec is frozen, so a mapping" in text
+    card.find_element(By.CSS_SELECTOR, ".rd-card-uses summary").click()
+    uses = _hrefs(card, ".rd-card-use-list a")
+    assert uses == [f"{server}/source/pkg/call.py.html", f"{server}/source/pkg/call.py.html#L5"], uses
+    browser.save_screenshot(str(tmp_path / "card-source.png"))
+    assert _errors(browser) == []
+
+
+def test_an_article_peeks_at_a_definition_without_leaving_the_page(browser, server, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    _load(browser, f"{server}/articles/demo.html")
+    _errors(browser)
+    _, card = _hover(browser, '.rd-file a[href="../source/pkg/core.py.html#L17"]')
+    code = card.find_element(By.CSS_SELECTOR, ".rd-card-code").text
+    assert "class BlockMapping:" in code and "def __init__(self, spec, grid):" in code
+    assert "self.spec = spec" in code  # the body's first lines: a peek
+    assert "2 uses in 2 files" in card.text
+    assert browser.current_url == f"{server}/articles/demo.html"
+    # a definition's own name (it links to its `#uses-` entry) has a card too
+    _, card = _hover(browser, '.rd-file a[href="../source/pkg/call.py.html#uses-pallas_call"]')
+    assert "def pallas_call(kernel, spec: BlockSpec):" in card.text
+    note = card.find_element(By.CSS_SELECTOR, ".rd-card-notes a")
+    assert note.get_attribute("href") == f"{server}/articles/demo.html#note-demo-call"
+    browser.save_screenshot(str(tmp_path / "card-article.png"))
+    assert _errors(browser) == []
+
+
+def test_the_card_opens_and_closes_from_the_keyboard(browser, server):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    _load(browser, f"{server}/source/pkg/call.py.html")
+    _errors(browser)
+    link = browser.find_element(By.CSS_SELECTOR, '.rd-file a[href="core.py.html#L6"]')
+    browser.execute_script("arguments[0].focus()", link)  # as a Tab onto it does
+    card = wait(browser, lambda b: _shown_card(b))
+    assert "moves into this card" in card.text
+    keys = ActionChains(browser)
+    keys.send_keys(Keys.ARROW_DOWN).perform()
+    focused = browser.switch_to.active_element
+    assert browser.execute_script("return arguments[0].closest('#rd-card') !== null", focused)
+    assert focused.get_attribute("href") == f"{server}/source/pkg/core.py.html#L6"
+    for _ in range(3):  # Tab moves through the card: "more lines", then the uses' summary
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        if browser.switch_to.active_element.tag_name == "summary":
+            break
+    assert browser.switch_to.active_element.tag_name == "summary"
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, lambda b: card.find_elements(By.CSS_SELECTOR, ".rd-card-use-list a"))
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, lambda b: _shown_card(b) is None)
+    assert browser.switch_to.active_element == link  # back where the reader was
+    assert link.get_attribute("aria-expanded") == "false"
+    browser.execute_script("arguments[0].blur(); arguments[0].focus()", link)
+    wait(browser, lambda b: _shown_card(b))
+    ActionChains(browser).send_keys(Keys.ARROW_DOWN).perform()
+    ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+    assert browser.switch_to.active_element == link and _shown_card(browser)  # back, still open
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()  # closes from the link too
+    wait(browser, lambda b: _shown_card(b) is None)
+    assert _errors(browser) == []
+
+
+def test_cards_work_opened_from_disk(browser, site):
+    _load(browser, (site / "articles/demo.html").as_uri())
+    _errors(browser)
+    _, card = _hover(browser, '.rd-file a[href="../source/pkg/core.py.html#L6"]')
+    assert "A block of an array." in card.text
+    assert (site / "source/pkg/core.py.html").as_uri() + "#L6" in _hrefs(card)
+    assert _errors(browser) == []
+
+
+CONTRAST = """
+function rgba(text) {
+  var m = text.match(/[\\d.]+/g).map(Number);
+  return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1};
+}
+function over(top, under) {  // `top` blended over the opaque `under`
+  return {r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a),
+          b: top.b * top.a + under.b * (1 - top.a), a: 1};
+}
+function background(el) {  // the opaque colour behind `el`: its layers blended, down to white
+  var layers = [];
+  for (var n = el; n; n = n.parentElement) {
+    var c = rgba(getComputedStyle(n).backgroundColor);
+    if (c.a > 0) layers.push(c);
+    if (c.a >= 1) break;
+  }
+  var out = {r: 255, g: 255, b: 255, a: 1};
+  for (var i = layers.length - 1; i >= 0; i--) out = over(layers[i], out);
+  return out;
+}
+function lum(c) {
+  function ch(v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }
+  return 0.2126 * ch(c.r) + 0.7152 * ch(c.g) + 0.0722 * ch(c.b);
+}
+var worst = [];
+var walker = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  var node = walker.currentNode, el = node.parentElement;
+  if (!node.textContent.trim() || !el.getClientRects().length) continue;
+  var bg = background(el), fg = over(rgba(getComputedStyle(el).color), bg);
+  var a = lum(fg), b = lum(bg), ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  if (ratio < 4.5) worst.push([node.textContent.trim().slice(0, 30), el.className, ratio.toFixed(2)]);
+}
+return worst;
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_card_text_keeps_aa_contrast_in_both_schemes(browser, server, scheme, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                            {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    try:
+        _load(browser, f"{server}/source/pkg/call.py.html")
+        browser.execute_script("localStorage.clear()")
+        _load(browser, f"{server}/source/pkg/call.py.html")
+        want = "slate" if scheme == "dark" else "default"
+        wait(browser, lambda b: b.execute_script(
+            "return document.body.getAttribute('data-md-color-scheme')") == want)
+        _, card = _hover(browser, '.rd-file a[href="core.py.html#L6"]')
+        card.find_element(By.CSS_SELECTOR, ".rd-card-uses summary").click()
+        browser.save_screenshot(str(tmp_path / f"card-{scheme}.png"))
+        assert browser.execute_script(CONTRAST, card) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})

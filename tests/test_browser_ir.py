@@ -1,0 +1,213 @@
+"""The linked IR view in a real headless browser, from file://: a page rendered from the real
+lowered sample (tests/fixtures/lowered) with the theme's stylesheets and docs/assets/irview.*,
+beside a pinned rules file's page whose lines carry `#L<n>` anchors."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reader.errors import Location
+from reader.extract.symbols import symbols_of
+from reader.render.highlight import highlight_lines
+from reader.render.ir import Rules, parse_lowered
+from reader.render.irview import IrSite, kernel_file, render_lowered
+from tests.browser_support import chromium, wait
+from tests.test_render_ir import HERE, LAB, SAMPLE, TPU, TPU_RULES, _tables
+
+ROOT = Path(__file__).resolve().parents[1]
+_THEME = importlib.util.find_spec("material")
+MATERIAL = Path(_THEME.origin or "").parent / "templates" / "assets" / "stylesheets" if _THEME else Path("-")
+"""mkdocs-material's stylesheets: the theme's colours, which the tints must keep readable."""
+MODULE = "ir-exp_add_kernel-mosaic-tpu"
+
+
+def _page(title: str, body: str, depth: int) -> str:
+    up = "../" * depth
+    css = "".join(f'<link rel="stylesheet" href="{up}assets/{p.name}">'
+                  for p in sorted(MATERIAL.glob("*.min.css")) if MATERIAL.is_dir())
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>{css}'
+            f'<link rel="stylesheet" href="{up}assets/irview.css"></head>'
+            f'<body data-md-color-scheme="default" data-md-color-primary="indigo"><main class="md-main"><article class="md-content__inner md-typeset">'
+            f'{body}</article></main><script src="{up}assets/irview.js"></script></body></html>')
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("irsite")
+    assets = out / "assets"
+    assets.mkdir()
+    for name in ("irview.css", "irview.js"):
+        shutil.copy(ROOT / "docs" / "assets" / name, assets / name)
+    for css in MATERIAL.glob("*.min.css") if MATERIAL.is_dir() else ():
+        shutil.copy(css, assets / css.name)
+    text = (ROOT / "tests" / "fixtures" / "lowered" / "lowering_ladder.py").read_text()
+    own = {("", LAB): kernel_file("", LAB, text, highlight_lines(text), HERE, symbols_of(text))}
+    rules = Rules(_tables())
+    view, _ = render_lowered(parse_lowered(SAMPLE.read_bytes(), Location(LAB)), HERE, rules,
+                             IrSite(rules, lambda pin, path: None).file_of(own, None))
+    (out / "labs").mkdir()
+    lab_lines = "".join(f'<div class="rd-l" id="L{n}">{n}</div>' for n in range(1, 240))
+    (out / "labs" / "lowering_ladder.html").write_text(_page("lab", str(view) + lab_lines, 1))
+    rules_page = out / "source" / Path(TPU).with_suffix(".py.html")
+    rules_page.parent.mkdir(parents=True)
+    lines = "".join(f'<div class="rd-l" id="L{n}">line {n}</div>' for n in range(1, 4300))
+    rules_page.write_text(_page("rules", lines, 5))
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    yield from chromium(tmp_path_factory.mktemp("chrome-ir"), logs=True)
+
+
+def _open(browser, site: Path) -> None:
+    browser.get((site / "labs" / "lowering_ladder.html").as_uri())
+    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def _selected(browser, cls: str) -> list[str]:
+    return browser.execute_script(
+        f"return [...document.querySelectorAll('#{MODULE} .{cls}.ir-sel')].map(e => e.id)")
+
+
+def _tpu_tab(browser):
+    return browser.find_element("id", f"{MODULE}-tab")
+
+
+def _ops_of(browser, key: str) -> list[str]:
+    return browser.execute_script(
+        f"return [...document.querySelectorAll('#{MODULE} .ir-op[data-k~=\"{key}\"]')].map(e => e.id)")
+
+
+def test_tabs_show_one_backend_at_a_time(browser, site):
+    _open(browser, site)
+    assert browser.find_element("id", "ir-exp_add_kernel-jaxpr").is_displayed()
+    assert not browser.find_element("id", MODULE).is_displayed()
+    _tpu_tab(browser).click()
+    assert browser.find_element("id", MODULE).is_displayed()
+    assert not browser.find_element("id", "ir-exp_add_kernel-jaxpr").is_displayed()
+    assert _tpu_tab(browser).get_attribute("aria-selected") == "true"
+    logs = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert logs == []
+
+
+def test_clicking_a_kernel_line_marks_its_ops_and_an_op_marks_its_line(browser, site):
+    _open(browser, site)
+    _tpu_tab(browser).click()
+    line = browser.find_element("css selector", f"#{MODULE} .ir-src[data-k]")
+    key = line.get_attribute("data-k")
+    line.find_element("css selector", ".ir-c").click()
+    ops = _ops_of(browser, key)
+    assert ops and _selected(browser, "ir-op") == ops
+    assert _selected(browser, "ir-src") == [line.get_attribute("id")]
+    # the first op is scrolled into its pane's view
+    first = browser.find_element("id", ops[0])
+    assert browser.execute_script(
+        "const p = arguments[0].closest('.ir-scroll').getBoundingClientRect(),"
+        " r = arguments[0].getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom", first)
+    browser.execute_script("document.querySelectorAll('.ir-sel').forEach(e => e.classList.remove('ir-sel'))")
+    op = browser.find_element("id", ops[-1])
+    op.find_element("css selector", ".ir-n").click()
+    assert _selected(browser, "ir-src") == [line.get_attribute("id")]
+    assert "ir-cur" in op.get_attribute("class")
+
+
+def test_an_ops_rule_link_lands_on_the_rules_line(browser, site):
+    _open(browser, site)
+    _tpu_tab(browser).click()
+    link = browser.find_element("css selector", f"#{MODULE} .ir-rule[href$='#L{TPU_RULES['exp'][1]}']")
+    assert link.text == TPU_RULES["exp"][2]
+    link.click()
+    wait(browser, lambda b: b.current_url.endswith(f"#L{TPU_RULES['exp'][1]}"))
+    assert browser.current_url.endswith(f"/source/{TPU}.html#L{TPU_RULES['exp'][1]}")
+    target = browser.execute_script("return document.querySelector(':target').id")
+    assert target == f"L{TPU_RULES['exp'][1]}"
+
+
+def test_the_view_works_from_the_keyboard(browser, site):
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, site)
+    tab = browser.find_element("id", "ir-exp_add_kernel-jaxpr-tab")
+    tab.send_keys(Keys.ARROW_RIGHT)  # to the Mosaic TPU tab
+    assert browser.switch_to.active_element.get_attribute("id") == f"{MODULE}-tab"
+    assert browser.find_element("id", MODULE).is_displayed()
+    line = browser.find_element("css selector", f"#{MODULE} .ir-src[data-k]")
+    key = line.get_attribute("data-k")
+    line.send_keys(Keys.ENTER)
+    ops = _ops_of(browser, key)
+    assert _selected(browser, "ir-op") == ops and len(ops) > 2
+    line.send_keys("n")  # the selection's first op
+    assert browser.switch_to.active_element.get_attribute("id") == ops[0]
+    browser.switch_to.active_element.send_keys("n")
+    assert browser.switch_to.active_element.get_attribute("id") == ops[1]
+    browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+    assert browser.switch_to.active_element.get_attribute("id") == ops[2]
+    browser.switch_to.active_element.send_keys("p")
+    assert browser.switch_to.active_element.get_attribute("id") == ops[1]
+    browser.switch_to.active_element.send_keys(Keys.ARROW_UP)
+    browser.switch_to.active_element.send_keys(Keys.ARROW_UP)  # wraps to the last
+    assert browser.switch_to.active_element.get_attribute("id") == ops[-1]
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert _selected(browser, "ir-op") == [] and _selected(browser, "ir-src") == []
+    browser.switch_to.active_element.send_keys(" ")  # Space on an op selects its line
+    assert _selected(browser, "ir-src") == [line.get_attribute("id")]
+    assert browser.current_url.endswith("lowering_ladder.html")  # n/p did not leave the page
+
+
+_CONTRAST = """
+function rgba(s) { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; }
+function over(f, b) { return [0, 1, 2].map(i => f[i] * f[3] + b[i] * (1 - f[3])).concat([1]); }
+function lum(c) { const v = c.slice(0, 3).map(x => { x /= 255; return x <= .03928 ? x / 12.92 : ((x + .055) / 1.055) ** 2.4; });
+  return .2126 * v[0] + .7152 * v[1] + .0722 * v[2]; }
+function ratio(a, b) { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + .05) / (y + .05); }
+function background(el) { const layers = [];
+  for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] > 0) layers.push(c); }
+  return layers.reverse().reduce((b, f) => over(f, b), [255, 255, 255, 1]); }
+let worst = 99, at = '', rows = 0;
+for (let c = 0; c < 8; c++) {
+  const row = document.querySelector('.ir-op[data-k]').cloneNode(true);
+  row.className = 'ir-op ir-c' + c;
+  row.querySelector('.ir-c').insertAdjacentHTML('beforeend',
+    ' <span class="k">def</span> <span class="s2">"s"</span> <span class="mi">1</span> <span class="c1"># c</span>' +
+    ' <span class="nf">f</span> <span class="o">+</span> <span class="kc">None</span> <span class="p">(</span>');
+  document.querySelector('.ir-ir-pane').appendChild(row);
+  rows++;
+  for (const el of [row, ...row.querySelectorAll('*')]) {
+    if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const bg = background(el);
+    const r = ratio(over(rgba(getComputedStyle(el).color), bg), bg);
+    if (r < worst) { worst = r; at = el.outerHTML.slice(0, 80) + ' ' + getComputedStyle(el).color + ' on ' + bg; }
+  }
+}
+return {worst: worst, at: at, rows: rows};
+"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_text_on_every_tint_keeps_aa_contrast(browser, site, scheme):
+    if not MATERIAL.is_dir():
+        pytest.skip("needs mkdocs-material's stylesheets in .venv312")
+    _open(browser, site)
+    browser.execute_script(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    seen = browser.execute_script(_CONTRAST)
+    assert seen["rows"] == 8
+    assert seen["worst"] >= 4.5, seen
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_axe_finds_no_serious_violation_in_the_view(browser, site, scheme):
+    from tests.test_browser_a11y import AXE, _report, axe_violations
+
+    if not AXE.is_file():
+        pytest.skip("needs tests/vendor/axe-core")
+    _open(browser, site)
+    browser.execute_script(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    _tpu_tab(browser).click()
+    browser.find_element("css selector", f"#{MODULE} .ir-src[data-k] .ir-c").click()  # a selection shown
+    violations = axe_violations(browser, scheme)
+    assert not violations, _report(violations)

@@ -1,0 +1,76 @@
+"""The code view's light markup (render/code.py): the lines' HTML keeps their text, links and
+hidden-character marks, and the token runs give back every character's class as pygments gave it."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from reader.render.code import CHUNK, CodeLines, MarginNote, code_view
+from reader.render.highlight import LineLink, highlight_lines, link_line
+
+SOURCE = '''import jax  # a comment
+def f(x: int, s="a<b&c") -> "x\u202ey":
+    """Doc \U0001f600 string."""
+    return x ** 2 + len(s)  # \u2066hidden
+
+
+class Thing(f):
+    pass
+'''
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _classes_by_char(line_html: str) -> list[str]:
+    """Each UTF-16 unit of a line's text with the class of the pygments span around it."""
+    out, stack = [], []
+    for tag, entity, text in re.findall(r"(<[^>]*>)|(&[#\w]+;)|([^<&]+)", line_html):
+        if tag.startswith("<span"):
+            m = re.match(r'<span class="(\w+)">', tag)
+            stack.append(m.group(1) if m else None)
+        elif tag == "</span>":
+            stack.pop()
+        elif not tag:
+            cls = next((c for c in reversed(stack) if c), "")
+            out += [cls] * (len(html.unescape(entity or text).encode("utf-16-le")) // 2)
+    return out
+
+
+def _view(page: str) -> tuple[list[str], dict[str, str], list[tuple[str, str]]]:
+    head = re.search(r'data-c="([^"]*)" data-t="([^"]*)"', page)
+    titles = dict(p.split("\t") for p in html.unescape(head.group(2)).split("\n") if p)
+    lines = []
+    for runs, rows in re.findall(r'<div class="rd-k" style="--n:\d+" data-h="([^"]*)">(.*?)</div></div>', page):
+        bodies = re.findall(r'<div id="L\d+"[^>]*>(.*?)(?=</div>)', rows + "</div>")
+        lines += list(zip(runs.split(" "), bodies, strict=True))
+    return head.group(1).split(" "), titles, lines
+
+
+def test_runs_give_back_every_characters_class_and_links_keep_their_titles():
+    lines = highlight_lines(SOURCE)
+    lines[6] = link_line(lines[6], [LineLink(6, 5, "../x.py.html#Thing", "pkg.x.Thing")])
+    page = code_view(CodeLines(lines, "", {7: ("Thing",)}))
+    classes, titles, shown = _view(page)
+    assert len(shown) == len(lines)
+    for (runs, body), original in zip(shown, lines, strict=True):
+        want = ["" if c == "n" else c for c in _classes_by_char(original)]  # names look plain
+        got = []
+        for code, length in re.findall(r"([a-zA-Z]+)(\d+)", runs):
+            got += [classes[LETTERS.index(code)]] * int(length)
+        assert got == want, (runs, original)
+        assert html.unescape(re.sub(r"<[^>]*>", "", body)) == html.unescape(re.sub(r"<[^>]*>", "", original))
+    assert 'class="rd-hidden"' in shown[1][1] and 'class="rd-hidden"' in shown[3][1]
+    assert '<a href="../x.py.html#Thing">Thing</a>' in shown[6][1] and 'title="' not in shown[6][1]
+    assert titles == {"../x.py.html#Thing": "pkg.x.Thing"}
+    assert '<span class="rd-sym" id="Thing"></span>' in page and "<span class=\"k\">" not in page
+
+
+def test_chunks_number_their_lines_and_notes_name_their_lines():
+    lines = [f"x_{n} = {n}" for n in range(1, 2 * CHUNK + 11)]
+    page = code_view(CodeLines(lines, "core-"), [MarginNote(3, 5, "<p>note</p>")])
+    starts = re.findall(r'<div id="core-L(\d+)" style="counter-reset:l (\d+)">', page)
+    assert starts == [("1", "0"), ("3", "2"), ("6", "5"), (str(CHUNK + 6), str(CHUNK + 5)),
+                      (str(2 * CHUNK + 6), str(2 * CHUNK + 5))]
+    assert '<div class="rd-mn" data-lines="core-L3-L5"><p>note</p></div>' in page
+    assert page.startswith('<div class="rd-code highlight rd-margin"')
+    assert 'rd-margin' not in code_view(CodeLines(lines))

@@ -1,0 +1,192 @@
+"""A source page's outline and the search entries that land on lines: each definition at `#L<n>`,
+each note at `#note-<id>`, added to material's search index (JSON and the offline script)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from reader.extract.symbols import symbols_of
+from reader.model import Span, Symbol
+from reader.render.model import SearchEntry
+from reader.render.outline import outline, outline_data
+from reader.render.search import definition_entries, merge, page_entry, searchable
+
+MODULE = '''"""Lowering rules.
+
+More here."""
+import functools
+from x import safe_map
+
+__all__ = ["Rule"]
+map, unsafe_map = safe_map, map
+partial = functools.partial
+load_p = Primitive("load")
+TABLE = {
+    "a": 1,
+}
+PRIMS = make_table(
+    1, 2)
+
+
+class Rule(Base, metaclass=Meta):
+  """A \u202erule.
+
+  Details."""
+  name: str = ""
+
+  def __init__(self, name):
+    self.name = name
+
+  def apply(self, ctx, /, x, *args, axis=0, **params):
+    return x
+
+  class Inner:
+    def go(self):
+      pass
+
+
+if FLAG:
+  def helper(a, *, b):
+    """Helps."""
+else:
+  def helper(a, *, b):
+    pass
+'''
+
+
+def _line(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.split("\n"), 1) if needle in line)
+
+
+def test_outline_nests_methods_and_keeps_only_the_notable_names():
+    shape = outline(symbols_of(MODULE), MODULE, "pkg:mod.py")
+    assert shape.doc == "Lowering rules."
+    assert [(i.qualname, i.kind) for i in shape.items] == [
+        ("load_p", "variable"), ("TABLE", "variable"), ("PRIMS", "variable"), ("Rule", "class"),
+        ("helper", "function")]  # not `__all__`, nor the aliases `map`, `unsafe_map`, `partial`
+    rule = shape.items[3]
+    assert [c.qualname for c in rule.children] == ["Rule.__init__", "Rule.apply", "Rule.Inner"]
+    assert rule.children[2].children[0].qualname == "Rule.Inner.go"
+    assert (rule.signature, rule.doc, rule.line) == ("(Base, metaclass=Meta)", "A \\u202erule.",
+                                                     _line(MODULE, "class Rule"))
+    assert rule.children[1].signature == "(self, ctx, /, x, *args, axis, **params)"
+    assert shape.items[4].signature == "(a, *, b)" and shape.items[4].doc == "Helps."
+    assert shape.items[4].line == _line(MODULE, "def helper")  # the first of the two
+    values = [i.signature for i in shape.items[:3]]
+    assert values == ["= Primitive('load')", "= {…}", "= make_table(…)"]
+
+
+def test_outline_data_is_a_line_per_name_with_its_kind_line_and_depth():
+    shape = outline(symbols_of(MODULE), MODULE, "pkg:mod.py")
+    rows = outline_data(shape.items).splitlines()
+    assert len(rows) == len(shape.walk()) == 9
+    assert rows[3:8] == [f"c{_line(MODULE, 'class Rule')} Rule",
+                         f" m{_line(MODULE, 'def __init__')} __init__",
+                         f" m{_line(MODULE, 'def apply')} apply",
+                         f" c{_line(MODULE, 'class Inner')} Inner",
+                         f"  m{_line(MODULE, 'def go')} go"]
+
+
+def test_an_unparsable_file_still_has_its_outline_from_the_symbols():
+    shape = outline([Symbol("f", "function", Span(3, 3), 3)], "def f(:\n", "pkg:bad.py")
+    assert [(i.qualname, i.signature, i.doc) for i in shape.items] == [("f", "", "")]
+
+
+def test_definition_entries_read_as_kind_name_signature_and_docstring():
+    shape = outline(symbols_of(MODULE), MODULE, "pkg:mod.py")
+    entries = {e.title: e for e in definition_entries("pkg/mod.py", shape)}
+    assert "Rule.__init__" not in entries  # dunder methods are found through their class
+    apply = entries["Rule.apply"]
+    assert apply.fragment == f"L{_line(MODULE, 'def apply')}"
+    assert apply.text == "method apply(self, ctx, /, x, *args, axis, **params)"
+    assert entries["Rule"].text == "class Rule(Base, metaclass=Meta): A \\u202erule."  # shown, not hidden
+    assert entries["load_p"].text == "variable load_p = Primitive('load')"
+    assert entries["TABLE"].text == "variable TABLE = {…}"
+    for test in ("pkg/mod_test.py", "pkg/test_mod.py", "conftest.py"):
+        assert definition_entries(test, shape) == []  # a test file: its page's entry only
+    own = page_entry("mod.py", shape, 1234)
+    assert own == SearchEntry("", "mod.py", "<p>Lowering rules.</p><p>1,234 lines: 2 classes, "
+                              "1 function, 3 methods, 3 module-level names.</p>")
+
+
+def test_searchable_text_keeps_code_and_words_and_drops_figures_and_links():
+    html = ('<p>A <a href="x.html">HiPrimitive</a> <code>pre-registers</code> rules.</p>'
+            '<figure><svg><text>axis label</text></svg><figcaption>Cap</figcaption></figure>'
+            '<ul><li><em>one</em></li><li>two &amp; three</li></ul>')
+    assert searchable(html, 1000) == ("A HiPrimitive <code>pre-registers</code> rules. "
+                                      "<em>one</em> two &amp; three")
+    assert searchable("<p>one <code>two three four</code> five</p>", 5) == "one <code>two…</code>"
+
+
+def test_merge_puts_each_pages_entries_after_its_own_and_replaces_its_text():
+    index = {"config": {"lang": ["en"]}, "docs": [
+        {"location": "a.html", "title": "A", "text": "<p>names names</p>"},
+        {"location": "a.html#s", "title": "S", "text": "section"},
+        {"location": "b.html", "title": "B", "text": "b"}]}
+    extra = {"a.html": [SearchEntry("", "A", "<p>readable</p>"), SearchEntry("L3", "f", "<p>f</p>"),
+                        SearchEntry("s", "dup", "x")],
+             "c.html": [SearchEntry("", "C", "<p>c</p>"), SearchEntry("L1", "g", "<p>g</p>")],
+             "d.html": [SearchEntry("L1", "h", "<p>h</p>")]}
+    out = merge(index, extra)
+    assert out["config"] == index["config"]
+    assert [(d["location"], d["text"]) for d in out["docs"]] == [
+        ("a.html", "<p>readable</p>"), ("a.html#L3", "<p>f</p>"), ("a.html#s", "section"),
+        ("b.html", "b"), ("c.html", "<p>c</p>"), ("c.html#L1", "<p>g</p>")]
+
+
+# A real build ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    from tests.small_project import build_small
+
+    return build_small(tmp_path_factory.mktemp("search")).root / "site"
+
+
+def _docs(site: Path) -> list[dict[str, str]]:
+    return json.loads((site / "search/search_index.json").read_text())["docs"]
+
+
+def test_the_built_index_lands_definitions_on_lines_and_notes_on_notes(site):
+    docs = {d["location"]: d for d in _docs(site)}
+    core = "source/pkg/core.py.html"
+    assert docs[f"{core}#L6"]["title"] == "BlockSpec"
+    assert docs[f"{core}#L6"]["text"] == "class BlockSpec: A block of an array."
+    assert docs[f"{core}#L13"]["text"] == "method to_block_mapping(self, grid)"
+    assert docs[f"{core}#L13"]["title"] == "BlockSpec.to_block_mapping"
+    assert docs["source/pkg/call.py.html#L5"]["title"] == "pallas_call"
+    note = docs["articles/tour.html#note-tour-blockspec"]
+    assert note["text"] == "<p>The spec.</p>" and note["title"].startswith("pkg/core.py, lines 5")
+    # the page's own entry reads as a sentence, not a list of names, and comes before its entries
+    assert docs[core]["text"] == ("<p>A tiny module for the golden page.</p>"
+                                  "<p>24 lines: 2 classes, 2 methods, 1 module-level name.</p>")
+    order = list(docs)
+    assert order.index(core) < order.index(f"{core}#L6")
+    # every entry's fragment is an id on its page
+    for location in docs:
+        page, _, fragment = location.partition("#")
+        if fragment:
+            assert f'id="{fragment}"' in (site / page).read_text(), location
+
+
+def test_the_offline_script_holds_the_same_index(site):
+    script = (site / "search/search_index.js").read_text()
+    assert script == "var __index = " + (site / "search/search_index.json").read_text()
+    assert "#note-tour-blockspec" in script and "core.py.html#L13" in script
+
+
+def test_a_source_page_opens_on_its_code_with_a_linked_outline(site):
+    page = (site / "source/pkg/core.py.html").read_text()
+    assert "Defines" not in page and 'class="rd-indexed"' not in page
+    outline_at, code_at = page.index('<nav class="rd-outline"'), page.index('<div class="rd-file"')
+    assert page.index("<h1") < outline_at < code_at
+    nav = page[outline_at:page.index("</nav>", outline_at)]
+    data = re.search(r'data-outline="([^"]*)"', nav).group(1)
+    assert data.splitlines() == ["c6 BlockSpec", " m13 to_block_mapping", "c17 BlockMapping",
+                                 " m19 __init__", "v24 TROJAN"]
+    assert 'aria-controls="rd-outline-panel"' in nav and 'id="rd-outline-panel"' in nav
+    assert len(re.findall(r"<[a-z]", nav)) == 3  # nav, button, panel: the list is built when shown
