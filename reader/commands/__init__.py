@@ -1,3 +1,3 @@
 """One module per CLI command; each has `add_parser(subparsers)` and `run(args) -> int`."""
 
-COMMANDS = ("fetch", "lock", "run", "check", "accept", "rules", "facts", "build", "pin", "diff")
+COMMANDS = ("fetch", "lock", "run", "check", "accept", "rules", "facts", "build", "serve", "pin", "diff")

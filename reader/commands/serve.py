@@ -1,0 +1,199 @@
+"""`reader serve [--site DIR] [--port N] [--jobs N]`: build the site, serve it on localhost, and
+rebuild it when the project's inputs change; the open page reloads itself, or shows the error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from reader.cache import atomic_write
+from reader.errors import InputError, Location, ReaderError
+
+WATCHED = ("annotations", "kernels", "moves", "docs", "pins.toml", "pins.lock", "track.yaml",
+           "mkdocs.yml")
+"""What a build reads of the project (relative to its root): folders are watched whole."""
+
+Snapshot = dict[str, tuple[int, int]]
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("serve", help="build the site, serve it on localhost and rebuild it when "
+                                     "a note, a lab or the outline changes (the page reloads)")
+    p.add_argument("--site", metavar="DIR", help="where the site is built (default: site/ in the project)")
+    p.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default: 8000; "
+                                                          "0: any free port)")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="worker processes for rendering (default: one per core)")
+    p.add_argument("--interval", type=float, default=0.2, metavar="S",
+                   help="seconds between looks for changed files (default: 0.2)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.project).resolve()
+    site = Path(args.site).resolve() if args.site else root / "site"
+    listener = _listen(args.port)
+    state = Path(tempfile.mkdtemp(prefix="reader-serve-"))
+    status = Status(state / "status.json")
+    server = subprocess.Popen([sys.executable, "-m", "reader.serve_http", str(listener.fileno()),
+                               str(site), str(status.path)], pass_fds=[listener.fileno()])
+    port = listener.getsockname()[1]
+    print(f"serving {site} at http://127.0.0.1:{port}/ (Ctrl-C to stop)", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        watch(root, lambda: rebuild(root, site, args.jobs or None, status), args.interval,
+              alive=lambda: server.poll() is None)
+        print("reader: error: the HTTP server stopped", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        listener.close()
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _listen(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as e:
+        sock.close()
+        raise InputError(f"cannot serve on port {port}: {e.strerror}", Location("--port"),
+                         "pass another --port (0 picks a free one)") from None
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+def watch(root: Path, build: Callable[[], None], interval: float,
+          alive: Callable[[], bool] = lambda: True) -> None:
+    """Build once, then again after each change of the watched files, while `alive()`."""
+    seen = snapshot(root)
+    build()
+    while alive():
+        time.sleep(interval)
+        now = snapshot(root)
+        if now != seen:
+            seen = settled(root, now)
+            build()
+
+
+def settled(root: Path, now: Snapshot, pause: float = 0.05, tries: int = 10) -> Snapshot:
+    """The watched files once a look `pause` later finds them unchanged (an editor's save may
+    take more than one write)."""
+    for _ in range(tries):
+        time.sleep(pause)
+        later = snapshot(root)
+        if later == now:
+            break
+        now = later
+    return now
+
+
+def snapshot(root: Path) -> Snapshot:
+    """(mtime, size) of every watched file: a few hundred stat calls."""
+    out: Snapshot = {}
+    for name in WATCHED:
+        path = root / name
+        if path.is_file():
+            st = path.stat()
+            out[name] = (st.st_mtime_ns, st.st_size)
+            continue
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+            for file in files:
+                full = os.path.join(folder, file)
+                try:
+                    st = os.stat(full)
+                except OSError:
+                    continue
+                out[full] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+class Status:
+    """What the served pages are told (`reader.serve_http`): a version that moves on whenever
+    the site or the problems shown change, the last build's error, `reader check`'s problems,
+    and whether a build or check is under way (`busy`)."""
+
+    def __init__(self, path: Path):
+        self.path, self.version, self.error, self.busy = path, 0, "", True
+        self.problems: tuple[str, ...] = ()
+        self._write()
+
+    def working(self) -> None:
+        self.busy = True
+        self._write()
+
+    def publish(self, error: str, problems: tuple[str, ...], changed: bool, done: bool) -> None:
+        if changed or (error, problems) != (self.error, self.problems):
+            self.version += 1
+            self.error, self.problems = error, problems
+        self.busy = not done
+        self._write()
+
+    def _write(self) -> None:
+        data = {"version": self.version, "error": self.error, "problems": list(self.problems),
+                "busy": self.busy}
+        atomic_write(self.path, json.dumps(data).encode(), durable=False)
+
+
+def rebuild(root: Path, site: Path, jobs: int | None, status: Status) -> None:
+    """Build (the pages reload), then check the notes (the pages show what `reader check` finds);
+    a failed build shows its error over the previous site."""
+    from reader.progress import reporter, reporting
+    from reader.site import build_site
+
+    start = time.perf_counter()
+    status.working()
+    try:
+        with reporting(reporter(quiet=True)):
+            report = build_site(root, site, jobs)
+    except Exception as e:  # a bug must not stop the server either: it is shown like an input error
+        error = str(e) if isinstance(e, ReaderError) else traceback.format_exc()
+        status.publish(error, status.problems, changed=True, done=True)
+        print(f"reader: error: {error}", file=sys.stderr, flush=True)
+        return
+    status.publish("", status.problems, changed=True, done=False)
+    print(f"built in {time.perf_counter() - start:.1f} s ({report.caching()})", flush=True)
+    problems = check_notes(root)
+    status.publish("", problems, changed=False, done=True)
+    for line in problems:
+        print(line, file=sys.stderr, flush=True)
+
+
+def check_notes(root: Path) -> tuple[str, ...]:
+    """`reader check`'s errors and findings, one `path:line: message; what to do` each."""
+    from reader.annotations import check as checking
+    from reader.annotations.model import Severity
+    from reader.cache import Cache
+    from reader.corpus import Corpus, Project
+
+    cache = Cache()
+    try:
+        with cache.staged() as staging:
+            report = checking.check(root, lambda: Corpus.open(Project.load(root), cache),
+                                    checking.computed_facts, cache)
+            if report.exit_code == 2:
+                staging.discard()
+    except ReaderError as e:
+        return (str(e),)
+    return tuple(str(p) for p in report.problems if p.severity is not Severity.NOTICE)

@@ -1,0 +1,160 @@
+"""The HTTP side of `reader serve`: the built site over http, with a reload script (and the last
+build's error, if it failed) put into each HTML page as it is served, never into the site's files.
+
+It runs as a child process of `reader serve` (`python -m reader.serve_http FD SITE STATUS`), on a
+socket the command bound, so that the command's builds (which fork workers) run in a process with
+no server threads. `STATUS` is a small JSON file the command rewrites after every build:
+`{"version": n, "error": "path:line: what is wrong; what to do" or "", "problems": [...]}` (the
+problems `reader check` finds in the notes of a site that built). A page polls
+`/__reader__/status` and reloads when the version is not the one it was served with.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from functools import partial
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+PREFIX = "/__reader__/"
+POLL_MS = 200
+
+RELOAD_JS = f"""(function () {{
+  var version = document.currentScript.dataset.version;
+  function poll() {{
+    fetch("{PREFIX}status", {{cache: "no-store"}})
+      .then(function (r) {{ return r.json(); }})
+      .then(function (s) {{
+        if (String(s.version) !== version) {{ location.reload(); }} else {{ setTimeout(poll, {POLL_MS}); }}
+      }}, function () {{ setTimeout(poll, 1000); }});
+  }}
+  setTimeout(poll, {POLL_MS});
+}})();
+"""
+
+_BANNER = ('<div id="reader-serve-error" role="alert" style="position:relative;z-index:10;'
+           'margin:0;padding:.8em 1.2em;background:#fff0f0;color:#8a1010;'
+           'border-bottom:3px solid #8a1010;font:14px/1.5 monospace;white-space:pre-wrap">'
+           '<strong>{title}</strong>\n{error}</div>')
+_FAILED = "reader serve: the last build failed; the site below is the previous one."
+_PROBLEMS = "reader check: {n} problem(s) in the notes; the site below is built from them."
+
+_NO_SITE = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>reader serve</title></head><body><main><h1>No site yet</h1>"
+            "<p>The first build has not finished, or failed.</p></main></body></html>")
+
+
+def read_status(path: Path) -> dict[str, Any]:
+    try:
+        status = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"version": 0, "error": ""}
+    return status if isinstance(status, dict) else {"version": 0, "error": ""}
+
+
+def inject(page: str, status: dict[str, Any]) -> str:
+    """`page` with the reload script before `</body>`, and the error banner after `<body>`."""
+    script = f'<script src="{PREFIX}reload.js" data-version="{int(status.get("version", 0))}"></script>'
+    at = page.lower().rfind("</body>")
+    page = page[:at] + script + page[at:] if at >= 0 else page + script
+    error = str(status.get("error") or "")
+    problems = [str(p) for p in status.get("problems") or ()]
+    if error or problems:
+        title = _FAILED if error else _PROBLEMS.format(n=len(problems))
+        text = error or "\n".join(problems)
+        start = page.lower().find("<body")
+        end = page.find(">", start) + 1 if start >= 0 else 0
+        banner = _BANNER.format(title=html.escape(title), error=html.escape(text))
+        page = page[:end] + banner + page[end:]
+    return page
+
+
+class Handler(SimpleHTTPRequestHandler):
+    """Files of the site; HTML with the reload script; `/__reader__/status` and `reload.js`."""
+
+    status_file: Path
+
+    def __init__(self, *args: Any, status_file: Path, **kwargs: Any) -> None:
+        self.status_file = status_file
+        super().__init__(*args, **kwargs)
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if path == PREFIX + "status":
+            status = read_status(self.status_file)
+            self._send(HTTPStatus.OK, "application/json", json.dumps(status).encode())
+            return
+        if path == PREFIX + "reload.js":
+            self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS.encode())
+            return
+        local = Path(self.translate_path(path))
+        if local.is_dir():
+            if not path.endswith("/"):
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", path + "/")
+                self.end_headers()
+                return
+            local = local / "index.html"
+        if local.suffix == ".html" or not Path(self.directory).is_dir():
+            self._page(local)
+            return
+        super().do_GET()
+
+    def _page(self, local: Path) -> None:
+        status = read_status(self.status_file)
+        code = HTTPStatus.OK
+        try:
+            text = local.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            code = HTTPStatus.NOT_FOUND
+            try:
+                text = (Path(self.directory) / "404.html").read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = _NO_SITE
+        self._send(code, "text/html; charset=utf-8", inject(text, status).encode("utf-8"))
+
+    def _send(self, code: HTTPStatus, kind: str, data: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
+
+
+def serve(fd: int, site: Path, status_file: Path) -> None:
+    """Serve `site` on the listening socket `fd` until killed."""
+    sock = socket.socket(fileno=fd)
+    handler = partial(Handler, directory=str(site), status_file=status_file)
+    server = ThreadingHTTPServer(sock.getsockname()[:2], handler, bind_and_activate=False)
+    server.socket.close()
+    server.socket = sock
+    server.daemon_threads = True
+    parent = os.getppid()
+    threading.Thread(target=_orphaned, args=(parent, server), daemon=True).start()
+    server.serve_forever(poll_interval=0.2)
+
+
+def _orphaned(parent: int, server: ThreadingHTTPServer) -> None:
+    """Stop serving when `reader serve` is gone (killed without stopping its server)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]))
