@@ -59,7 +59,10 @@ def test_a_cold_profiled_build_times_each_stage_and_names_the_ten_slowest_files(
     assert times == sorted(times, reverse=True) and all(t > 0 for t in times)
     assert all(abs(total - (scan + hl + render)) < 0.002 for (total, scan, hl, render), _ in slowest)
     assert {name for _, name in slowest} <= {*FILES, *EXTRA}
-    assert all(scan > 0 and render > 0 for (_, scan, _, render), _ in slowest)
+    # every page is rendered in a cold build; a file's scan may be a cache hit (the facts, run
+    # beside the index in a process of their own, may have scanned it first), but not all
+    assert all(render > 0 for (_, _, _, render), _ in slowest), out
+    assert any(scan > 0 for (_, scan, _, _), _ in slowest), out
     # a build with nothing to do again: stages timed, no file scanned or rendered
     shutil.rmtree(small.root / "site")
     again = reader(small, "build", "--profile", "--jobs", "2")
