@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Sequence
@@ -39,6 +40,13 @@ _TOKEN_RE = re.compile(r'<span class="([\w]+)">\Z')
 _PLAIN = frozenset({"n"})
 """Token classes material colours as plain code (`--md-code-hl-name-color` is the code colour):
 left out of the runs, a third fewer of them."""
+
+
+@functools.cache
+def _entity_units(entity: str) -> int:
+    return len(html.unescape(entity).encode("utf-16-le")) // 2
+
+
 _TITLE_RE = re.compile(r'<a href="([^"]*)" title="([^"]*)">\Z')
 
 
@@ -50,15 +58,17 @@ class _Shrunk:
     classes: dict[str, int] = field(default_factory=dict)
     titles: dict[str, str | None] = field(default_factory=dict)
     """href -> title, None for an href seen with two titles (those keep theirs inline)."""
+    codes: dict[str, str] = field(default_factory=dict)
+    """class -> its letters (`_code`), once computed."""
 
     def line(self, line_html: str) -> tuple[str, str]:
         """(the line's HTML without its token spans, its runs: class letters + UTF-16 length each)."""
         out: list[str] = []
-        runs: list[tuple[str, int]] = []
+        runs: list[list] = []  # [class, length]
         stack: list[str | None] = []  # a token's class, or None for a span kept in the HTML
-        for m in _PART_RE.finditer(line_html):
-            tag, entity, text = m.groups()
-            if tag is not None:
+        cls = ""  # the innermost token class (not a plain one) of the text at hand
+        for tag, entity, text in _PART_RE.findall(line_html):
+            if tag:
                 token = _TOKEN_RE.match(tag)
                 if token and not token.group(1).startswith("rd"):
                     stack.append(token.group(1))
@@ -70,23 +80,32 @@ class _Shrunk:
                     elif tag == "</span>" and stack:
                         stack.pop()
                     out.append(self._link(tag))
+                    continue
+                cls = next((c for c in reversed(stack) if c is not None), "")
+                cls = "" if cls in _PLAIN else cls
                 continue
-            out.append(m.group(0))
-            units = len(html.unescape(entity or text).encode("utf-16-le")) // 2
-            cls = next((c for c in reversed(stack) if c is not None), "")
-            cls = "" if cls in _PLAIN else cls
-            if runs and runs[-1][0] == cls:
-                runs[-1] = (cls, runs[-1][1] + units)
+            if text:
+                out.append(text)
+                units = len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
             else:
-                runs.append((cls, units))
+                out.append(entity)
+                units = _entity_units(entity)
+            if runs and runs[-1][0] == cls:
+                runs[-1][1] += units
+            else:
+                runs.append([cls, units])
         return "".join(out), "".join(f"{self._code(c)}{n}" for c, n in runs)
 
     def _code(self, cls: str) -> str:
+        known = self.codes.get(cls)
+        if known is not None:
+            return known
         index = self.classes.setdefault(cls, len(self.classes))
         digits = _LETTERS[index % 52]
         while index >= 52:
             index = index // 52 - 1
             digits = _LETTERS[index % 52] + digits
+        self.codes[cls] = digits
         return digits
 
     def _link(self, tag: str) -> str:

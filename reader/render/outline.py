@@ -93,13 +93,25 @@ def outline_data(items: Sequence[OutlineItem], depth: int = 0) -> str:
 
 
 def _nodes(tree: ast.Module) -> dict[int, ast.AST]:
-    """Definitions and assignments by the line a `Symbol` names (the first one on a line)."""
+    """Definitions and assignments by the line a `Symbol` names (the first one on a line).
+    Statements only hold statements in their bodies, so the walk skips every expression."""
     out: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
-                             ast.AnnAssign, ast.TypeAlias)):
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DEFINITIONS):
             out.setdefault(node.lineno, node)
+        for name in _BODIES:
+            inner = getattr(node, name, None)
+            if inner:
+                stack.extend(reversed(inner))
     return out
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign,
+                ast.TypeAlias)
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+"""The fields of a statement (or handler, or match case) that hold statements."""
 
 
 def _shown(s: Symbol, node: ast.AST | None) -> bool:
