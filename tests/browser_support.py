@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import shutil
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,3 +45,51 @@ def wait(browser, condition, timeout: float = 15):
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(browser, timeout).until(condition)
+
+
+def build_small_site(tmp: Path, files: dict[str, str], track: str, annotations: dict[str, str],
+                     extra: dict[str, str] | None = None, paths: tuple[str, ...] = ("pkg",),
+                     ) -> tuple[Path, str]:
+    """A project pinning `files` in a local upstream, with the repository's mkdocs.yml and docs/,
+    `track`, `annotations/<name>` and `extra` (project path -> text), built with a cache of its
+    own. (The site's folder, the pin's GitHub-style blob URL prefix.) Labs in `extra` are
+    imported by the build: reader's own `kernels` modules are put back after it."""
+    from reader.site import build_site
+    from tests.conftest import REPO_ROOT, make_upstream, write_project
+
+    env = pytest.MonkeyPatch()
+    env.setenv("READER_CACHE", str(tmp / "cache"))
+    upstream = make_upstream(tmp / "upstream", [files])
+    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], files,
+                         paths=paths)
+    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "track.yaml").write_text(track)
+    for name, text in {**{f"annotations/{n}": t for n, t in annotations.items()},
+                       **(extra or {})}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    saved = {n: m for n, m in sys.modules.items() if n == "kernels" or n.startswith("kernels.")}
+    try:
+        build_site(root, jobs=1)
+    finally:
+        env.undo()
+        for name in [n for n in sys.modules if n == "kernels" or n.startswith("kernels.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+    return root / "site", f"{upstream.url}/blob/{upstream.commits[0]}"
+
+
+def serve_folder(folder: Path) -> Iterator[str]:
+    """The folder over HTTP on a free local port, quietly, while the generator is open: its URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass

@@ -6,18 +6,12 @@ filters by name, and scrolls in its own box on a phone."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
-from reader.site import build_site
-from tests.browser_support import chromium, wait
-from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.browser_support import build_small_site, chromium, serve_folder, wait
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
@@ -88,37 +82,12 @@ notes:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("browser")
-    env = pytest.MonkeyPatch()
-    env.setenv("READER_CACHE", str(tmp / "cache"))
-    upstream = make_upstream(tmp / "upstream", [FILES])
-    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], FILES,
-                         paths=("pkg", "jax"))
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
-    (root / "annotations").mkdir()
-    (root / "annotations/demo.yaml").write_text(ARTICLE)
-    try:
-        build_site(root, jobs=1)
-    finally:
-        env.undo()
-    return root / "site"
+    return build_small_site(tmp, FILES, TRACK, {"demo.yaml": ARTICLE}, paths=("pkg", "jax"))[0]
 
 
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    yield from serve_folder(site)
 
 
 @pytest.fixture(scope="module")

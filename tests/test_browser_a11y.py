@@ -7,18 +7,11 @@ from it."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from reader.site import build_site
-from tests.browser_support import chromium, wait
-from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.browser_support import build_small_site, chromium, serve_folder, wait
 from tests.golden import CALL, CORE
 from tests.test_render_labs import REGISTRY
 
@@ -153,46 +146,16 @@ PAGES = ("index.html", "articles/demo.html", "source/pkg/core.py.html", "labs/to
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("browser-a11y")
-    env = pytest.MonkeyPatch()
-    env.setenv("READER_CACHE", str(tmp / "cache"))
-    upstream = make_upstream(tmp / "upstream", [FILES])
-    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], FILES,
-                         paths=("pkg", "jax"))
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
-    (root / "annotations").mkdir()
-    (root / "annotations/demo.yaml").write_text(ARTICLE)
-    (root / "kernels").mkdir()
-    (root / "kernels/__init__.py").write_text(REGISTRY.replace(
-        'Lab("toy", "A toy", "LAB·0.1", 1), Lab("broken", "Broken", "LAB·0.2", 1)',
-        'Lab("toy", "A toy", "LAB·0.1", 1),'))
-    (root / "kernels/toy.py").write_text(TOY)
-    saved = {n: m for n, m in sys.modules.items() if n == "kernels" or n.startswith("kernels.")}
-    try:
-        build_site(root, jobs=1)
-    finally:
-        env.undo()
-        for name in [n for n in sys.modules if n == "kernels" or n.startswith("kernels.")]:
-            del sys.modules[name]
-        sys.modules.update(saved)
-    return root / "site"
+    registry = REGISTRY.replace('Lab("toy", "A toy", "LAB·0.1", 1), Lab("broken", "Broken", "LAB·0.2", 1)',
+                                'Lab("toy", "A toy", "LAB·0.1", 1),')
+    return build_small_site(tmp_path_factory.mktemp("browser-a11y"), FILES, TRACK,
+                            {"demo.yaml": ARTICLE}, {"kernels/__init__.py": registry, "kernels/toy.py": TOY},
+                            paths=("pkg", "jax"))[0]
 
 
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    yield from serve_folder(site)
 
 
 @pytest.fixture(scope="module")

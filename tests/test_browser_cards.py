@@ -6,17 +6,11 @@ focusing the link shows it too, Down arrow enters it, Escape closes it; it works
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
-from reader.site import build_site
-from tests.browser_support import chromium, wait
-from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.browser_support import build_small_site, chromium, serve_folder, wait
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
@@ -56,37 +50,12 @@ notes:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("cards")
-    env = pytest.MonkeyPatch()
-    env.setenv("READER_CACHE", str(tmp / "cache"))
-    upstream = make_upstream(tmp / "upstream", [FILES])
-    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], FILES)
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
-    (root / "annotations").mkdir()
-    (root / "annotations/demo.yaml").write_text(ARTICLE)
-    try:
-        build_site(root, jobs=1)
-    finally:
-        env.undo()
-    return root / "site"
+    return build_small_site(tmp_path_factory.mktemp("cards"), FILES, TRACK, {"demo.yaml": ARTICLE})[0]
 
 
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    yield from serve_folder(site)
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,11 @@ tint keeps a contrast of at least 4.5:1 in both colour schemes."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from reader.site import build_site
-from tests.browser_support import chromium, wait
-from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.browser_support import build_small_site, chromium, wait
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
@@ -53,21 +50,7 @@ notes:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> tuple[Path, str]:
     """The built site's folder and the GitHub-style blob URL prefix of the pin."""
-    tmp = tmp_path_factory.mktemp("browser-lines")
-    env = pytest.MonkeyPatch()
-    env.setenv("READER_CACHE", str(tmp / "cache"))
-    upstream = make_upstream(tmp / "upstream", [FILES])
-    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], FILES)
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
-    (root / "annotations").mkdir()
-    (root / "annotations/demo.yaml").write_text(ARTICLE)
-    try:
-        build_site(root, jobs=1)
-    finally:
-        env.undo()
-    return root / "site", f"{upstream.url}/blob/{upstream.commits[0]}"
+    return build_small_site(tmp_path_factory.mktemp("browser-lines"), FILES, TRACK, {"demo.yaml": ARTICLE})
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,9 @@ their lines. And the code view's lines are highlighted and numbered once near th
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from reader.site import build_site
-from tests.browser_support import chromium, wait
-from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.browser_support import build_small_site, chromium, wait
 
 pytestmark = pytest.mark.browser
 
@@ -63,20 +59,7 @@ notes:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> str:
     tmp = tmp_path_factory.mktemp("browser-notes")
-    env = pytest.MonkeyPatch()
-    env.setenv("READER_CACHE", str(tmp / "cache"))
-    upstream = make_upstream(tmp / "upstream", [FILES])
-    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], FILES)
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
-    (root / "annotations").mkdir()
-    (root / "annotations/notes.yaml").write_text(ARTICLE)
-    try:
-        build_site(root, jobs=1)
-    finally:
-        env.undo()
-    return (root / "site").as_uri()
+    return build_small_site(tmp, FILES, TRACK, {"notes.yaml": ARTICLE})[0].as_uri()
 
 
 @pytest.fixture(scope="module")

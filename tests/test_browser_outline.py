@@ -4,18 +4,12 @@ keyboard; search lands on lines: a definition's result on `#L<n>`, a note's word
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from reader.site import build_site
-from tests.browser_support import chromium, wait
-from tests.conftest import REPO_ROOT, make_upstream, write_project
+from tests.browser_support import build_small_site, chromium, serve_folder, wait
 
 pytestmark = pytest.mark.browser
 
@@ -62,36 +56,12 @@ def _line_of(name: str) -> int:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("outline")
-    env = pytest.MonkeyPatch()
-    env.setenv("READER_CACHE", str(tmp / "cache"))
-    upstream = make_upstream(tmp / "upstream", [FILES])
-    root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], FILES)
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
-    (root / "annotations").mkdir()
-    (root / "annotations/rules.yaml").write_text(ARTICLE)
-    try:
-        build_site(root, jobs=1)
-    finally:
-        env.undo()
-    return root / "site"
+    return build_small_site(tmp_path_factory.mktemp("outline"), FILES, TRACK, {"rules.yaml": ARTICLE})[0]
 
 
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    yield from serve_folder(site)
 
 
 @pytest.fixture(scope="module")
