@@ -7,7 +7,7 @@ import http.server
 import shutil
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -93,3 +93,31 @@ def serve_folder(folder: Path) -> Iterator[str]:
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+
+def pallas_files(primitives: Sequence[str]) -> dict[str, str]:
+    """The browser tests' pinned files: pkg/core.py and pkg/call.py (tests/golden.py), and a
+    Pallas primitives module with a Triton lowering rule table registering `primitives`."""
+    from tests.golden import CALL, CORE
+
+    lowering = '''from jax._src.pallas import primitives
+
+triton_lowering_rules = {}
+
+
+def register_lowering(primitive):
+    def wrapper(fn):
+        triton_lowering_rules[primitive] = fn
+        return fn
+    return wrapper
+''' + "".join(f'''
+
+@register_lowering(primitives.{p}_p)
+def _{p}_rule(ctx, x):
+    return x
+''' for p in primitives)
+    return {"pkg/__init__.py": "", "pkg/core.py": CORE.replace("fixture", "pkg"),
+            "pkg/call.py": CALL.replace("fixture", "pkg"),
+            "jax/_src/pallas/primitives.py": "from jax._src import core as jax_core\n\n" + "".join(
+                f'{p}_p = jax_core.Primitive("{p}")\n' for p in primitives),
+            "jax/_src/pallas/triton/lowering.py": lowering}

@@ -11,35 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, serve_folder, wait
-from tests.golden import CALL, CORE
+from tests.browser_support import build_small_site, chromium, pallas_files, serve_folder, wait
 
 pytestmark = pytest.mark.browser
 
 
 PRIMITIVES = [f"op{i:02d}" for i in range(60)] + ["dot", "dot_general"]
 """Enough primitives that the matrix scrolls; two of them match the filter `dot`."""
-LOWERING = """from jax._src.pallas import primitives
-
-triton_lowering_rules = {}
-
-
-def register_lowering(primitive):
-    def wrapper(fn):
-        triton_lowering_rules[primitive] = fn
-        return fn
-    return wrapper
-""" + "".join(f"""
-
-@register_lowering(primitives.{p}_p)
-def _{p}_rule(ctx, x):
-    return x
-""" for p in PRIMITIVES)
-FILES = {"pkg/__init__.py": "", "pkg/core.py": CORE.replace("fixture", "pkg"),
-         "pkg/call.py": CALL.replace("fixture", "pkg"),
-         "jax/_src/pallas/primitives.py": "from jax._src import core as jax_core\n\n" + "".join(
-             f'{p}_p = jax_core.Primitive("{p}")\n' for p in PRIMITIVES),
-         "jax/_src/pallas/triton/lowering.py": LOWERING}
+FILES = pallas_files(PRIMITIVES)
 TRACK = """title: "A browser track"
 summary: "One article."
 phases:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, serve_folder, wait
-from tests.golden import CALL, CORE
+from tests.browser_support import build_small_site, chromium, pallas_files, serve_folder, wait
 from tests.test_render_labs import REGISTRY
 
 pytestmark = pytest.mark.browser
@@ -70,27 +69,7 @@ def axe_violations(browser, scheme: str | None = None) -> list[dict]:
 
 
 PRIMITIVES = ("add", "dot", "dot_general")
-LOWERING = """from jax._src.pallas import primitives
-
-triton_lowering_rules = {}
-
-
-def register_lowering(primitive):
-    def wrapper(fn):
-        triton_lowering_rules[primitive] = fn
-        return fn
-    return wrapper
-""" + "".join(f"""
-
-@register_lowering(primitives.{p}_p)
-def _{p}_rule(ctx, x):
-    return x
-""" for p in PRIMITIVES)
-FILES = {"pkg/__init__.py": "", "pkg/core.py": CORE.replace("fixture", "pkg"),
-         "pkg/call.py": CALL.replace("fixture", "pkg"),
-         "jax/_src/pallas/primitives.py": "from jax._src import core as jax_core\n\n" + "".join(
-             f'{p}_p = jax_core.Primitive("{p}")\n' for p in PRIMITIVES),
-         "jax/_src/pallas/triton/lowering.py": LOWERING}
+FILES = pallas_files(PRIMITIVES)
 TRACK = """title: "An accessible track"
 summary: "Every kind of page."
 phases:
