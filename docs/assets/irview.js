@@ -17,11 +17,14 @@
   }
 
   // Scroll `el` into its scrolling pane's view (the pane only); with `page`, also into the window's.
-  function reveal(el, page) {
+  // Lines not yet laid out count one line high (irview.css), so the scroll is corrected over the
+  // next frames, as the lines it passed are laid out.
+  function reveal(el, page, tries) {
     var pane = el.closest(".ir-scroll");
     if (pane) {
       var d = el.getBoundingClientRect().top - pane.getBoundingClientRect().top;
       if (d < 0 || d + el.offsetHeight > pane.clientHeight) pane.scrollTop += d - pane.clientHeight / 3;
+      if ((tries || 0) < 8) requestAnimationFrame(function () { reveal(el, false, (tries || 0) + 1); });
     }
     if (page) el.scrollIntoView({block: "nearest"});
   }
