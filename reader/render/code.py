@@ -47,6 +47,15 @@ def _entity_units(entity: str) -> int:
     return len(html.unescape(entity).encode("utf-16-le")) // 2
 
 
+def _token_class(tag: str) -> str | None:
+    """The pygments token class a tag opens (`<span class="nf">`), else None (reader's own
+    `rd-` spans, links, closing tags)."""
+    m = _TOKEN_RE.match(tag)
+    return m.group(1) if m and not m.group(1).startswith("rd") else None
+
+
+_TOKENS: dict[str, str | None] = {}
+"""`_token_class` of the tags without an id or href, as met: a few dozen make up most spans."""
 _TITLE_RE = re.compile(r'<a href="([^"]*)" title="([^"]*)">\Z')
 
 
@@ -69,9 +78,13 @@ class _Shrunk:
         cls = ""  # the innermost token class (not a plain one) of the text at hand
         for tag, entity, text in _PART_RE.findall(line_html):
             if tag:
-                token = _TOKEN_RE.match(tag)
-                if token and not token.group(1).startswith("rd"):
-                    stack.append(token.group(1))
+                token = _TOKENS.get(tag, "")
+                if token == "":
+                    token = _token_class(tag)
+                    if tag[1] == "/" or " " not in tag[6:]:  # a closing tag or a class alone
+                        _TOKENS[tag] = token
+                if token is not None:
+                    stack.append(token)
                 elif tag == "</span>" and stack and stack[-1] is not None:
                     stack.pop()
                 else:
