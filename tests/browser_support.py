@@ -121,3 +121,18 @@ def _{p}_rule(ctx, x):
             "jax/_src/pallas/primitives.py": "from jax._src import core as jax_core\n\n" + "".join(
                 f'{p}_p = jax_core.Primitive("{p}")\n' for p in primitives),
             "jax/_src/pallas/triton/lowering.py": lowering}
+
+
+CONTRAST_JS = """
+function rgba(s) { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; }
+function over(f, b) { return [0, 1, 2].map(i => f[i] * f[3] + b[i] * (1 - f[3])).concat([1]); }
+function lum(c) { const v = c.slice(0, 3).map(x => { x /= 255; return x <= .03928 ? x / 12.92 : ((x + .055) / 1.055) ** 2.4; });
+  return .2126 * v[0] + .7152 * v[1] + .0722 * v[2]; }
+function ratio(a, b) { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + .05) / (y + .05); }
+function background(el) { const layers = [];
+  for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] > 0) layers.push(c); }
+  return layers.reverse().reduce((b, f) => over(f, b), [255, 255, 255, 1]); }
+"""
+"""WCAG 2 contrast in a page, for the tests' scripts to begin with: `rgba(css)` -> [r, g, b, a],
+`over(top, under)` blends, `background(el)` is the opaque colour behind `el` (its layers down to
+white), `ratio(fg, bg)` the contrast ratio of two opaque colours."""

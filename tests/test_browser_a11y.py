@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, pallas_files, serve_folder, wait
+from tests.browser_support import (
+    CONTRAST_JS,
+    build_small_site,
+    chromium,
+    pallas_files,
+    serve_folder,
+    wait,
+)
 from tests.test_render_labs import REGISTRY
 
 pytestmark = pytest.mark.browser
@@ -290,19 +297,9 @@ def test_a_wide_listing_scrolls_from_the_keyboard(browser, server, page, box):
     wait(browser, lambda b: b.execute_script("return document.activeElement.scrollLeft") > 0)
 
 
-_NUMBER_CONTRAST = """
-function rgba(s) { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; }
-function over(f, b) { return [0, 1, 2].map(i => f[i] * f[3] + b[i] * (1 - f[3])); }
-function lum(c) { const v = c.map(x => { x /= 255; return x <= .03928 ? x / 12.92 : ((x + .055) / 1.055) ** 2.4; });
-  return .2126 * v[0] + .7152 * v[1] + .0722 * v[2]; }
-let bg = [255, 255, 255];
-const layers = [];
-const number = document.querySelector(arguments[0]);
-for (let e = number; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
-for (const layer of layers.reverse()) bg = over(layer, bg);
-const fg = over(rgba(getComputedStyle(number, arguments[1]).color), bg);
-const [a, b] = [lum(fg), lum(bg)].sort((p, q) => q - p);
-return (a + .05) / (b + .05);
+_NUMBER_CONTRAST = CONTRAST_JS + """
+const number = document.querySelector(arguments[0]), bg = background(number);
+return ratio(over(rgba(getComputedStyle(number, arguments[1]).color), bg), bg);
 """
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, serve_folder, wait
+from tests.browser_support import CONTRAST_JS, build_small_site, chromium, serve_folder, wait
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
@@ -185,38 +185,13 @@ def test_cards_work_opened_from_disk(browser, site):
     assert _errors(browser) == []
 
 
-CONTRAST = """
-function rgba(text) {
-  var m = text.match(/[\\d.]+/g).map(Number);
-  return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1};
-}
-function over(top, under) {  // `top` blended over the opaque `under`
-  return {r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a),
-          b: top.b * top.a + under.b * (1 - top.a), a: 1};
-}
-function background(el) {  // the opaque colour behind `el`: its layers blended, down to white
-  var layers = [];
-  for (var n = el; n; n = n.parentElement) {
-    var c = rgba(getComputedStyle(n).backgroundColor);
-    if (c.a > 0) layers.push(c);
-    if (c.a >= 1) break;
-  }
-  var out = {r: 255, g: 255, b: 255, a: 1};
-  for (var i = layers.length - 1; i >= 0; i--) out = over(layers[i], out);
-  return out;
-}
-function lum(c) {
-  function ch(v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }
-  return 0.2126 * ch(c.r) + 0.7152 * ch(c.g) + 0.0722 * ch(c.b);
-}
-var worst = [];
-var walker = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
+CONTRAST = CONTRAST_JS + """
+const worst = [], walker = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
 while (walker.nextNode()) {
-  var node = walker.currentNode, el = node.parentElement;
+  const node = walker.currentNode, el = node.parentElement;
   if (!node.textContent.trim() || !el.getClientRects().length) continue;
-  var bg = background(el), fg = over(rgba(getComputedStyle(el).color), bg);
-  var a = lum(fg), b = lum(bg), ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-  if (ratio < 4.5) worst.push([node.textContent.trim().slice(0, 30), el.className, ratio.toFixed(2)]);
+  const bg = background(el), r = ratio(over(rgba(getComputedStyle(el).color), bg), bg);
+  if (r < 4.5) worst.push([node.textContent.trim().slice(0, 30), el.className, r.toFixed(2)]);
 }
 return worst;
 """

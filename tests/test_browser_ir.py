@@ -15,7 +15,7 @@ from reader.extract.symbols import symbols_of
 from reader.render.highlight import highlight_lines
 from reader.render.ir import Rules, parse_lowered
 from reader.render.irview import IrSite, kernel_file, render_lowered
-from tests.browser_support import chromium, wait
+from tests.browser_support import CONTRAST_JS, chromium, wait
 from tests.test_render_ir import HERE, LAB, SAMPLE, TPU, TPU_RULES, _tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,15 +159,7 @@ def test_the_view_works_from_the_keyboard(browser, site):
     assert browser.current_url.endswith("lowering_ladder.html")  # n/p did not leave the page
 
 
-_CONTRAST = """
-function rgba(s) { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; }
-function over(f, b) { return [0, 1, 2].map(i => f[i] * f[3] + b[i] * (1 - f[3])).concat([1]); }
-function lum(c) { const v = c.slice(0, 3).map(x => { x /= 255; return x <= .03928 ? x / 12.92 : ((x + .055) / 1.055) ** 2.4; });
-  return .2126 * v[0] + .7152 * v[1] + .0722 * v[2]; }
-function ratio(a, b) { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + .05) / (y + .05); }
-function background(el) { const layers = [];
-  for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] > 0) layers.push(c); }
-  return layers.reverse().reduce((b, f) => over(f, b), [255, 255, 255, 1]); }
+_CONTRAST = CONTRAST_JS + """
 let worst = 99, at = '', rows = 0;
 for (let c = 0; c < 8; c++) {
   const row = document.querySelector('.ir-op[data-k]').cloneNode(true);

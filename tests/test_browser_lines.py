@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, wait
+from tests.browser_support import CONTRAST_JS, build_small_site, chromium, wait
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
@@ -185,15 +185,7 @@ def test_shift_click_extends_the_selection_to_a_range(browser, site, tmp_path):
     assert _selected(browser) == ["core-L12", "core-L13", "core-L14"]
 
 
-_CONTRAST = """
-function rgba(s) { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; }
-function over(f, b) { return [0, 1, 2].map(i => f[i] * f[3] + b[i] * (1 - f[3])).concat([1]); }
-function lum(c) { const v = c.slice(0, 3).map(x => { x /= 255; return x <= .03928 ? x / 12.92 : ((x + .055) / 1.055) ** 2.4; });
-  return .2126 * v[0] + .7152 * v[1] + .0722 * v[2]; }
-function ratio(a, b) { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + .05) / (y + .05); }
-function background(el) { const layers = [];
-  for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] > 0) layers.push(c); }
-  return layers.reverse().reduce((b, f) => over(f, b), [255, 255, 255, 1]); }
+_CONTRAST = CONTRAST_JS + """
 const lines = [...document.querySelectorAll('.rd-k > .rd-sel')];
 let worst = 99, plain = '';
 for (const line of lines) for (const el of [line, ...line.querySelectorAll('*')]) {
