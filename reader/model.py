@@ -39,8 +39,9 @@ class Symbol:
 
 @dataclass(frozen=True)
 class Head:
-    """What a hover card shows of a definition besides its symbol: where its header (decorators,
-    signature) ends, where its body resumes after the docstring, and the docstring's first line."""
+    """What the pages show of a definition besides its symbol: where its header (decorators,
+    signature) ends, where its body resumes after the docstring and the docstring's first line
+    (its hover card); its short signature and whether the outline lists it."""
 
     end: int
     """The last line of the header: the line before the body's first statement (the `def`
@@ -49,6 +50,10 @@ class Head:
     """The line of the body's first statement after the docstring; 0 when there is none."""
     doc: str = ""
     """The docstring's first line (an assignment's: the string literal right after it)."""
+    signature: str = ""
+    """`(ctx, x, *, axis)` for a function, `(Base)` for a class, `= value` for a name."""
+    listed: bool = True
+    """Whether the outline lists it: not a dunder, a class attribute or an alias (`map = safe_map`)."""
 
 
 @dataclass(frozen=True)

@@ -54,14 +54,14 @@ class C:
 '''
 
 
-def test_heads_give_each_definition_its_header_body_and_docstring_line():
+def test_heads_give_each_definition_its_header_body_docstring_line_and_outline_signature():
     heads = {s.qualname: (s.line, h) for s, h in definitions_of(HEADS)}
-    assert heads["f"] == (5, Head(9, 14, "Adds."))  # the line before the docstring
-    assert heads["one"] == (18, Head(18, 18, ""))  # a one-line body: its own line
-    assert heads["C"] == (21, Head(21, 23, "A class."))
-    assert heads["C.x"] == (23, Head(23, 0, "The x."))  # an attribute's docstring
-    assert heads["C.y"] == (25, Head(25, 0, ""))
-    assert heads["C.m"] == (27, Head(27, 28, ""))
+    assert heads["f"] == (5, Head(9, 14, "Adds.", "(a, b)"))  # the line before the docstring
+    assert heads["one"] == (18, Head(18, 18, "", "()"))  # a one-line body: its own line
+    assert heads["C"] == (21, Head(21, 23, "A class.", ""))
+    assert heads["C.x"] == (23, Head(23, 0, "The x.", "= 0", listed=False))  # an attribute's docstring
+    assert heads["C.y"] == (25, Head(25, 0, "", "= 1", listed=False))
+    assert heads["C.m"] == (27, Head(27, 28, "", "(self)"))
 
 
 def test_a_card_skips_the_comments_after_a_header_and_the_docstring():

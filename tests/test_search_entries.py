@@ -3,13 +3,14 @@ each note at `#note-<id>`, added to material's search index (JSON and the offlin
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from reader.extract.symbols import symbols_of
+from reader.extract.symbols import definitions_of, module_doc
 from reader.model import Span, Symbol
 from reader.render.model import SearchEntry
 from reader.render.outline import outline, outline_data
@@ -58,12 +59,17 @@ else:
 '''
 
 
+def _outline(text: str):
+    """The outline as a source page makes it: from the scan's definitions and docstring line."""
+    return outline(definitions_of(text), module_doc(ast.parse(text)))
+
+
 def _line(text: str, needle: str) -> int:
     return next(n for n, line in enumerate(text.split("\n"), 1) if needle in line)
 
 
 def test_outline_nests_methods_and_keeps_only_the_notable_names():
-    shape = outline(symbols_of(MODULE), MODULE, "pkg:mod.py")
+    shape = _outline(MODULE)
     assert shape.doc == "Lowering rules."
     assert [(i.qualname, i.kind) for i in shape.items] == [
         ("load_p", "variable"), ("TABLE", "variable"), ("PRIMS", "variable"), ("Rule", "class"),
@@ -81,7 +87,7 @@ def test_outline_nests_methods_and_keeps_only_the_notable_names():
 
 
 def test_outline_data_is_a_line_per_name_with_its_kind_line_and_depth():
-    shape = outline(symbols_of(MODULE), MODULE, "pkg:mod.py")
+    shape = _outline(MODULE)
     rows = outline_data(shape.items).splitlines()
     assert len(rows) == len(shape.walk()) == 9
     assert rows[3:8] == [f"c{_line(MODULE, 'class Rule')} Rule",
@@ -92,12 +98,12 @@ def test_outline_data_is_a_line_per_name_with_its_kind_line_and_depth():
 
 
 def test_an_unparsable_file_still_has_its_outline_from_the_symbols():
-    shape = outline([Symbol("f", "function", Span(3, 3), 3)], "def f(:\n", "pkg:bad.py")
+    shape = outline([(Symbol("f", "function", Span(3, 3), 3), None)])
     assert [(i.qualname, i.signature, i.doc) for i in shape.items] == [("f", "", "")]
 
 
 def test_definition_entries_read_as_kind_name_signature_and_docstring():
-    shape = outline(symbols_of(MODULE), MODULE, "pkg:mod.py")
+    shape = _outline(MODULE)
     entries = {e.title: e for e in definition_entries("pkg/mod.py", shape)}
     assert "Rule.__init__" not in entries  # dunder methods are found through their class
     apply = entries["Rule.apply"]

@@ -26,8 +26,9 @@ REFS_KIND = "refs"
 """Cache kind of one file's resolved references, keyed by every pinned blob and the module."""
 SCAN_KIND = "scan"
 """Cache kind of per-file summaries, keyed by blob and module."""
-SCAN_VERSION = "2"
-"""Bump when `FileSummary`'s JSON changes (2: each symbol's `Head`, for the hover cards)."""
+SCAN_VERSION = "3"
+"""Bump when `FileSummary`'s JSON changes (2: each symbol's `Head`, for the hover cards; 3: the
+outline's signature and listing in each `Head`, the module's docstring line)."""
 
 
 @dataclass(frozen=True)

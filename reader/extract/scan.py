@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reader.extract.parse import parse_ast
-from reader.extract.symbols import definitions_of
+from reader.extract.symbols import definitions_of, module_doc
 from reader.model import Head, Span, Symbol
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -75,6 +75,8 @@ class FileSummary:
     chains: tuple[Chain, ...]
     heads: tuple[Head, ...] = ()
     """Each symbol's `Head` (signature end, body after the docstring, doc line), in `symbols`' order."""
+    doc: str = ""
+    """The first line of the module's docstring."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,7 +89,8 @@ class FileSummary:
             "bases": self.bases,
             "chains": [[c.head, c.owner, c.at_module, [[p.name, p.line, p.col] for p in c.parts]]
                        for c in self.chains],
-            "heads": [[h.end, h.body, h.doc] for h in self.heads],
+            "heads": [[h.end, h.body, h.doc, h.signature, h.listed] for h in self.heads],
+            "doc": self.doc,
         }
 
     @classmethod
@@ -104,6 +107,7 @@ class FileSummary:
             tuple(Chain(head, tuple(Part(*p) for p in parts), owner, at_module)
                   for head, owner, at_module, parts in data["chains"]),
             tuple(Head(*h) for h in data.get("heads", ())),
+            data.get("doc", ""),
         )
 
 
@@ -123,7 +127,7 @@ def summarize(text: str, module: str, is_package: bool = False, where: str = "",
     for b in builder.bindings:
         bindings[b.name] = (*bindings.get(b.name, ()), b)
     return FileSummary(module, is_package, tuple(symbols), bindings, tuple(builder.stars), bases,
-                       tuple(reader.chains), tuple(h for _, h in found))
+                       tuple(reader.chains), tuple(h for _, h in found), module_doc(tree))
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:

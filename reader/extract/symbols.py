@@ -12,6 +12,8 @@ from reader.model import Head, Span, Symbol
 
 DOC_CHARS = 240
 """A docstring's first line is cut to this many characters (a hover card shows it)."""
+SIGNATURE_CHARS = 60
+VALUE_CHARS = 50
 
 
 def symbols_of(text: str, tree: ast.Module | None = None, where: str = "<source>") -> list[Symbol]:
@@ -40,17 +42,23 @@ def _walk(body: list[ast.stmt], prefix: str, in_class: bool, out: list[tuple[Sym
                 _walk(node.body, qual + ".", True, out)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and (not prefix or in_class):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            head = Head(node.end_lineno or node.lineno, 0, _doc(body[i + 1] if i + 1 < len(body) else None))
+            value = node.value
+            own = value is not None and not _alias(value)
+            doc = _doc(body[i + 1] if i + 1 < len(body) else None)
             for target in targets:
                 for name in _names(target):
                     out.append((Symbol(f"{prefix}{name}", "variable",
                                        Span(node.lineno, node.end_lineno or node.lineno), node.lineno),
-                                head))
+                                Head(node.end_lineno or node.lineno, 0, doc,
+                                     "= " + _value(value) if value is not None else "",
+                                     own and not prefix and not name.startswith("__"))))
         elif isinstance(node, ast.TypeAlias) and isinstance(node.name, ast.Name):
             # `type BlockDim = ...` (PEP 695): a module or class name like an assignment's.
-            out.append((Symbol(f"{prefix}{node.name.id}", "variable",
+            name = node.name.id
+            out.append((Symbol(f"{prefix}{name}", "variable",
                                Span(node.lineno, node.end_lineno or node.lineno), node.lineno),
-                        Head(node.end_lineno or node.lineno)))
+                        Head(node.end_lineno or node.lineno, 0, "", "= " + _value(node.value),
+                             not prefix and not name.startswith("__"))))
         elif isinstance(node, (ast.If, ast.Try)) and not prefix:
             # Module-level definitions guarded by `if`/`try` (version checks, optional imports).
             for block in _blocks(node):
@@ -62,7 +70,61 @@ def _head(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Head:
     first = node.body[0]
     end = max(node.lineno, first.lineno - 1)
     rest = node.body[1:] if _is_string(first) else node.body
-    return Head(end, rest[0].lineno if rest else 0, _doc(first))
+    return Head(end, rest[0].lineno if rest else 0, _doc(first), _signature(node))
+
+
+def module_doc(tree: ast.Module) -> str:
+    """The first line of the module's docstring, else ''."""
+    return _doc(tree.body[0] if tree.body else None)
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    if isinstance(node, ast.ClassDef):
+        bases = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
+        return cut("(" + ", ".join(bases) + ")", SIGNATURE_CHARS, ")") if bases else ""
+    return cut("(" + ", ".join(_params(node.args)) + ")", SIGNATURE_CHARS, ")")
+
+
+def _params(args: ast.arguments) -> list[str]:
+    """Parameter names as a call site sees them: `/`, `*` and `*args`, `**kwargs`; no annotations
+    or defaults."""
+    out = [a.arg for a in args.posonlyargs] + (["/"] if args.posonlyargs else [])
+    out += [a.arg for a in args.args]
+    if args.vararg is not None:
+        out.append("*" + args.vararg.arg)
+    elif args.kwonlyargs:
+        out.append("*")
+    out += [a.arg for a in args.kwonlyargs]
+    if args.kwarg is not None:
+        out.append("**" + args.kwarg.arg)
+    return out
+
+
+def _value(value: ast.expr) -> str:
+    """A value in one short line: as written when it fits, else its outer shape (`Primitive(…)`)."""
+    if value.end_lineno == value.lineno:
+        text = ast.unparse(value)
+        if len(text) <= VALUE_CHARS:
+            return text
+    if isinstance(value, ast.Call):
+        return cut(ast.unparse(value.func), VALUE_CHARS - 3, "") + "(…)"
+    brackets = {ast.Dict: "{…}", ast.Set: "{…}", ast.List: "[…]", ast.Tuple: "(…)"}
+    return brackets.get(type(value), "…")
+
+
+def _alias(value: ast.expr) -> bool:
+    """A name, an attribute, or a tuple of them: `map = safe_map`, `partial = functools.partial`."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return bool(value.elts) and all(_alias(e) for e in value.elts)
+    return isinstance(value, (ast.Name, ast.Attribute))
+
+
+def cut(text: str, limit: int, close: str = "") -> str:
+    """`text` in at most `limit` characters, an ellipsis (and `close`) marking a cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit - 1 - len(close)].rstrip(", ") + "…" + close
+
 
 
 def _is_string(node: ast.stmt | None) -> bool:

@@ -372,7 +372,8 @@ def source_doc(index: Index, f: SourceFile, permalink: str,
     heads = summary.heads if summary is not None else ()
     return SourceDoc(f.pin, f.path, f.blob, f.text, source_uri(f.path), permalink,
                      definitions=definitions(index, module, symbols, extra_uses, heads),
-                     refs=linked_refs(index, index.references(f.pin, f.path)) if summary else ())
+                     refs=linked_refs(index, index.references(f.pin, f.path)) if summary else (),
+                     docstring=summary.doc if summary is not None else "")
 
 
 def source_resolver(index: Index, docs: Mapping[str, SourceDoc]) -> SourceResolver:

@@ -87,6 +87,8 @@ class SourceDoc:
     that this file's lowering rules emitted (render/irview.py)."""
     lowered: tuple[tuple[str, str], ...] = ()
     """(page `src_uri`, title) of the `ir/` pages showing a kernel of this file lowered."""
+    docstring: str = ""
+    """The first line of the module's docstring (its page's search entry)."""
 
 
 @dataclass(frozen=True)
