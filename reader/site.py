@@ -15,7 +15,7 @@ from pathlib import Path
 import filelock
 
 from reader import site_patch
-from reader.cache import Cache
+from reader.cache import Cache, atomic_write
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import BrokenLink, check_changed, check_links
 from reader.profile import mark
@@ -171,7 +171,7 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
     try:
         site_patch.link_copy(site_dir, fresh)
         for dest, data in {**todo.assets, **outputs}.items():
-            site_patch.replace_file(fresh / dest, data)
+            atomic_write(fresh / dest, data, durable=False)  # a new file, not through its link
         steps = [*steps, ("patch", time.perf_counter() - t)]
         progress("checking links")
         mark("link check")

@@ -315,8 +315,3 @@ def link_copy(site_dir: Path, fresh: Path) -> None:
             except OSError:
                 dst.write_bytes(src.read_bytes())
 
-
-def replace_file(path: Path, data: bytes) -> None:
-    """Write `path` anew (a new file, never through a hard link to the old site)."""
-    path.unlink(missing_ok=True)
-    path.write_bytes(data)
