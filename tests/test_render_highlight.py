@@ -88,4 +88,4 @@ def test_the_token_stream_is_pygments_own():
 
     lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
     for text in ("\ufeffx = 1\n", "a = '\u202e'\nb = 1 < 2 & 3\n", '"""doc\n\nmore"""\n', "", "\tif x:\n\t\tpass"):
-        assert list(_tokens(lexer, text)) == list(pygments.lex(text, lexer))
+        assert list(_tokens(text)) == list(pygments.lex(text, lexer))

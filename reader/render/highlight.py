@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import re
@@ -17,6 +18,7 @@ from pygments.token import STANDARD_TYPES, Text, _TokenType
 from reader.cache import Cache
 from reader.model import split_lines
 from reader.progress import track
+from reader.render.lexing import JoinedLexer
 
 HIGHLIGHT_KIND = "highlight"
 HIGHLIGHT_VERSION = "2"
@@ -76,11 +78,10 @@ def hidden_characters(text: str) -> list[tuple[int, str]]:
 def highlight_lines(text: str) -> list[str]:
     """Python source as HTML, one string per line, each line's spans closed within it."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
     escape = escape_code if _HIDDEN_RE.search(text) else _escape
     lines: list[list[str]] = [[]]
     line = lines[0]
-    for ttype, value in _tokens(lexer, text):
+    for ttype, value in _tokens(text):
         cls = _CLASS.get(ttype)
         if cls is None:
             cls = css_class(ttype)
@@ -101,15 +102,21 @@ def highlight_lines(text: str) -> list[str]:
     return out[:expected] + [""] * (expected - len(out))
 
 
-def _tokens(lexer: PythonLexer, text: str) -> Iterator[tuple[_TokenType, str]]:
-    """`pygments.lex(text, lexer)` without its generator layers (the lexer's own input
-    preparation, then its tokens): the same tokens, a little faster."""
+@functools.cache
+def _python() -> JoinedLexer:
+    return JoinedLexer(PythonLexer(stripnl=False, stripall=False, ensurenl=False))
+
+
+def _tokens(text: str) -> Iterator[tuple[_TokenType, str]]:
+    """`pygments.lex(text, PythonLexer(...))`: the lexer's own input preparation, then its tokens
+    (`lexing.JoinedLexer`: the same tokens, faster)."""
+    joined = _python()
+    lexer = joined.lexer
     prepare = getattr(lexer, "_preprocess_lexer_input", None)
     if prepare is None or lexer.filters:
         yield from pygments.lex(text, lexer)
         return
-    for _, ttype, value in lexer.get_tokens_unprocessed(prepare(text)):
-        yield ttype, value
+    yield from joined.tokens(prepare(text))
 
 
 def cache_key(blob: str) -> str:

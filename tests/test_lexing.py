@@ -1,0 +1,67 @@
+"""The joined lexer gives pygments' own tokens, for real files and for the corners of the lexer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygments
+import pytest
+from pygments.lexer import RegexLexer, bygroups
+from pygments.lexers.python import PythonLexer
+from pygments.token import Keyword, Name, String, Text
+
+from reader.render.lexing import JoinedLexer
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CORNERS = [
+    "",
+    "x",
+    "def f(a, *b, **c) -> int:\n    return a  # done\n",
+    'f"{x!r:>{width}} {y}" rf"\\d{z}" b"\\x00" u\'\'\'three\nlines\'\'\'\n',
+    "@jax.jit\nclass K(Base, metaclass=M):\n    '''doc'''\n    match = 1\n",
+    "match x:\n    case [a, *_] if a > 0:\n        pass\n",
+    "s = 'unterminated\nnext = 0x_FF + 0b1 + 1_000.5e-3j\n",
+    "λ = ƒ(ñ) ＝ 1\n$ ? `\n\x0cprint(\"\\N{DASH}\")\n",
+    "from . import (a as b,\n    c)\nimport x.y as z\n",
+    "lambda: (yield from g()) or await h()\n",
+]
+
+
+def _pygments(lexer: PythonLexer, text: str) -> list[tuple[object, str]]:
+    return [(t, v) for _, t, v in lexer.get_tokens_unprocessed(lexer._preprocess_lexer_input(text))]
+
+
+@pytest.fixture(scope="module")
+def python() -> JoinedLexer:
+    return JoinedLexer(PythonLexer(stripnl=False, stripall=False, ensurenl=False))
+
+
+def test_every_python_state_is_joined(python):
+    assert python._states and all(joined is not None for _, joined in python._states.values())
+
+
+@pytest.mark.parametrize("text", CORNERS)
+def test_corners_give_pygments_tokens(python, text):
+    assert list(python.tokens(python.lexer._preprocess_lexer_input(text))) == _pygments(python.lexer, text)
+
+
+def test_real_files_give_pygments_tokens(python):
+    files = sorted(FIXTURES.glob("*.py")) + sorted(Path(pygments.__file__).parent.glob("lexers/p*.py"))
+    assert len(files) > 5
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert list(python.tokens(python.lexer._preprocess_lexer_input(text))) == \
+            _pygments(python.lexer, text), path
+
+
+class _Backreference(RegexLexer):
+    tokens = {"root": [(r"(['\"])(.*?)\1", bygroups(String, String)),
+                       (r"(?i)(if)(\s+)", bygroups(Keyword, Text)), (r"\w+", Name), (r"\s+", Text)]}
+
+
+def test_a_state_that_cannot_be_joined_is_tried_rule_by_rule():
+    lexer = _Backreference()
+    joined = JoinedLexer(lexer)
+    assert joined._states["root"][1] is None
+    text = "IF 'a\"b' x \"c\" ?\n"
+    assert list(joined.tokens(text)) == [(t, v) for _, t, v in lexer.get_tokens_unprocessed(text)]
