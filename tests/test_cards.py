@@ -17,7 +17,7 @@ from reader.extract.symbols import definitions_of
 from reader.model import Head, SourceFile
 from reader.render.cards import LETTERS, card_data, card_script, excerpt, runs
 from reader.render.generate import source_doc, source_resolver
-from reader.render.highlight import highlight_lines
+from reader.render.highlight import highlight, highlight_lines
 from reader.render.pages import source_page
 from reader.render.prose import Prose
 from tests.golden import NOTES, PERMALINK, SHA, SOURCES
@@ -67,7 +67,7 @@ def test_heads_give_each_definition_its_header_body_docstring_line_and_outline_s
 def test_a_card_skips_the_comments_after_a_header_and_the_docstring():
     index = index_from_sources({"m.py": HEADS})
     doc = source_doc(index, SourceFile("src", "m.py", blob_sha(HEADS.encode()), HEADS), "", {})
-    data = card_data(doc, highlight_lines(HEADS), lambda n: "")
+    data = card_data(doc, highlight(HEADS), lambda n: "")
     assert [row[0] for row in _def(data, "f")["c"]] == [4, 5, 6, 7, 8, 14, 15]
     assert [row[0] for row in _def(data, "one")["c"]] == [18]
     assert [row[0] for row in _def(data, "C.x")["c"]] == [23]
@@ -86,7 +86,7 @@ def docs():
 
 def _core(docs) -> dict:
     doc = docs["fixture/core.py"]
-    return card_data(doc, highlight_lines(doc.text), lambda n: f"<p>{n.body}</p>")
+    return card_data(doc, highlight(doc.text), lambda n: f"<p>{n.body}</p>")
 
 
 def _def(data: dict, qualname: str) -> dict:
@@ -147,7 +147,7 @@ def test_the_source_page_brings_its_card_script_and_keeps_the_uses_ids(docs):
     data = json.loads(text[text.index(",") + 1:text.rindex(");")])
     assert [d["q"] for d in data["defs"]] == [d.symbol.qualname for d in docs["fixture/core.py"].definitions]
     assert 'id="uses-BlockMapping"' in page.html and "<details" not in page.html
-    assert card_script(docs["fixture/core.py"], highlight_lines(docs["fixture/core.py"].text),
+    assert card_script(docs["fixture/core.py"], highlight(docs["fixture/core.py"].text),
                        lambda n: n.body).src_uri == script.src_uri
 
 

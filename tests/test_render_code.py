@@ -6,8 +6,11 @@ from __future__ import annotations
 import html
 import re
 
+import pygments
+from pygments.lexers.python import PythonLexer
+
 from reader.render.code import CHUNK, CodeLines, MarginNote, code_view
-from reader.render.highlight import LineLink, highlight_lines, link_line
+from reader.render.highlight import LineLink, css_class, escape_code, highlight
 
 SOURCE = '''import jax  # a comment
 def f(x: int, s="a<b&c") -> "x\u202ey":
@@ -21,18 +24,19 @@ class Thing(f):
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _classes_by_char(line_html: str) -> list[str]:
-    """Each UTF-16 unit of a line's text with the class of the pygments span around it."""
-    out, stack = [], []
-    for tag, entity, text in re.findall(r"(<[^>]*>)|(&[#\w]+;)|([^<&]+)", line_html):
-        if tag.startswith("<span"):
-            m = re.match(r'<span class="(\w+)">', tag)
-            stack.append(m.group(1) if m else None)
-        elif tag == "</span>":
-            stack.pop()
-        elif not tag:
-            cls = next((c for c in reversed(stack) if c), "")
-            out += [cls] * (len(html.unescape(entity or text).encode("utf-16-le")) // 2)
+def _classes_by_unit(text: str) -> list[list[str]]:
+    """Each line's UTF-16 units of text as shown (an invisible character's mark is one), each
+    with the class of the pygments token it is in, straight from pygments."""
+    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    out: list[list[str]] = [[]]
+    for ttype, value in pygments.lex(text, lexer):
+        cls = css_class(ttype)
+        for i, part in enumerate(value.split("\n")):
+            if i:
+                out.append([])
+            for ch in part:
+                hidden = escape_code(ch) != html.escape(ch, quote=False)
+                out[-1] += ["" if cls == "n" else cls] * (1 if hidden or ord(ch) <= 0xFFFF else 2)
     return out
 
 
@@ -47,13 +51,12 @@ def _view(page: str) -> tuple[list[str], dict[str, str], list[tuple[str, str]]]:
 
 
 def test_runs_give_back_every_characters_class_and_links_keep_their_titles():
-    lines = highlight_lines(SOURCE)
-    lines[6] = link_line(lines[6], [LineLink(6, 5, "../x.py.html#Thing", "pkg.x.Thing")])
-    page = code_view(CodeLines(lines, "", {7: ("Thing",)}))
+    code = highlight(SOURCE).linked({7: [LineLink(6, 5, "../x.py.html#Thing", "pkg.x.Thing")]})
+    lines = code.lines
+    page = code_view(CodeLines(lines, code.runs, "", {7: ("Thing",)}))
     classes, titles, shown = _view(page)
     assert len(shown) == len(lines)
-    for (runs, body), original in zip(shown, lines, strict=True):
-        want = ["" if c == "n" else c for c in _classes_by_char(original)]  # names look plain
+    for (runs, body), original, want in zip(shown, lines, _classes_by_unit(SOURCE), strict=False):
         got = []
         for code, length in re.findall(r"([a-zA-Z]+)(\d+)", runs):
             got += [classes[LETTERS.index(code)]] * int(length)
@@ -67,10 +70,11 @@ def test_runs_give_back_every_characters_class_and_links_keep_their_titles():
 
 def test_chunks_number_their_lines_and_notes_name_their_lines():
     lines = [f"x_{n} = {n}" for n in range(1, 2 * CHUNK + 11)]
-    page = code_view(CodeLines(lines, "core-"), [MarginNote(3, 5, "<p>note</p>")])
+    runs = [[("", len(line))] for line in lines]
+    page = code_view(CodeLines(lines, runs, "core-"), [MarginNote(3, 5, "<p>note</p>")])
     starts = re.findall(r'<div id="core-L(\d+)" style="counter-reset:l (\d+)">', page)
     assert starts == [("1", "0"), ("3", "2"), ("6", "5"), (str(CHUNK + 6), str(CHUNK + 5)),
                       (str(2 * CHUNK + 6), str(2 * CHUNK + 5))]
     assert '<div class="rd-mn" data-lines="core-L3-L5"><p>note</p></div>' in page
     assert page.startswith('<div class="rd-code highlight rd-margin"')
-    assert 'rd-margin' not in code_view(CodeLines(lines))
+    assert 'rd-margin' not in code_view(CodeLines(lines, runs))

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from reader.cache import Cache
 from reader.model import split_lines
 from reader.render.highlight import (
+    Highlight,
     LineLink,
     cache_key,
     hidden_characters,
+    highlight,
     highlight_lines,
     highlighted,
     link_line,
@@ -47,7 +52,7 @@ def test_bidi_and_invisible_characters_are_marked_one_for_one():
         "U+202E RIGHT-TO-LEFT OVERRIDE", "U+200B ZERO WIDTH SPACE", "U+FEFF ZERO WIDTH NO-BREAK SPACE"]
     # columns after a marked character still line up with the source
     linked = link_line(line, [LineLink(0, 2, "#x")])
-    assert linked.startswith('<span class="n"><a href="#x">ok</a></span>')
+    assert linked.startswith('<a href="#x">ok</a> <span class="o">=</span>')
 
 
 def test_link_line_wraps_the_identifier_at_its_column():
@@ -76,8 +81,9 @@ def test_highlighting_is_cached_by_blob(tmp_path):
     cache = Cache(tmp_path)
     first = highlighted(cache, "ab" * 20, "x = 1\ny = 2\n")
     assert cache.get_object("highlight", cache_key("ab" * 20)) == first
-    cache.put_object("highlight", cache_key("ab" * 20), ["from", "cache"])
-    assert highlighted(cache, "ab" * 20, "x = 1\ny = 2\n") == ["from", "cache"]
+    cached = Highlight(["from"], [[("", 4)]])
+    cache.put_object("highlight", cache_key("ab" * 20), cached)
+    assert highlighted(cache, "ab" * 20, "x = 1\ny = 2\n") == cached
 
 
 def test_the_token_stream_is_pygments_own():
@@ -89,3 +95,15 @@ def test_the_token_stream_is_pygments_own():
     lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
     for text in ("\ufeffx = 1\n", "a = '\u202e'\nb = 1 < 2 & 3\n", '"""doc\n\nmore"""\n', "", "\tif x:\n\t\tpass"):
         assert list(_tokens(text)) == list(pygments.lex(text, lexer))
+
+
+def test_runs_cover_each_line_and_spans_come_back_from_them():
+    text = 's = f"a{b!r}\u00e9\U0001f600" < c  # \u202e\n\tif x:\n\t\treturn 1\n'
+    got = highlight(text)
+    for line, runs in zip(got.lines, got.runs, strict=True):
+        shown = html.unescape(re.sub(r"<[^>]*>", "", line))
+        assert sum(n for _, n in runs) == len(shown.encode("utf-16-le")) // 2
+        assert all(c != "n" for c, _ in runs)  # names in the plain colour
+    assert got.html()[0].startswith('s <span class="o">=</span> <span class="sa">f</span>')
+    assert '<span class="c1">#' in got.html()[0] and 'class="rd-hidden"' in got.html()[0]
+    assert got.html()[2] == '\t\t<span class="k">return</span> <span class="mi">1</span>'

@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from reader.model import split_lines
+from reader.render.highlight import Highlight, Runs, with_spans
 from reader.render.model import Asset, DefinitionView, NoteView, SourceDoc
 from reader.render.urls import article_page, html_of
 
@@ -55,15 +56,15 @@ def cards_uri(path: str) -> str:
     return f"{CARDS_DIR}/{path}.js"
 
 
-def card_script(doc: SourceDoc, lines: Sequence[str], note_html: Callable[[NoteView], str]) -> Asset:
-    """The file's card data as a script; `lines`: its highlighted lines (no links), `note_html`:
+def card_script(doc: SourceDoc, lines: Highlight, note_html: Callable[[NoteView], str]) -> Asset:
+    """The file's card data as a script; `lines`: the file highlighted (no links), `note_html`:
     a note's body as HTML (its first words go on the card)."""
     data = card_data(doc, lines, note_html)
     text = f"window.readerCards.add({json.dumps(html_of(doc.page))},{_json(data)});\n"
     return Asset(cards_uri(doc.path), text.encode())
 
 
-def card_data(doc: SourceDoc, lines: Sequence[str],
+def card_data(doc: SourceDoc, lines: Highlight,
               note_html: Callable[[NoteView], str]) -> dict[str, object]:
     """What the file's cards show (the module's doc has the format)."""
     files: dict[str, int] = {}
@@ -77,7 +78,8 @@ def card_data(doc: SourceDoc, lines: Sequence[str],
     for i, d in enumerate(doc.definitions):
         entry: dict[str, object] = {"q": d.symbol.qualname, "k": d.symbol.kind, "l": d.symbol.line}
         shown = _shown_lines(d, raw)
-        entry["c"] = [_row(n, lines[n - 1], classes) for n in shown if n <= len(lines)]
+        entry["c"] = [_row(n, lines.lines[n - 1], lines.runs[n - 1], classes)
+                      for n in shown if n <= len(lines.lines)]
         more = len(d.symbol.span) - len(shown)
         if more > 0:
             entry["m"] = more
@@ -121,22 +123,27 @@ def _shown_lines(d: DefinitionView, raw: Sequence[str]) -> list[int]:
     return out
 
 
-def _row(number: int, line_html: str, classes: dict[str, int]) -> list[int | str]:
+def _row(number: int, line_html: str, line_runs: Runs, classes: dict[str, int]) -> list[int | str]:
     """A code line as a card's data has it: [number, text, runs] (see the module's doc)."""
-    pieces = runs(line_html)
-    text = "".join(t for _, t in pieces)
+    if "<" in line_html:  # an invisible character's mark: a class of its own on the card
+        spans = runs(with_spans(line_html, line_runs))
+        pieces = [(cls, len(t.encode("utf-16-le")) // 2) for cls, t in spans]
+        text = "".join(t for _, t in spans)
+    else:
+        pieces = list(line_runs)
+        text = html.unescape(line_html) if "&" in line_html else line_html
     while pieces and not pieces[-1][0]:
         pieces.pop()  # the rest is plain
     code = ""
-    for cls, piece in pieces:
+    for cls, units in pieces:
         index = classes.setdefault(cls, len(classes))
         letter = LETTERS[index] if index < len(LETTERS) else LETTERS[0]
-        code += f"{letter}{len(piece.encode('utf-16-le')) // 2}"
+        code += f"{letter}{units}"
     return [number, text, code] if code else [number, text]
 
 
 def runs(line_html: str) -> list[tuple[str, str]]:
-    """A highlighted line (`highlight.highlight_lines`) as runs of (class, text): class '' in the
+    """A line with token spans (`highlight.highlight_lines`) as runs of (class, text): class '' in the
     plain colour, else a pygments class (`rd-hidden` for a control character's mark); neighbours
     of one class merged. The card builds its spans from them, as text."""
     out: list[tuple[str, str]] = []

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from reader.render.highlight import Runs
 from reader.render.urls import line_id
 
 
@@ -25,7 +25,10 @@ class CodeLines:
     """What a code view shows of one file: its per-line HTML and extra anchors."""
 
     lines: Sequence[str]
-    """Highlighted (and linked) HTML of every line of the file; index 0 is line 1."""
+    """Highlighted (and linked) HTML of every line of the file without its token spans
+    (`highlight.Highlight.lines`); index 0 is line 1."""
+    runs: Sequence[Runs]
+    """Each line's token classes (`highlight.Runs`)."""
     prefix: str = ""
     """Prefix of the line anchors (`L12` or `core-L12`)."""
     anchors: dict[int, tuple[str, ...]] = field(default_factory=dict)
@@ -35,34 +38,13 @@ class CodeLines:
 CHUNK = 50
 """Lines per chunk: the unit the browser lays out and highlights only near the viewport."""
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_PART_RE = re.compile(r"(<[^>]*>)|(&[#\w]+;)|([^<&]+)")
-_TOKEN_RE = re.compile(r'<span class="([\w]+)">\Z')
-_PLAIN = frozenset({"n"})
-"""Token classes material colours as plain code (`--md-code-hl-name-color` is the code colour):
-left out of the runs, a third fewer of them."""
-
-
-@functools.cache
-def _entity_units(entity: str) -> int:
-    return len(html.unescape(entity).encode("utf-16-le")) // 2
-
-
-def _token_class(tag: str) -> str | None:
-    """The pygments token class a tag opens (`<span class="nf">`), else None (reader's own
-    `rd-` spans, links, closing tags)."""
-    m = _TOKEN_RE.match(tag)
-    return m.group(1) if m and not m.group(1).startswith("rd") else None
-
-
-_TOKENS: dict[str, str | None] = {}
-"""`_token_class` of the tags without an id or href, as met: a few dozen make up most spans."""
-_TITLE_RE = re.compile(r'<a href="([^"]*)" title="([^"]*)">\Z')
+_LINK_RE = re.compile(r'<a href="([^"]*)" title="([^"]*)">')
 
 
 @dataclass
 class _Shrunk:
-    """A code view's lines made light: pygments' spans out of the HTML into compact runs, the
-    identifier links' titles into one table. codeview.js puts both back near the viewport."""
+    """A code view's lines made light: the token classes as compact runs, the identifier links'
+    titles in one table. codeview.js puts both back near the viewport."""
 
     classes: dict[str, int] = field(default_factory=dict)
     titles: dict[str, str | None] = field(default_factory=dict)
@@ -70,44 +52,12 @@ class _Shrunk:
     codes: dict[str, str] = field(default_factory=dict)
     """class -> its letters (`_code`), once computed."""
 
-    def line(self, line_html: str) -> tuple[str, str]:
-        """(the line's HTML without its token spans, its runs: class letters + UTF-16 length each)."""
-        out: list[str] = []
-        runs: list[list] = []  # [class, length]
-        stack: list[str | None] = []  # a token's class, or None for a span kept in the HTML
-        cls = ""  # the innermost token class (not a plain one) of the text at hand
-        for tag, entity, text in _PART_RE.findall(line_html):
-            if tag:
-                token = _TOKENS.get(tag, "")
-                if token == "":
-                    token = _token_class(tag)
-                    if tag[1] == "/" or " " not in tag[6:]:  # a closing tag or a class alone
-                        _TOKENS[tag] = token
-                if token is not None:
-                    stack.append(token)
-                elif tag == "</span>" and stack and stack[-1] is not None:
-                    stack.pop()
-                else:
-                    if tag.startswith("<span"):
-                        stack.append(None)
-                    elif tag == "</span>" and stack:
-                        stack.pop()
-                    out.append(self._link(tag))
-                    continue
-                cls = next((c for c in reversed(stack) if c is not None), "")
-                cls = "" if cls in _PLAIN else cls
-                continue
-            if text:
-                out.append(text)
-                units = len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
-            else:
-                out.append(entity)
-                units = _entity_units(entity)
-            if runs and runs[-1][0] == cls:
-                runs[-1][1] += units
-            else:
-                runs.append([cls, units])
-        return "".join(out), "".join(f"{self._code(c)}{n}" for c, n in runs)
+    def line(self, line_html: str, runs: Runs) -> tuple[str, str]:
+        """(the line's HTML with its links' titles out, its runs: class letters + UTF-16 length each)."""
+        if "title=" in line_html:
+            line_html = _LINK_RE.sub(self._link, line_html)
+        codes = self.codes
+        return line_html, "".join([f"{codes.get(c) or self._code(c)}{n}" for c, n in runs])
 
     def _code(self, cls: str) -> str:
         known = self.codes.get(cls)
@@ -121,15 +71,12 @@ class _Shrunk:
         self.codes[cls] = digits
         return digits
 
-    def _link(self, tag: str) -> str:
-        m = _TITLE_RE.match(tag)
-        if not m:
-            return tag
+    def _link(self, m: re.Match[str]) -> str:
         href, title = html.unescape(m.group(1)), html.unescape(m.group(2))
         known = self.titles.setdefault(href, title)
         if known != title or any(c in href + title for c in "\t\n"):
             self.titles[href] = None
-            return tag
+            return m.group(0)
         return f'<a href="{m.group(1)}">'
 
     def attributes(self) -> str:
@@ -156,7 +103,7 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
         last = min(end, first + CHUNK - 1)
         rows, runs = [], []
         for n in range(first, last + 1):
-            body, run = shrunk.line(code.lines[n - 1])
+            body, run = shrunk.line(code.lines[n - 1], code.runs[n - 1])
             rows.append(_row(code, n, body, n == first))
             runs.append(run)
         chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}" '

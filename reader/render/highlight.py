@@ -21,7 +21,7 @@ from reader.progress import track
 from reader.render.lexing import JoinedLexer
 
 HIGHLIGHT_KIND = "highlight"
-HIGHLIGHT_VERSION = "2"
+HIGHLIGHT_VERSION = "3"
 """Bump when the HTML this module writes changes: it is part of every cache key."""
 
 _CLASS: dict[_TokenType, str] = {}
@@ -75,31 +75,128 @@ def hidden_characters(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def highlight_lines(text: str) -> list[str]:
-    """Python source as HTML, one string per line, each line's spans closed within it."""
+Runs = Sequence[tuple[str, int]]
+"""A line's token classes in order: (pygments class, '' for the code's own colour; how many UTF-16
+units of the line's text it covers), neighbours of one class merged. `Name` (`n`) is plain:
+material colours it as plain code."""
+_PLAIN_CLASSES = frozenset({"", "n"})
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """A file highlighted: each line's HTML without token spans (its text escaped, invisible
+    characters marked one for one, identifiers linked once `linked`), and each line's runs."""
+
+    lines: Sequence[str]
+    runs: Sequence[Runs]
+
+    def linked(self, links: dict[int, list[LineLink]]) -> Highlight:
+        """The lines with `links` (by 1-based line number) wrapped around their characters."""
+        lines = [link_line(text, links[n]) if n in links else text
+                 for n, text in enumerate(self.lines, 1)]
+        return Highlight(lines, self.runs)
+
+    def html(self) -> list[str]:
+        """Each line as HTML with pygments' token spans."""
+        return [with_spans(text, runs) for text, runs in zip(self.lines, self.runs, strict=True)]
+
+
+def highlight(text: str) -> Highlight:
+    """Python source highlighted by pygments, a line at a time."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    escape = escape_code if _HIDDEN_RE.search(text) else _escape
+    hidden = _HIDDEN_RE.search(text) is not None
+    escape = escape_code if hidden else _escape
     lines: list[list[str]] = [[]]
-    line = lines[0]
+    runs: list[list[tuple[str, int]]] = [[]]
+    line, run = lines[0], runs[0]
     for ttype, value in _tokens(text):
-        cls = _CLASS.get(ttype)
+        cls = _RUN_CLASS.get(ttype)
         if cls is None:
-            cls = css_class(ttype)
-        if "\n" not in value:
-            if value:
-                piece = escape(value)
-                line.append(f'<span class="{cls}">{piece}</span>' if cls else piece)
-            continue
-        for i, part in enumerate(value.split("\n")):
+            cls = _RUN_CLASS[ttype] = "" if css_class(ttype) in _PLAIN_CLASSES else css_class(ttype)
+        for i, part in enumerate(value.split("\n") if "\n" in value else (value,)):
             if i:
-                line = []
+                line, run = [], []
                 lines.append(line)
-            if part:
-                piece = escape(part)
-                line.append(f'<span class="{cls}">{piece}</span>' if cls else piece)
-    out = ["".join(parts) for parts in lines]
+                runs.append(run)
+            if not part:
+                continue
+            line.append(escape(part))
+            units = len(part) if part.isascii() else _units(part, hidden)
+            if run and run[-1][0] == cls:
+                run[-1] = (cls, run[-1][1] + units)
+            else:
+                run.append((cls, units))
     expected = len(split_lines(text))
-    return out[:expected] + [""] * (expected - len(out))
+    out = ["".join(parts) for parts in lines[:expected]] + [""] * (expected - len(lines))
+    return Highlight(out, runs[:expected] + [[] for _ in range(expected - len(runs))])
+
+
+_RUN_CLASS: dict[_TokenType, str] = {}
+
+
+def _units(text: str, hidden: bool) -> int:
+    """UTF-16 units of `text` as shown: an invisible character's mark is one."""
+    shown = _HIDDEN_RE.sub("\u2423", text) if hidden else text
+    return len(shown.encode("utf-16-le")) // 2
+
+
+def highlight_lines(text: str) -> list[str]:
+    """Python source as HTML with pygments' token spans, one string per line, each line's spans
+    closed within it."""
+    return highlight(text).html()
+
+
+def with_spans(line_html: str, runs: Runs) -> str:
+    """A line's HTML (`Highlight.lines`) with each run's text in a span of its class; links stay
+    as they are (the text inside them wrapped on its own), an invisible character's mark keeps
+    its own class."""
+    out: list[str] = []
+    queue = list(reversed(runs))
+    cls, left, marks = "", 0, 0
+    held: list[str] = []  # text of one class, not yet written
+    held_cls = ""
+
+    def flush() -> None:
+        if held:
+            joined = "".join(held)
+            out.append(f'<span class="{held_cls}">{joined}</span>' if held_cls else joined)
+            held.clear()
+
+    for tag, entity, text in _SEGMENT_RE.findall(line_html):
+        if tag:
+            flush()
+            marks += tag.startswith("<span") - (tag == "</span>")
+            out.append(tag)
+            continue
+        piece = entity or text
+        while piece:
+            while left <= 0 and queue:
+                cls, left = queue.pop()
+            if left <= 0:  # past the runs: plain
+                cls, take = "", piece
+            else:
+                take = piece if entity else _prefix(piece, left) or piece[0]
+            left -= 1 if entity else _units(take, False)
+            shown = "" if marks else cls
+            if shown != held_cls:
+                flush()
+                held_cls = shown
+            held.append(take)
+            piece = piece[len(take):]
+    flush()
+    return "".join(out)
+
+
+def _prefix(text: str, units: int) -> str:
+    """The longest start of `text` that fits in `units` UTF-16 units (all of it when it fits)."""
+    if text.isascii() or len(text.encode("utf-16-le")) // 2 <= units:
+        return text[:units] if text.isascii() else text
+    out = 0
+    for i, ch in enumerate(text):
+        out += 2 if ord(ch) > 0xFFFF else 1
+        if out > units:
+            return text[:i]
+    return text
 
 
 @functools.cache
@@ -123,17 +220,17 @@ def cache_key(blob: str) -> str:
     return hashlib.sha1(f"{blob}:{pygments.__version__}:{HIGHLIGHT_VERSION}".encode()).hexdigest()
 
 
-def highlighted(cache: Cache | None, blob: str, text: str) -> list[str]:
-    """`highlight_lines(text)`, from the cache when this blob was highlighted by this version before."""
+def highlighted(cache: Cache | None, blob: str, text: str) -> Highlight:
+    """`highlight(text)`, from the cache when this blob was highlighted by this version before."""
     key = cache_key(blob)
     if cache is not None:
         hit = cache.get_object(HIGHLIGHT_KIND, key)
-        if isinstance(hit, list):
+        if isinstance(hit, Highlight):
             return hit
-    lines = highlight_lines(text)
+    out = highlight(text)
     if cache is not None:
-        cache.put_object(HIGHLIGHT_KIND, key, lines)
-    return lines
+        cache.put_object(HIGHLIGHT_KIND, key, out)
+    return out
 
 
 @dataclass(frozen=True)

@@ -192,10 +192,10 @@ class IrSite:
                     return None
                 text, page = mine
                 f = SourceFile("", path, blob_sha(text.encode()), text)
-                own[(pin, path)] = kernel_file("", path, text, highlighted(cache, f.blob, text), page,
+                own[(pin, path)] = kernel_file("", path, text, highlighted(cache, f.blob, text).html(), page,
                                                symbols_of(text))
                 return own[(pin, path)]
-            own[(pin, path)] = kernel_file(pin, path, f.text, highlighted(cache, f.blob, f.text),
+            own[(pin, path)] = kernel_file(pin, path, f.text, highlighted(cache, f.blob, f.text).html(),
                                            source_page(path), symbols_of(f.text))
             return own[(pin, path)]
         return find

@@ -42,7 +42,8 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                ir: IrSite | None = None) -> tuple[Page, list[Asset]]:
     here = lab_page(lab.info.name)
     lines = linked_lines(lab.doc, here, cache)
-    code = code_view(CodeLines(lines, "", symbol_anchors([d.symbol for d in lab.doc.definitions])))
+    code = code_view(CodeLines(lines.lines, lines.runs, "",
+                               symbol_anchors([d.symbol for d in lab.doc.definitions])))
     assets, artifacts = lab_assets(lab.info.name, lab.artifacts), []
     lowered = lab_ir(lab, cache, ir)[0] if ir is not None else Markup()
     for a in lab.artifacts.files:
@@ -57,7 +58,7 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                               "lines": text.count("\n") + (not text.endswith("\n"))})
     exercises = [(path, symbol, rel(here, t.page, t.fragment) if t else "")
                  for path, symbol, t in lab.exercises]
-    body = render("lab.j2", lab=lab.info, line_count=len(lines), exercises=exercises,
+    body = render("lab.j2", lab=lab.info, line_count=len(lines.lines), exercises=exercises,
                   artifacts=artifacts, error=lab.artifacts.error,
                   failed_at=str(Location(lab.info.path, lab.artifacts.line)),
                   code=Markup(code), lowered=lowered,
@@ -73,7 +74,7 @@ def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> tuple[Markup, list[M
     if data is None:
         return Markup(), []
     doc = lab.doc
-    own = {("", doc.path): kernel_file("", doc.path, doc.text, highlighted(cache, doc.blob, doc.text),
+    own = {("", doc.path): kernel_file("", doc.path, doc.text, highlighted(cache, doc.blob, doc.text).html(),
                                        doc.page, [d.symbol for d in doc.definitions])}
     lowered = parse_lowered(data, Location(doc.path))
     return render_lowered(lowered, doc.page, ir.rules, ir.file_of(own, cache))

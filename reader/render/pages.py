@@ -13,7 +13,7 @@ from reader.cache import Cache
 from reader.model import Symbol, split_lines
 from reader.render.cards import card_script
 from reader.render.code import CodeLines, MarginNote, code_view
-from reader.render.highlight import LineLink, hidden_characters, highlighted, link_line
+from reader.render.highlight import Highlight, LineLink, hidden_characters, highlighted
 from reader.render.model import SLOT, NoteView, Page, SourceDoc
 from reader.render.outline import outline, outline_data
 from reader.render.prose import Prose
@@ -71,9 +71,9 @@ def _word_at(text: str, word: str) -> int | None:
 
 
 def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str = "",
-                 lines: Sequence[str] | None = None) -> list[str]:
-    """The file's highlighted lines (`lines` when given) with every resolved identifier linked,
-    relative to `page`.
+                 lines: Highlight | None = None) -> Highlight:
+    """The file highlighted (`lines` when given) with every resolved identifier linked, relative
+    to `page`.
 
     Each definition's own name links to its where-used entry on `uses_page` (the file's page).
     """
@@ -89,7 +89,7 @@ def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str 
             if col is not None:
                 links[d.symbol.line].append(LineLink(col, len(d.symbol.name), rel(
                     page, uses_page, _uses_id(d.symbol.qualname)), "where is this used?"))
-    return [link_line(text, links.get(n, [])) for n, text in enumerate(lines, 1)]
+    return lines.linked(links)
 
 
 def _uses_id(qualname: str) -> str:
@@ -126,18 +126,19 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     plain = highlighted(cache, doc.blob, doc.text)
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
-    code = code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose))
+    code = code_view(CodeLines(lines.lines, lines.runs, "", anchors),
+                     margin_notes(doc.notes, page, False, prose))
     shape = outline([(d.symbol, d.head) for d in doc.definitions], doc.docstring)
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
     body = render("source.j2", doc=doc, short=commit[:7], commit_url=commit_url, release=release,
-                  line_count=len(lines), code=Markup(code), hidden=hidden_characters(doc.text),
+                  line_count=len(lines.lines), code=Markup(code), hidden=hidden_characters(doc.text),
                   labs=[(rel(page, lab), t) for lab, t in doc.labs], articles=articles,
                   emitted=[(rel(page, p, "rd-lowered"), t) for p, t in doc.emitted],
                   lowered=[(rel(page, p), t) for p, t in doc.lowered],
                   definitions=_definitions(doc), outline=outline_data(shape.items))
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page))
-    search = (page_entry(title or doc.path, shape, len(lines)),
+    search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
     return Page(page, title or doc.path, page_markdown(title or doc.path, "", ["toc"]), body,
                 (cards,), search)
