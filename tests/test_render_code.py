@@ -70,7 +70,7 @@ def test_runs_give_back_every_characters_class_and_links_keep_their_titles():
 
 def test_chunks_number_their_lines_and_notes_name_their_lines():
     lines = [f"x_{n} = {n}" for n in range(1, 2 * CHUNK + 11)]
-    runs = [[("", len(line))] for line in lines]
+    runs = [("", len(line)) for line in lines]
     page = code_view(CodeLines(lines, runs, "core-"), [MarginNote(3, 5, "<p>note</p>")])
     starts = re.findall(r'<div id="core-L(\d+)" style="counter-reset:l (\d+)">', page)
     assert starts == [("1", "0"), ("3", "2"), ("6", "5"), (str(CHUNK + 6), str(CHUNK + 5)),

@@ -16,6 +16,7 @@ from reader.render.highlight import (
     highlight_lines,
     highlighted,
     link_line,
+    pairs,
 )
 
 
@@ -81,7 +82,7 @@ def test_highlighting_is_cached_by_blob(tmp_path):
     cache = Cache(tmp_path)
     first = highlighted(cache, "ab" * 20, "x = 1\ny = 2\n")
     assert cache.get_object("highlight", cache_key("ab" * 20)) == first
-    cached = Highlight(["from"], [[("", 4)]])
+    cached = Highlight(["from"], [("", 4)])
     cache.put_object("highlight", cache_key("ab" * 20), cached)
     assert highlighted(cache, "ab" * 20, "x = 1\ny = 2\n") == cached
 
@@ -102,8 +103,8 @@ def test_runs_cover_each_line_and_spans_come_back_from_them():
     got = highlight(text)
     for line, runs in zip(got.lines, got.runs, strict=True):
         shown = html.unescape(re.sub(r"<[^>]*>", "", line))
-        assert sum(n for _, n in runs) == len(shown.encode("utf-16-le")) // 2
-        assert all(c != "n" for c, _ in runs)  # names in the plain colour
+        assert sum(n for _, n in pairs(runs)) == len(shown.encode("utf-16-le")) // 2
+        assert all(c != "n" for c, _ in pairs(runs))  # names in the plain colour
     assert got.html()[0].startswith('s <span class="o">=</span> <span class="sa">f</span>')
     assert '<span class="c1">#' in got.html()[0] and 'class="rd-hidden"' in got.html()[0]
     assert got.html()[2] == '\t\t<span class="k">return</span> <span class="mi">1</span>'

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from reader.model import split_lines
-from reader.render.highlight import Highlight, Runs, with_spans
+from reader.render.highlight import Highlight, Runs, pairs, with_spans
 from reader.render.model import Asset, DefinitionView, NoteView, SourceDoc
 from reader.render.urls import article_page, html_of
 
@@ -130,7 +130,7 @@ def _row(number: int, line_html: str, line_runs: Runs, classes: dict[str, int]) 
         pieces = [(cls, len(t.encode("utf-16-le")) // 2) for cls, t in spans]
         text = "".join(t for _, t in spans)
     else:
-        pieces = list(line_runs)
+        pieces = list(pairs(line_runs))
         text = html.unescape(line_html) if "&" in line_html else line_html
     while pieces and not pieces[-1][0]:
         pieces.pop()  # the rest is plain

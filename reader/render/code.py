@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reader.render.highlight import Runs
+from reader.render.highlight import Runs, pairs
 from reader.render.urls import line_id
 
 
@@ -57,7 +57,7 @@ class _Shrunk:
         if "title=" in line_html:
             line_html = _LINK_RE.sub(self._link, line_html)
         codes = self.codes
-        return line_html, "".join([f"{codes.get(c) or self._code(c)}{n}" for c, n in runs])
+        return line_html, "".join([f"{codes.get(c) or self._code(c)}{n}" for c, n in pairs(runs)])
 
     def _code(self, cls: str) -> str:
         known = self.codes.get(cls)

@@ -75,11 +75,13 @@ def hidden_characters(text: str) -> list[tuple[int, str]]:
     return found
 
 
-Runs = Sequence[tuple[str, int]]
-"""A line's token classes in order: (pygments class, '' for the code's own colour; how many UTF-16
-units of the line's text it covers), neighbours of one class merged. `Name` (`n`) is plain:
-material colours it as plain code."""
+Runs = tuple[str | int, ...]
+"""A line's token classes in order, flat: (class, units, class, units, ...), each a pygments class
+('' for the code's own colour) and how many UTF-16 units of the line's text it covers, neighbours
+of one class merged (`pairs` reads them). `Name` (`n`) is plain: material colours it as plain
+code. Flat, a file's runs are a few objects a line, quick to read back from the cache."""
 _PLAIN_CLASSES = frozenset({"", "n"})
+_RUN_CLASS: dict[_TokenType, str] = {}
 
 
 @dataclass(frozen=True)
@@ -101,37 +103,40 @@ class Highlight:
         return [with_spans(text, runs) for text, runs in zip(self.lines, self.runs, strict=True)]
 
 
+def pairs(runs: Runs) -> Iterator[tuple[str, int]]:
+    """A line's runs as (class, units) pairs."""
+    return zip(runs[::2], runs[1::2], strict=True)  # type: ignore[arg-type]
+
+
 def highlight(text: str) -> Highlight:
     """Python source highlighted by pygments, a line at a time."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     hidden = _HIDDEN_RE.search(text) is not None
-    escape = escape_code if hidden else _escape
     lines: list[list[str]] = [[]]
-    runs: list[list[tuple[str, int]]] = [[]]
+    runs: list[list[str | int]] = [[]]
     line, run = lines[0], runs[0]
+    classes = _RUN_CLASS
     for ttype, value in _tokens(text):
-        cls = _RUN_CLASS.get(ttype)
+        cls = classes.get(ttype)
         if cls is None:
-            cls = _RUN_CLASS[ttype] = "" if css_class(ttype) in _PLAIN_CLASSES else css_class(ttype)
-        for i, part in enumerate(value.split("\n") if "\n" in value else (value,)):
+            cls = classes[ttype] = "" if css_class(ttype) in _PLAIN_CLASSES else css_class(ttype)
+        parts = value.split("\n") if "\n" in value else (value,)
+        for i, part in enumerate(parts):
             if i:
                 line, run = [], []
                 lines.append(line)
                 runs.append(run)
-            if not part:
-                continue
-            line.append(escape(part))
-            units = len(part) if part.isascii() else _units(part, hidden)
-            if run and run[-1][0] == cls:
-                run[-1] = (cls, run[-1][1] + units)
-            else:
-                run.append((cls, units))
+            if part:
+                line.append(part)
+                units = len(part) if part.isascii() else _units(part, hidden)
+                if run and run[-2] == cls:
+                    run[-1] += units  # type: ignore[operator]
+                else:
+                    run += (cls, units)
+    escape = escape_code if hidden else _escape
     expected = len(split_lines(text))
-    out = ["".join(parts) for parts in lines[:expected]] + [""] * (expected - len(lines))
-    return Highlight(out, runs[:expected] + [[] for _ in range(expected - len(runs))])
-
-
-_RUN_CLASS: dict[_TokenType, str] = {}
+    out = [escape("".join(parts)) for parts in lines[:expected]] + [""] * (expected - len(lines))
+    return Highlight(out, [tuple(r) for r in runs[:expected]] + [()] * (expected - len(runs)))
 
 
 def _units(text: str, hidden: bool) -> int:
@@ -151,7 +156,7 @@ def with_spans(line_html: str, runs: Runs) -> str:
     as they are (the text inside them wrapped on its own), an invisible character's mark keeps
     its own class."""
     out: list[str] = []
-    queue = list(reversed(runs))
+    queue = list(pairs(runs))[::-1]
     cls, left, marks = "", 0, 0
     held: list[str] = []  # text of one class, not yet written
     held_cls = ""
