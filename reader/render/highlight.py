@@ -67,7 +67,9 @@ def escape_code(text: str) -> str:
 
 def hidden_characters(text: str) -> list[tuple[int, str]]:
     """(line, `U+XXXX NAME`) for every invisible or bidirectional control character (Trojan Source)."""
-    found = []
+    found: list[tuple[int, str]] = []
+    if not _HIDDEN_RE.search(text):
+        return found
     for number, line in enumerate(split_lines(text), 1):
         for m in _HIDDEN_RE.finditer(line):
             ch = m.group(0)
@@ -120,23 +122,30 @@ def highlight(text: str) -> Highlight:
         cls = classes.get(ttype)
         if cls is None:
             cls = classes[ttype] = "" if css_class(ttype) in _PLAIN_CLASSES else css_class(ttype)
-        parts = value.split("\n") if "\n" in value else (value,)
-        for i, part in enumerate(parts):
-            if i:
+        if "\n" in value:
+            *ended, value = value.split("\n")
+            for part in ended:
+                if part:
+                    _add(line, run, cls, part, hidden)
                 line, run = [], []
                 lines.append(line)
                 runs.append(run)
-            if part:
-                line.append(part)
-                units = len(part) if part.isascii() else _units(part, hidden)
-                if run and run[-2] == cls:
-                    run[-1] += units  # type: ignore[operator]
-                else:
-                    run += (cls, units)
+        if value:
+            _add(line, run, cls, value, hidden)
     escape = escape_code if hidden else _escape
     expected = len(split_lines(text))
     out = [escape("".join(parts)) for parts in lines[:expected]] + [""] * (expected - len(lines))
     return Highlight(out, [tuple(r) for r in runs[:expected]] + [()] * (expected - len(runs)))
+
+
+def _add(line: list[str], run: list[str | int], cls: str, text: str, hidden: bool) -> None:
+    """`text` of class `cls` added to a line and its runs."""
+    line.append(text)
+    units = len(text) if text.isascii() else _units(text, hidden)
+    if run and run[-2] == cls:
+        run[-1] += units  # type: ignore[operator]
+    else:
+        run += (cls, units)
 
 
 def _units(text: str, hidden: bool) -> int:

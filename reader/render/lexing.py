@@ -28,14 +28,16 @@ _NOT_JOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?[aiLmsux-]+\)")
 @dataclass(frozen=True)
 class _Joined:
     match: Callable[[str, int], re.Match[str] | None]
-    rule_of_group: dict[int, int]
-    """The outer group of each rule -> the rule's index in its state."""
+    rule_of_group: list[Rule | None]
+    """The rule each group closes last when it matched (None for the rules' own groups)."""
 
 
 def _join(rules: list[Rule], flags: int) -> _Joined | None:
     """The state's rules as one alternation, or None when one of them cannot be joined."""
-    patterns, rule_of_group, group = [], {}, 1
-    for i, (match, _, _) in enumerate(rules):
+    patterns: list[str] = []
+    rule_of_group: list[Rule | None] = [None]
+    for rule in rules:
+        match = rule[0]
         compiled: re.Pattern[str] = match.__self__  # type: ignore[attr-defined]
         pattern = compiled.pattern
         lead = _INLINE_FLAGS.match(pattern)
@@ -49,10 +51,8 @@ def _join(rules: list[Rule], flags: int) -> _Joined | None:
             return None
         # The empty group after the rule names it; the rule's first character stays first, where
         # the engine checks a literal or a class before it tries the branch.
-        group += compiled.groups
         patterns.append(f"(?:{pattern})()")
-        rule_of_group[group] = i
-        group += 1
+        rule_of_group += [None] * compiled.groups + [rule]
     try:
         return _Joined(re.compile("|".join(patterns), flags).match, rule_of_group)
     except re.error:
@@ -83,7 +83,7 @@ class JoinedLexer:
         while True:
             if joined is not None:
                 m = joined.match(text, pos)
-                rule = rules[joined.rule_of_group[m.lastindex or 0]] if m else None
+                rule = joined.rule_of_group[m.lastindex or 0] if m else None
             else:
                 rule, m = _first(rules, text, pos)
             if rule is None or m is None:
