@@ -12,10 +12,13 @@ from reader.corpus import Corpus, Project
 from reader.errors import Location
 from reader.render.figure import FigureInputs
 from reader.render.figures_pipeline import (
+    BUFFER_COUNTS,
     PIPELINE,
+    STEPS,
     Dma,
     FigureError,
     pinned_schedule,
+    pinned_schedules,
     pipeline_timeline,
 )
 
@@ -64,6 +67,14 @@ def test_buffered_3_fetches_two_ahead_from_the_prologue(pinned):
     assert [at[("copy_in", b)] for b in range(4)] == [-1, -1, 0, 1]
     assert [at[("wait_out", b)] for b in range(4)] == [2, 3, 4, 4]
     assert {d.slot for d in dmas if d.operand == "x"} == {0, 1, 2}
+
+
+def test_the_figures_buffer_counts_are_scheduled_by_one_child_process(corpus):
+    text, where = corpus.read_text("jax", PIPELINE), Location(PIPELINE)
+    pinned_schedules.cache_clear()
+    dmas = [pinned_schedule(text, where, STEPS, n) for n in BUFFER_COUNTS]
+    assert pinned_schedules.cache_info().misses == 1
+    assert [max(d.slot for d in found) + 1 for found in dmas] == list(BUFFER_COUNTS)
 
 
 def test_the_figure_draws_one_row_per_slot_and_a_column_per_step(corpus):

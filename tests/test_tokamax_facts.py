@@ -158,6 +158,24 @@ def test_a_changed_source_is_a_located_error():
     assert "get_heuristics_config" in e.value.message and "sm90_source.py" in e.value.hint
 
 
+def test_the_params_are_read_once_per_texts():
+    """The facts and the `sm90-budget` figure read the same pins: one parse serves both."""
+    assert params() is params()
+    assert params(SM90 + "\n") == params() and params(SM90 + "\n") is not params()
+
+
+def test_a_source_walks_each_scope_as_the_tree_walk_does():
+    s = src.Source(SM90, src.SM90_PATH)
+    every = list(src.walk(s.tree))
+    assert s.walk() == every and len(every) > 100
+    for node in every[::7]:
+        assert s.walk(node) == list(src.walk(node))
+    assert s.parents == {c: n for n in every for c in n.children}
+    kern = s.function("flash_attention_kernel")
+    assert [src.callee(c) for c in s.calls(kern, "bar_arrive")] == ["bar_arrive"]
+    assert s.assigned(kern, "k_consumed_barrier") is not None and s.assigned(kern, "nope") is None
+
+
 def test_a_barrier_of_an_unknown_size_is_a_located_error():
     with pytest.raises(ExtractError) as e:
         params(SM90.replace("v_produced=plgpu.Barrier(num_barriers=num_stages)",

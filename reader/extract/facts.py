@@ -37,8 +37,6 @@ from reader.extract.sm90_source import (
     MGPU_CORE_PATH,
     SM90_PATH,
     bound_name,
-    calls,
-    parents_of,
     source,
 )
 from reader.extract.structures import (
@@ -450,9 +448,9 @@ def barrier_facts(index: Index, read: Callable[[str], str]) -> list[Fact]:
     at = {(r.line, r.col) for r in index.references(pin, path)
           if (r.target_module, r.target_qualname) == BARRIER}
     src = source(read(SM90_MODULE), path)
-    parents = parents_of(src.tree)
+    parents = src.parents
     found: list[tuple[int, str]] = []
-    for call in calls(src.tree, "Barrier"):
+    for call in src.calls(src.tree, "Barrier"):
         name = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
         if src.position(name) in at:
             found.append((src.line(call), bound_name(call, parents)))

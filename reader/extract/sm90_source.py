@@ -5,7 +5,8 @@ allocation constants its shared memory depends on. Each value keeps the line it 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from itertools import product
 
 import libcst as cst
@@ -32,7 +33,7 @@ def source(text: str, path: str) -> Source:
 
 
 class Source:
-    """One parsed file: its tree, each node's line, and errors located in it."""
+    """One parsed file: its tree, each node's line, its walks, and errors located in it."""
 
     def __init__(self, text: str, path: str, extractor: str = "reader/extract/sm90_source.py"):
         self.path = path
@@ -40,6 +41,33 @@ class Source:
         """The module to update when the file changes shape (named in every error)."""
         self.tree = parse_module(text, path)
         self._pos = Positions(self.tree)
+
+    @cached_property
+    def _walked(self) -> _Preorder:
+        return _Preorder.of(self.tree)
+
+    def walk(self, node: cst.CSTNode | None = None) -> list[cst.CSTNode]:
+        """`walk(node)` as a list, `node` the module by default: a slice of one walk of the
+        whole tree, made on the first call (the kernel's functions are searched many times)."""
+        start, end = self._walked.spans[self.tree if node is None else node]
+        return self._walked.order[start:end]
+
+    @property
+    def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]:
+        """Each node's parent, over the whole tree."""
+        return self._walked.parents
+
+    def calls(self, scope: cst.CSTNode, name: str) -> list[cst.Call]:
+        """The calls of `name` in `scope` (see `callee`), in source order."""
+        return [n for n in self.walk(scope) if isinstance(n, cst.Call) and callee(n) == name]
+
+    def assigned(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+        """The value of the first `name = ...` in `scope`."""
+        for n in self.walk(scope):
+            if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Name)
+                                                 and t.target.value == name for t in n.targets):
+                return n.value
+        return None
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         """Where `node` starts: (line 1-based, column 0-based in characters)."""
@@ -90,10 +118,41 @@ class Source:
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """`node` and every node below it, in source order."""
-    yield node
-    for child in node.children:
-        yield from walk(child)
+    """`node` and every node below it, in source order (libcst's `children`, the costly part,
+    is read as the walk reaches each node: a search that stops early reads few)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        todo += reversed(n.children)
+
+
+@dataclass(frozen=True)
+class _Preorder:
+    """A whole tree walked once: its nodes in source order, each node's slice of them (itself
+    and its descendants), and each node's parent."""
+
+    order: list[cst.CSTNode]
+    spans: dict[cst.CSTNode, tuple[int, int]]
+    parents: dict[cst.CSTNode, cst.CSTNode]
+
+    @classmethod
+    def of(cls, root: cst.CSTNode) -> _Preorder:
+        order: list[cst.CSTNode] = []
+        spans: dict[cst.CSTNode, tuple[int, int]] = {}
+        parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        todo: list[cst.CSTNode | int] = [root]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, int):  # every descendant of the node at `item` is in `order`
+                spans[order[item]] = (item, len(order))
+                continue
+            children = item.children
+            parents.update(dict.fromkeys(children, item))
+            todo.append(len(order))
+            order.append(item)
+            todo += reversed(children)
+        return cls(order, spans, parents)
 
 
 _OPS = {cst.Add: int.__add__, cst.Subtract: int.__sub__, cst.Multiply: int.__mul__,
@@ -121,21 +180,8 @@ def callee(call: cst.Call) -> str:
     return f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
 
 
-def calls(scope: cst.CSTNode, name: str) -> list[cst.Call]:
-    return [n for n in walk(scope) if isinstance(n, cst.Call) and callee(n) == name]
-
-
 def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword and a.keyword.value == name), None)
-
-
-def assigned(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-    """The value of the first `name = ...` in `scope`."""
-    for n in walk(scope):
-        if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
-                                             for t in n.targets):
-            return n.value
-    return None
 
 
 def ints(node: cst.BaseExpression, env: Mapping[str, int]) -> tuple[int, ...] | None:
@@ -146,7 +192,8 @@ def ints(node: cst.BaseExpression, env: Mapping[str, int]) -> tuple[int, ...] | 
     return None
 
 
-def _values(scope: cst.CSTNode, node: cst.BaseExpression) -> tuple[int | bool, ...] | None:
+def _values(src: Source, scope: cst.CSTNode,
+            node: cst.BaseExpression) -> tuple[int | bool, ...] | None:
     """What a loop of the tuner runs over: a literal list, either arm of a conditional list, a sum
     of lists, a comprehension over one, or a name assigned one of these in `scope`."""
     if isinstance(node, (cst.List, cst.Tuple)):
@@ -155,13 +202,13 @@ def _values(scope: cst.CSTNode, node: cst.BaseExpression) -> tuple[int | bool, .
                evaluate(e.value, {}) for e in node.elements]
         return None if any(v is None for v in out) else tuple(v for v in out if v is not None)
     if isinstance(node, cst.IfExp):
-        parts = [_values(scope, node.body), _values(scope, node.orelse)]
+        parts = [_values(src, scope, node.body), _values(src, scope, node.orelse)]
     elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        parts = [_values(scope, node.left), _values(scope, node.right)]
+        parts = [_values(src, scope, node.left), _values(src, scope, node.right)]
     elif isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-        return _values(scope, node.for_in.iter)
-    elif isinstance(node, cst.Name) and (value := assigned(scope, node.value)) is not None:
-        return _values(scope, value)
+        return _values(src, scope, node.for_in.iter)
+    elif isinstance(node, cst.Name) and (value := src.assigned(scope, node.value)) is not None:
+        return _values(src, scope, value)
     else:
         return None
     if any(p is None for p in parts):
@@ -170,9 +217,9 @@ def _values(scope: cst.CSTNode, node: cst.BaseExpression) -> tuple[int | bool, .
 
 
 def _loop(src: Source, scope: cst.CSTNode, target: str) -> tuple[cst.For, tuple[int | bool, ...]]:
-    for n in walk(scope):
+    for n in src.walk(scope):
         if isinstance(n, cst.For) and isinstance(n.target, cst.Name) and n.target.value == target:
-            values = _values(scope, n.iter)
+            values = _values(src, scope, n.iter)
             if values:
                 return n, values
             raise src.fail(f"the values of loop variable {target}", n)
@@ -206,20 +253,16 @@ def _heuristic(src: Source, env: Mapping[str, int]) -> tuple[tuple[Tiling, ...],
     """The configs `get_heuristics_config` tries in order, and the budget each must stay under."""
     heur = src.function("get_heuristics_config")
     steps: list[Tiling] = []
-    for call in (n for n in walk(heur) if isinstance(n, cst.Call)):
+    for call in (n for n in src.walk(heur) if isinstance(n, cst.Call)):
         if callee(call) == "Config":
             steps.append(_config(src, call, None))
         elif callee(call) == "replace" and steps:
             steps.append(_config(src, call, steps[-1]))
-    budget = next((c.comparator for n in walk(heur) if isinstance(n, cst.Comparison)
+    budget = next((c.comparator for n in src.walk(heur) if isinstance(n, cst.Comparison)
                    for c in n.comparisons if isinstance(c.operator, cst.LessThan)), None)
     if len(steps) < 2 or budget is None:
         raise src.fail("the heuristic and its budget", heur)
     return tuple(steps), src.int_of(budget, env, "the heuristic's budget"), heur
-
-
-def parents_of(scope: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
-    return {c: n for n in walk(scope) for c in n.children}
 
 
 def bound_name(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> str:
@@ -242,9 +285,9 @@ def _barriers(src: Source, fn: cst.FunctionDef) -> tuple[int, int, int]:
     """(single, per-stage, optional per-stage) mbarriers among the kernel's scratch types: a
     `Barrier` without `num_barriers` is one, with `num_barriers=num_stages` an array per stage;
     one made under an `if` exists only for some calls. Any other size is an error."""
-    parents = parents_of(fn)
+    parents = src.parents
     fixed = stages = optional = 0
-    for call in calls(fn, "Barrier"):
+    for call in src.calls(fn, "Barrier"):
         size = keyword(call, "num_barriers")
         under_if = False
         node: cst.CSTNode | None = call
@@ -270,13 +313,14 @@ def _named_barrier_ids(src: Source, fn: cst.FunctionDef, env: Mapping[str, int],
     """Hardware barrier ids of every `bar_arrive`/`bar_sync` (called, or bound by a partial),
     evaluated over each compute warpgroup `wg` and stage `si`."""
     scope = {**env, "num_stages": num_stages}
-    for n in walk(fn):  # `schedule_barrier = 4`, `k_consumed_barrier = q_consumed_barrier + 1`
+    for n in src.walk(fn):  # `schedule_barrier = 4`, `k_consumed_barrier = q_consumed_barrier + 1`
         if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name):
             value = evaluate(n.value, scope)
             if value is not None:
                 scope[n.targets[0].target.value] = value
-    exprs = [c.args[0].value for c in calls(fn, "bar_arrive") + calls(fn, "bar_sync") if c.args]
-    exprs += [c.args[1].value for c in calls(fn, "partial") if len(c.args) > 1
+    exprs = [c.args[0].value for c in src.calls(fn, "bar_arrive") + src.calls(fn, "bar_sync")
+             if c.args]
+    exprs += [c.args[1].value for c in src.calls(fn, "partial") if len(c.args) > 1
               and isinstance(f := c.args[0].value, (cst.Attribute, cst.Name))
               and (f.attr.value if isinstance(f, cst.Attribute) else f.value) in _NAMED]
     ids: set[int] = set()
@@ -291,21 +335,21 @@ def _named_barrier_ids(src: Source, fn: cst.FunctionDef, env: Mapping[str, int],
     return tuple(sorted(ids))
 
 
-def _named_barrier_uses(fn: cst.FunctionDef) -> int:
+def _named_barrier_uses(src: Source, fn: cst.FunctionDef) -> int:
     """Calls of `bar_arrive`/`bar_sync`, and uses of names bound to a partial of them."""
-    bound = {t.target.value for n in walk(fn) if isinstance(n, cst.Assign)
+    bound = {t.target.value for n in src.walk(fn) if isinstance(n, cst.Assign)
              for t in n.targets if isinstance(t.target, cst.Name)
              and isinstance(n.value, cst.Call) and callee(n.value) == "partial"
              and any(isinstance(a.value, (cst.Attribute, cst.Name))
                      and cst.Module([]).code_for_node(a.value).endswith(_NAMED) for a in n.value.args)}
-    names = [n for n in walk(fn) if isinstance(n, cst.Name) and n.value in bound]
-    return len(calls(fn, "bar_arrive")) + len(calls(fn, "bar_sync")) + len(names) - len(bound)
+    names = [n for n in src.walk(fn) if isinstance(n, cst.Name) and n.value in bound]
+    return len(src.calls(fn, "bar_arrive")) + len(src.calls(fn, "bar_sync")) + len(names) - len(bound)
 
 
 def _registers(src: Source, fn: cst.FunctionDef) -> tuple[int, int]:
     """(per-thread registers of a compute warpgroup, of the memory warpgroup)."""
     by_action: dict[str, int] = {}
-    for call in calls(fn, "set_max_registers"):
+    for call in src.calls(fn, "set_max_registers"):
         action = keyword(call, "action")
         if isinstance(action, cst.SimpleString) and call.args:
             by_action[str(action.evaluated_value)] = src.int_of(call.args[0].value, {}, "registers")
@@ -315,7 +359,7 @@ def _registers(src: Source, fn: cst.FunctionDef) -> tuple[int, int]:
 
 
 def _field_default(src: Source, cls: str, name: str) -> tuple[int, cst.CSTNode]:
-    for n in walk(src.tree):
+    for n in walk(src.tree):  # once, and it stops early: Pallas's core.py is large
         if isinstance(n, cst.ClassDef) and n.name.value == cls:
             for stmt in n.body.body:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
@@ -327,7 +371,7 @@ def _field_default(src: Source, cls: str, name: str) -> tuple[int, cst.CSTNode]:
 
 def _epilogue(src: Source, fn: cst.FunctionDef) -> tuple[int, int, int, cst.CSTNode]:
     """(epi_tile_q, the bits an `epi_tile_d` row holds, the most epilogue slots)."""
-    q, d, slots = (assigned(fn, n) for n in ("epi_tile_q", "epi_tile_d", "num_epi_slots"))
+    q, d, slots = (src.assigned(fn, n) for n in ("epi_tile_q", "epi_tile_d", "num_epi_slots"))
     if q is None or not isinstance(d, cst.BinaryOperation) or not isinstance(slots, cst.Call) \
             or not slots.args:
         raise src.fail("the epilogue tiles", fn)
@@ -338,20 +382,22 @@ def _epilogue(src: Source, fn: cst.FunctionDef) -> tuple[int, int, int, cst.CSTN
 def _kernel_launch(src: Source, fn: cst.FunctionDef, env: Mapping[str, int],
                    default_reduction: int) -> tuple[int, int, cst.CSTNode]:
     """(warpgroups the kernel launches, the reduction scratch its CompilerParams reserves)."""
-    launch = next((c for c in walk(fn) if isinstance(c, cst.Call)
+    launch = next((c for c in src.walk(fn) if isinstance(c, cst.Call)
                    and keyword(c, "num_threads") is not None and keyword(c, "scratch_types")), None)
     if launch is None:
         raise src.fail("the kernel launch (num_threads=, scratch_types=)", fn)
     threads = src.int_of(keyword(launch, "num_threads") or launch, env, "num_threads")
-    params = next((c for c in calls(fn, "CompilerParams")), None)
+    params = next((c for c in src.calls(fn, "CompilerParams")), None)
     reduction = keyword(params, "reduction_scratch_bytes") if params else None
     return (threads, default_reduction if reduction is None
             else src.int_of(reduction, env, "reduction_scratch_bytes"), launch)
 
 
+@lru_cache(maxsize=2)
 def sm90_params(sm90: str, common: str, arg_specs: str, mgpu_core: str) -> Sm90Params:
     """Parse the sm90 kernel, its common helpers, tokamax's attention arg specs and Pallas
-    Mosaic GPU's core."""
+    Mosaic GPU's core. Once per texts: the facts and the `sm90-budget` figure both read them
+    (the result is frozen, and a build's page workers fork after the facts)."""
     src, core = source(sm90, SM90_PATH), source(mgpu_core, MGPU_CORE_PATH)
     specs, shared = source(arg_specs, ARG_SPECS_PATH), source(common, COMMON_PATH)
     env = src.constants()
@@ -372,10 +418,10 @@ def sm90_params(sm90: str, common: str, arg_specs: str, mgpu_core: str) -> Sm90P
     if swizzle is None or alignment is None:
         raise (shared.fail("MIN_SWIZZLE") if swizzle is None else core.fail("SMEM_ALIGNMENT"))
     head_loop, head_dims = _loop(specs, specs.function("_flash_attention_v3_specs"), "head_dim")
-    barrier_calls = calls(scratch, "Barrier")
+    barrier_calls = src.calls(scratch, "Barrier")
     at = {"heuristic": src.at(heur), "budget_bytes": src.at(heur), "epilogue": src.at(epi_at),
           "candidates": src.at(loops["block_q"][0]), "barriers": src.at(barrier_calls[0]),
-          "registers": src.at(calls(kern, "set_max_registers")[0]), "launch": src.at(launch),
+          "registers": src.at(src.calls(kern, "set_max_registers")[0]), "launch": src.at(launch),
           "named_barriers": src.at(kern), "head_dims": specs.at(head_loop),
           "reduction_scratch_bytes": core.at(reduction_at),
           "smem_alignment": Location(MGPU_CORE_PATH, _constant_line(core, "SMEM_ALIGNMENT")),
@@ -390,9 +436,9 @@ def sm90_params(sm90: str, common: str, arg_specs: str, mgpu_core: str) -> Sm90P
         compute_registers=compute_regs, memory_registers=memory_regs,
         fixed_barriers=fixed, stage_barriers=stages, optional_stage_barriers=optional,
         named_barrier_ids=_named_barrier_ids(src, kern, env, compute_wgs, heuristic[0].num_stages),
-        barrier_waits=len(calls(kern, "barrier_wait")),
-        barrier_arrives=len(calls(kern, "barrier_arrive")),
-        named_barrier_uses=_named_barrier_uses(kern),
+        barrier_waits=len(src.calls(kern, "barrier_wait")),
+        barrier_arrives=len(src.calls(kern, "barrier_arrive")),
+        named_barrier_uses=_named_barrier_uses(src, kern),
         head_dims=tuple(int(d) for d in head_dims), smem_alignment=alignment,
         reduction_scratch_bytes=reduction, kernel_reduction_scratch_bytes=kernel_reduction, at=at)
 

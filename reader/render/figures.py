@@ -12,14 +12,13 @@ from functools import partial
 from reader.cache import Cache
 from reader.errors import ReaderError
 from reader.render.figure import Figure, FigureInputs, FigureMaker
-from reader.render.figures_pipeline import pipeline_timeline
+from reader.render.figures_pipeline import BUFFER_COUNTS, pipeline_timeline
 from reader.render.figures_sm90 import sm90_budget
 from reader.render.model import Asset
 from reader.render.pagecache import page_key
 
 FIGURES: dict[str, FigureMaker] = {
-    "pipeline-buffered-2": partial(pipeline_timeline, buffer_count=2),
-    "pipeline-buffered-3": partial(pipeline_timeline, buffer_count=3),
+    **{f"pipeline-buffered-{n}": partial(pipeline_timeline, buffer_count=n) for n in BUFFER_COUNTS},
     "sm90-budget": sm90_budget,
 }
 """Figure name -> its maker. `reader check` reports a `{{figure:NAME}}` not in here."""

@@ -17,6 +17,7 @@ import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from reader.errors import Location, ReaderError
@@ -28,6 +29,8 @@ OPERANDS = ("x", "o")
 PHASES = ("copy_in", "wait_in", "body", "copy_out", "wait_out")
 """A loop step's phases, in `emit_pipeline`'s order (the figure's sub-columns)."""
 STEPS = 6
+BUFFER_COUNTS = (2, 3)
+"""The figures' `Buffered(n)`: one child process schedules them all (see `pinned_schedule`)."""
 
 
 class FigureError(ReaderError):
@@ -189,18 +192,30 @@ def schedule(module: types.ModuleType, steps: int, buffer_count: int) -> tuple[D
 
 
 def pinned_schedule(text: str, where: Location, steps: int, buffer_count: int) -> tuple[Dma, ...]:
-    """`schedule` of the pinned pipeline.py, run in a child process: executing the file registers
-    its primitives and lowering rules in jax's global tables, which must stay as the installed
-    jax made them in this process (the rule-table oracle compares them with the pinned source)."""
+    """`schedule` of the pinned pipeline.py. A count of `BUFFER_COUNTS` comes with the others:
+    the child process that starts jax costs far more than a schedule."""
+    counts = BUFFER_COUNTS if buffer_count in BUFFER_COUNTS else (buffer_count,)
+    return pinned_schedules(text, where, steps, counts)[counts.index(buffer_count)]
+
+
+@lru_cache(maxsize=4)
+def pinned_schedules(text: str, where: Location, steps: int,
+                     buffer_counts: tuple[int, ...]) -> tuple[tuple[Dma, ...], ...]:
+    """`schedule` of the pinned pipeline.py for each of `buffer_counts`, run in one child process
+    (once per arguments): executing the file registers its primitives and lowering rules in
+    jax's global tables, which must stay as the installed jax made them in this process (the
+    rule-table oracle compares them with the pinned source)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(_child_schedule, text, where, steps, buffer_count).result()
+        return pool.submit(_child_schedules, text, where, steps, buffer_counts).result()
 
 
-def _child_schedule(text: str, where: Location, steps: int, buffer_count: int) -> tuple[Dma, ...]:
-    return schedule(pinned_pipeline(text, where), steps, buffer_count)
+def _child_schedules(text: str, where: Location, steps: int,
+                     buffer_counts: tuple[int, ...]) -> tuple[tuple[Dma, ...], ...]:
+    module = pinned_pipeline(text, where)
+    return tuple(schedule(module, steps, n) for n in buffer_counts)
 
 
 def pipeline_timeline(inputs: FigureInputs, buffer_count: int) -> Figure:
