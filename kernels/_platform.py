@@ -122,9 +122,10 @@ def max_abs_error(a: Any, b: Any) -> float:
 
 
 def randn(seed: int, *shapes: tuple[int, ...], dtype: Any = jnp.float32) -> list[jax.Array]:
-    """Deterministic normal arrays, one per shape."""
-    keys = jax.random.split(jax.random.key(seed), len(shapes))
-    return [jax.random.normal(k, s, dtype) for k, s in zip(keys, shapes, strict=True)]
+    """Deterministic normal arrays, one per shape (drawn by numpy: jax.random would compile its
+    generator once per shape, most of a small lab's run on a CPU)."""
+    rng = np.random.default_rng(seed)
+    return [jnp.asarray(rng.standard_normal(s, dtype=np.float32).astype(dtype)) for s in shapes]
 
 
 def pallas_calls(jaxpr: Any) -> Iterator[Any]:

@@ -217,28 +217,28 @@ class Cache:
         atomic_write(self._manifest_path(name, commit), text.encode())
 
     # derived results -----------------------------------------------------------
-    def _derived_path(self, kind: str, key: str) -> Path:
-        return self.root / "derived" / code_version() / kind / key[:2] / key
+    def _derived_path(self, kind: str, key: str) -> str:
+        """A derived result's path under `derived/` (a string: a build looks up thousands)."""
+        return f"{code_version()}/{kind}/{key[:2]}/{key}"
 
-    def _kept_path(self, kind: str, key: str) -> Path:
-        return self.root / "derived" / KEPT / kind / key[:2] / key
+    def _kept_path(self, kind: str, key: str) -> str:
+        return f"{KEPT}/{kind}/{key[:2]}/{key}"
 
-    def _staged_path(self, path: Path) -> Path | None:
-        if self._staging is None:
-            return None
-        return self._staging / path.relative_to(self.root / "derived")
+    def _places(self, rel: str) -> tuple[Path, ...]:
+        """Where a derived result is read from: the build's staging folder first, then the cache."""
+        own = Path(f"{self.root}/derived/{rel}")
+        return (own,) if self._staging is None else (Path(f"{self._staging}/{rel}"), own)
 
-    def _read(self, path: Path) -> bytes | None:
-        for candidate in (self._staged_path(path), path):
-            if candidate is not None:
-                try:
-                    return candidate.read_bytes()
-                except FileNotFoundError:
-                    pass
+    def _read(self, rel: str) -> bytes | None:
+        for candidate in self._places(rel):
+            try:
+                return candidate.read_bytes()
+            except FileNotFoundError:
+                pass
         return None
 
-    def _write(self, path: Path, data: bytes) -> None:
-        atomic_write(self._staged_path(path) or path, data, durable=False)
+    def _write(self, rel: str, data: bytes) -> None:
+        atomic_write(self._places(rel)[0], data, durable=False)
 
     def get_json(self, kind: str, key: str) -> Any | None:
         return _json(self._read(self._derived_path(kind, key)))
@@ -254,9 +254,7 @@ class Cache:
         self._write(self._derived_path(kind, key), text.encode())
 
     def has(self, kind: str, key: str) -> bool:
-        path = self._derived_path(kind, key)
-        staged = self._staged_path(path)
-        return (staged is not None and staged.is_file()) or path.is_file()
+        return any(place.is_file() for place in self._places(self._derived_path(kind, key)))
 
     def get_object(self, kind: str, key: str) -> Any | None:
         """A pickled result of reader's own classes (the code version in the path keeps them current)."""

@@ -11,6 +11,7 @@ kernel for that backend, an abstract GPU where the host has none). The Mosaic TP
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import linecache
 import re
@@ -40,7 +41,12 @@ def locator(root: Path) -> Locate:
     packages = tuple(Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]
                      if Path(p).is_dir())
     packages += tuple(Path(jax.__file__).resolve().parents[1:2])
-    return lambda filename: source_file(filename, root.resolve(), packages)
+    resolved = root.resolve()
+
+    @functools.cache  # a module's ops name a few files thousands of times
+    def locate(filename: str) -> tuple[str, str | None] | None:
+        return source_file(filename, resolved, packages)
+    return locate
 
 
 INCLUDED = ("experimental/pallas/ops/", "_src/pallas/mosaic/pipeline.py", "_src/pallas/mosaic_gpu/pipeline.py")
