@@ -14,14 +14,13 @@ from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.extract import facts as facts_mod
 from reader.extract import index_from_sources
-from reader.extract.fact import ExtractError, name_pattern
+from reader.extract.fact import ExtractError, load_facts, name_pattern
 from reader.extract.facts import (
     NAMES,
     SM90_MODULE,
     all_facts,
     barrier_facts,
     documented,
-    load_facts,
 )
 from reader.model import module_of
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reader.errors import Location
-from reader.extract.rules import PrimRef, RuleEntry, RuleRef, RuleTable
+from reader.extract.ruletable import PrimRef, RuleEntry, RuleRef, RuleTable
 from reader.extract.symbols import symbols_of
 from reader.model import SourceFile
 from reader.render.highlight import highlight_lines

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from reader.extract.rules import PrimRef, RuleEntry, RuleRef, RuleTable
+from reader.extract.ruletable import PrimRef, RuleEntry, RuleRef, RuleTable
 from reader.render.model import PageLink
 from reader.render.rules import rules_page
 

@@ -18,14 +18,8 @@ from reader.errors import Location
 from reader.extract import build_index, index_from_sources
 from reader.extract import rules as rules_mod
 from reader.extract.fact import ExtractError
-from reader.extract.rules import (
-    BACKEND_NAMES,
-    RuleEntry,
-    RuleTable,
-    load_rules,
-    registering_modules,
-    rule_tables,
-)
+from reader.extract.rules import registering_modules, rule_tables
+from reader.extract.ruletable import BACKEND_NAMES, RuleEntry, RuleTable, load_rules
 from reader.model import module_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from reader.annotations.resolve import PinnedSymbols, file_problem, resolve, whe
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location
-from reader.extract.fact import Facts, Unknown, cached_facts
+from reader.extract.fact import Facts, Unknown, load_facts
 from reader.extract.parse import ParseError
 from reader.render.figures import FIGURES
 
@@ -25,11 +25,6 @@ FactSource = Callable[[Corpus], Facts]
 
 def computed_facts(corpus: Corpus) -> Facts:
     """The facts of `reader.extract.facts` (its extractors load only when the cache lacks them)."""
-    found = cached_facts(corpus)
-    if found is not None:
-        return found
-    from reader.extract.facts import load_facts
-
     return load_facts(corpus)
 
 

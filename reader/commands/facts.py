@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reader.extract.facts import load_facts
+    from reader.extract.fact import load_facts
 
     corpus = Corpus.open(Project.load(Path(args.project)), progress=progress)
     facts = load_facts(corpus)

@@ -9,7 +9,7 @@ from pathlib import Path
 from reader.cli import progress
 from reader.corpus import Corpus, Project
 from reader.extract import build_index
-from reader.extract.rules import BACKEND_NAMES, RuleTable, load_rules
+from reader.extract.ruletable import BACKEND_NAMES, RuleTable, load_rules
 
 
 def add_parser(sub) -> None:

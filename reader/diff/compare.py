@@ -16,7 +16,7 @@ from reader.diff.tables import diff_facts, diff_rules
 from reader.errors import Location
 from reader.extract import build_index
 from reader.extract.fact import ExtractError
-from reader.extract.rules import RuleTable, load_rules
+from reader.extract.ruletable import RuleTable, load_rules
 from reader.fetch import Progress
 from reader.pins import LockEntry
 

@@ -9,7 +9,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from reader import gitio
 from reader.annotations import Article, Note, load_articles, resolve
 from reader.annotations.load import ANNOTATIONS_DIR
 from reader.annotations.resolve import PinnedSymbols
@@ -89,6 +88,8 @@ class MoveRecord:
 
 def articles_at(root: Path, rev: str) -> list[Article]:
     """The project's articles as committed at `rev`."""
+    from reader import gitio  # GitPython: only when a move is recorded
+
     try:
         files = gitio.folder_at(root, rev, root / ANNOTATIONS_DIR)
     except GitError as e:

@@ -9,7 +9,7 @@ from reader.annotations.markup import parse
 from reader.diff.changes import Change, FactChange, FactsUncomputed, RuleChange
 from reader.errors import Location
 from reader.extract.fact import Facts, Unknown
-from reader.extract.rules import RuleEntry, RuleTable
+from reader.extract.ruletable import RuleEntry, RuleTable
 
 
 def _rule(e: RuleEntry) -> str:

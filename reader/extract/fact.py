@@ -18,6 +18,7 @@ from reader.extract.index import corpus_key
 
 if TYPE_CHECKING:
     from reader.corpus import Corpus
+    from reader.extract.index import Index
 
 FACTS_KIND = "facts"
 
@@ -95,6 +96,19 @@ def cached_facts(corpus: Corpus) -> Facts | None:
     return Facts(tuple(Fact(**d) for d in data["facts"]),
                  tuple(Unknown(tuple(u["names"]), Location(**u["where"]), u["reason"], u["hint"])
                        for u in data["unknown"]))
+
+
+def load_facts(corpus: Corpus, index: Index | None = None) -> Facts:
+    """Every fact, computed once per set of pinned blobs (`facts.compute_facts`), then read
+    from the cache."""
+    found = cached_facts(corpus)
+    if found is not None:
+        return found
+    from reader.extract.facts import compute_facts  # the extractors (libcst): only on a miss
+
+    facts = compute_facts(corpus, index)
+    keep_facts(corpus, facts)
+    return facts
 
 
 def keep_facts(corpus: Corpus, facts: Facts) -> None:

@@ -24,13 +24,11 @@ from reader.extract.fact import (
     Fact,
     Facts,
     Unknown,
-    cached_facts,
-    keep_facts,
     name_pattern,
 )
 from reader.extract.index import Index, build_index
 from reader.extract.parse import ParseError
-from reader.extract.rules import BACKENDS, RuleTable, load_rules
+from reader.extract.ruletable import BACKENDS, RuleTable, load_rules
 from reader.extract.sm90_source import (
     ARG_SPECS_PATH,
     COMMON_PATH,
@@ -135,19 +133,13 @@ _STRUCTURE_NAMES = ("pallas_call.**", "{blockspec|gridspec|blockmapping|gridmapp
 _SM90_NAMES = ("tokamax.sm90.**", "mosaic_gpu.{smem_alignment|reduction_scratch_bytes}")
 
 
-def load_facts(corpus: Corpus, index: Index | None = None) -> Facts:
-    """Every fact, computed once per set of pinned blobs, then read from the cache. Without an
+def compute_facts(corpus: Corpus, index: Index | None = None) -> Facts:
+    """Every fact, computed (`fact.load_facts` reads them from the cache first). Without an
     `index` (a command, not a build, whose pool is busy) it builds one and computes the facts on
     two processes."""
-    found = cached_facts(corpus)
-    if found is not None:
-        return found
     if index is not None:
-        facts = all_facts(corpus, index)
-    else:
-        facts = all_facts(corpus, build_index(corpus), workers=min(2, os.cpu_count() or 1))
-    keep_facts(corpus, facts)
-    return facts
+        return all_facts(corpus, index)
+    return all_facts(corpus, build_index(corpus), workers=min(2, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)

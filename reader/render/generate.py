@@ -15,8 +15,8 @@ from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, blob_sha
 from reader.corpus import Corpus, Project
 from reader.extract import Index
-from reader.extract.facts import load_facts
-from reader.extract.rules import load_rules
+from reader.extract.fact import load_facts
+from reader.extract.ruletable import load_rules
 from reader.extract.symbols import symbols_of
 from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.render.article import render_article

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reader.errors import BuildError, Location
-from reader.extract.rules import RuleEntry, RuleTable
+from reader.extract.ruletable import RuleEntry, RuleTable
 from reader.render.model import PageLink
 from reader.render.urls import RULES, line_id, slugify, source_page
 

@@ -20,7 +20,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract import Index
-from reader.extract.rules import load_rules
+from reader.extract.ruletable import load_rules
 from reader.model import SourceFile
 from reader.render.ir import LOWERED, Lowered, Rules, coverage, parse_lowered
 from reader.render.irview import IrSite, render_lowered

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from reader.extract.rules import RuleEntry, RuleTable
+from reader.extract.ruletable import RuleEntry, RuleTable
 from reader.render.model import Page, PageLink
 from reader.render.pages import page_markdown
 from reader.render.templates import render
