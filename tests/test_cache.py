@@ -103,3 +103,21 @@ def test_a_killed_build_leaves_nothing_in_place_and_prune_removes_its_staging(tm
     assert Cache(tmp_path).get_text("t", "ab12") is None
     Cache(tmp_path).prune()
     assert list((tmp_path / "derived").iterdir()) == []
+
+
+def test_atomic_write_makes_its_folders_and_leaves_no_temp_file(tmp_path, monkeypatch):
+    import itertools
+
+    from reader import cache as cache_module
+    from reader.cache import atomic_write
+
+    target = tmp_path / "a" / "b" / "file.bin"
+    atomic_write(target, b"one", durable=False)
+    assert target.read_bytes() == b"one"
+    # a dead process's leftover holds the next temp name: the write goes through anyway
+    monkeypatch.setattr(cache_module, "_TEMPS", itertools.count(7))
+    leftover = target.parent / f".file.bin.{os.getpid()}-7.tmp"
+    leftover.write_bytes(b"old")
+    atomic_write(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert sorted(p.name for p in target.parent.iterdir()) == [leftover.name, "file.bin"]
