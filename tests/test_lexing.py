@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pygments
@@ -10,7 +11,7 @@ from pygments.lexer import RegexLexer, bygroups
 from pygments.lexers.python import PythonLexer
 from pygments.token import Keyword, Name, String, Text
 
-from reader.render.lexing import JoinedLexer
+from reader.render.lexing import JoinedLexer, _starts
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORNERS = [
@@ -37,7 +38,7 @@ def python() -> JoinedLexer:
 
 
 def test_every_python_state_is_joined(python):
-    assert python._states and all(joined is not None for _, joined in python._states.values())
+    assert python._states and all(state.joined is not None for state in python._states.values())
 
 
 @pytest.mark.parametrize("text", CORNERS)
@@ -62,6 +63,40 @@ class _Backreference(RegexLexer):
 def test_a_state_that_cannot_be_joined_is_tried_rule_by_rule():
     lexer = _Backreference()
     joined = JoinedLexer(lexer)
-    assert joined._states["root"][1] is None
+    assert joined._states["root"].joined is None
     text = "IF 'a\"b' x \"c\" ?\n"
     assert list(joined.tokens(text)) == [(t, v) for _, t, v in lexer.get_tokens_unprocessed(text)]
+
+
+@pytest.mark.parametrize(("pattern", "chars", "empty"), [
+    (r'(?i)(rb|br|r)(")', set("rRbB"), False),
+    (r"[^\S\n]+", {" ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f"}, False),
+    (r"(?<!\.)(self|cls)\b", set("sc"), False),
+    (r"\d(?:_?\d)*", set("0123456789"), False),
+    (r"(?:0x)?[a-c]*", set("0abc"), True),
+    (r"", set(), True),
+])
+def test_what_a_rule_can_start_with(pattern, chars, empty):
+    assert _starts(re.compile(pattern, re.M)) == (frozenset(chars), empty)
+
+
+@pytest.mark.parametrize("pattern", [r".x", r"(?i)\u017f", r"(?s:.)", r"[^a]"])
+def test_a_start_not_read_exactly_is_any_character(pattern):
+    found = _starts(re.compile(pattern))
+    assert found[0] is None or found[0] >= frozenset(c for c in map(chr, range(128)) if c != "a")
+
+
+def test_every_rule_that_matches_is_among_those_tried_at_its_character(python):
+    """Soundness on real code: wherever a rule of a state matches, the state's dispatch for the
+    character there keeps it."""
+    text = (FIXTURES / "pallas_call_0.10.2.py").read_text(encoding="utf-8")
+    for name in ("root", "expr", "funcname", "fromimport"):
+        state = python._states[name]
+        for pos in range(0, len(text), 7):
+            char = text[pos]
+            if char >= "\x80":
+                continue
+            tried = state.at(char).rule_of_group
+            for rule in state.rules:
+                if rule[0](text, pos):
+                    assert rule in tried, (name, pos, char, rule[0].__self__.pattern)

@@ -3,17 +3,23 @@
 pygments tries a state's rules one `re.match` at a time, in order, until one matches: about 36
 calls per token of Python, most of a cold build's highlighting. Joined into one alternation per
 state, `(rule0)|(rule1)|...`, the regex engine tries the same rules in the same order at the same
-position and the first that matches wins, as in pygments; the outer group that closed last
-(`Match.lastindex`) names it. The tokens are pygments' own, byte for byte (tests/test_lexing.py
-compares them over real files); a state whose rules cannot be joined (a backreference, flags
-that differ) is tried rule by rule, as pygments does.
+position and the first that matches wins, as in pygments; the group that closed last
+(`Match.lastindex`) names it. The engine still tries every alternative in turn, so each state
+also keeps, by the ASCII character at the position, the alternation of only the rules that can
+start with it (`_starts` reads that from the parsed pattern; a rule it cannot read stays in
+all). The tokens are pygments' own, byte for byte (tests/test_lexing.py compares them over real
+files); a state whose rules cannot be joined (a backreference, flags that differ) is tried rule by
+rule, as pygments does.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
 
 from pygments.lexer import ExtendedRegexLexer, Lexer, RegexLexer
 from pygments.token import Error, Whitespace, _TokenType
@@ -59,6 +65,36 @@ def _join(rules: list[Rule], flags: int) -> _Joined | None:
         return None
 
 
+@dataclass
+class _State:
+    rules: list[Rule]
+    joined: _Joined | None
+    """All the rules joined; None when they cannot be (then pygments' own search)."""
+    flags: int
+    starts: list[tuple[frozenset[str] | None, bool]] = field(default_factory=list)
+    """Each rule's `_starts`, once the state is first entered."""
+    by_char: dict[str, _Joined] = field(default_factory=dict)
+    """An ASCII character ('' the text's end) -> the joined rules that can match there."""
+    by_rules: dict[tuple[int, ...], _Joined] = field(default_factory=dict)
+
+    def at(self, char: str) -> _Joined:
+        """The joined rules that can match where `char` comes next (made on first use)."""
+        if not self.starts:
+            self.starts = [_starts(r[0].__self__) for r in self.rules]  # type: ignore[attr-defined]
+        which = tuple(i for i, (chars, empty) in enumerate(self.starts)
+                      if empty or (char and (chars is None or char in chars)))
+        joined = self.by_rules.get(which)
+        if joined is None:
+            made = _join([self.rules[i] for i in which], self.flags) if which else _NEVER
+            assert made is not None  # a subset of rules that join
+            joined = self.by_rules[which] = made
+        self.by_char[char] = joined
+        return joined
+
+
+_NEVER = _Joined(re.compile(r"(?!)").match, [None])
+
+
 class JoinedLexer:
     """`lexer`'s tokens, as `lexer.get_tokens_unprocessed` gives them, a state a call."""
 
@@ -66,8 +102,8 @@ class JoinedLexer:
         self.lexer = lexer
         flags = getattr(lexer, "flags", 0) | re.UNICODE
         joinable = isinstance(lexer, RegexLexer) and not isinstance(lexer, ExtendedRegexLexer)
-        self._states: dict[str, tuple[list[Rule], _Joined | None]] = {
-            name: (rules, _join(rules, flags) if joinable else None)
+        self._states: dict[str, _State] = {
+            name: _State(rules, _join(rules, flags) if joinable else None, flags)
             for name, rules in getattr(lexer, "_tokens", {}).items()}
 
     def tokens(self, text: str) -> Iterator[tuple[_TokenType, str]]:
@@ -79,19 +115,21 @@ class JoinedLexer:
             return
         lexer, states = self.lexer, self._states
         pos, stack = 0, ["root"]
-        rules, joined = states["root"]
+        state = states["root"]
         while True:
-            if joined is not None:
+            if state.joined is not None:
+                char = text[pos:pos + 1]
+                joined = state.by_char.get(char) or (state.at(char) if char < "\x80" else state.joined)
                 m = joined.match(text, pos)
                 rule = joined.rule_of_group[m.lastindex or 0] if m else None
             else:
-                rule, m = _first(rules, text, pos)
+                rule, m = _first(state.rules, text, pos)
             if rule is None or m is None:
                 if pos >= len(text):
                     return
                 if text[pos] == "\n":  # a line's end that no rule matches: back to root
                     stack = ["root"]
-                    rules, joined = states["root"]
+                    state = states["root"]
                     yield Whitespace, "\n"
                 else:
                     yield Error, text[pos]
@@ -104,7 +142,7 @@ class JoinedLexer:
                     yield action, text[pos:end]
                 pos = end
             else:  # a callback (bygroups, using) gets the rule's own match
-                if joined is not None:
+                if state.joined is not None:
                     m = match(text, pos)
                     assert m is not None
                 for _, ttype, value in action(lexer, m):  # type: ignore[operator]
@@ -112,7 +150,7 @@ class JoinedLexer:
                 pos = m.end()
             if new_state is not None:
                 _move(stack, new_state)
-                rules, joined = states[stack[-1]]
+                state = states[stack[-1]]
 
 
 def _first(rules: list[Rule], text: str, pos: int) -> tuple[Rule | None, re.Match[str] | None]:
@@ -145,3 +183,83 @@ def _move(stack: list[str], new_state: object) -> None:
         stack.append(stack[-1])
     else:
         raise AssertionError(f"wrong state def: {new_state!r}")
+
+
+_ASCII = frozenset(chr(i) for i in range(128))
+_CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
+               sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W",
+               sre.CATEGORY_UNI_DIGIT: r"\d", sre.CATEGORY_UNI_NOT_DIGIT: r"\D",
+               sre.CATEGORY_UNI_SPACE: r"\s", sre.CATEGORY_UNI_NOT_SPACE: r"\S",
+               sre.CATEGORY_UNI_WORD: r"\w", sre.CATEGORY_UNI_NOT_WORD: r"\W"}
+Starts = tuple[frozenset[str] | None, bool]
+"""The ASCII characters a match can start with (None: any character) and whether it can be empty."""
+
+
+def _starts(pattern: re.Pattern[str]) -> Starts:
+    """What `pattern` can start with, read from its parse; any character when unsure."""
+    try:
+        return _seq(sre_parse.parse(pattern.pattern, pattern.flags), pattern.flags)
+    except Exception:  # noqa: BLE001 (the parser's internals: unsure means any)
+        return None, True
+
+
+def _seq(items: Any, flags: int) -> Starts:
+    out: set[str] = set()
+    for op, av in items:
+        chars, empty = _item(op, av, flags)
+        if chars is None:
+            return None, False
+        out |= chars
+        if not empty:
+            return frozenset(out), False
+    return frozenset(out), True
+
+
+def _item(op: Any, av: Any, flags: int) -> Starts:
+    ignore = bool(flags & re.IGNORECASE)
+    if op is sre.LITERAL:
+        if av >= 128 and ignore:
+            return None, False  # a non-ASCII letter may match an ASCII one (`ſ`, the Kelvin sign)
+        return _cased({chr(av)} & _ASCII, ignore), False
+    if op is sre.IN:
+        return _charset(av, ignore), False
+    if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+        return frozenset(), True  # zero-width: it only narrows what follows
+    if op is sre.SUBPATTERN:
+        _, add, remove, sub = av
+        return _seq(sub, (flags | add) & ~remove)
+    if op is sre.BRANCH:
+        found = [_seq(alt, flags) for alt in av[1]]
+        if any(chars is None for chars, _ in found):
+            return None, False
+        return frozenset().union(*(c or () for c, _ in found)), any(e for _, e in found)
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+        low, _, sub = av
+        chars, empty = _seq(sub, flags)
+        return chars, empty or low == 0
+    if op is sre.ATOMIC_GROUP:
+        return _seq(av, flags)
+    return None, False
+
+
+def _charset(items: list[tuple[Any, Any]], ignore: bool) -> frozenset[str] | None:
+    out: set[str] = set()
+    negate = False
+    for op, av in items:
+        if op is sre.NEGATE:
+            negate = True
+        elif op is sre.LITERAL and not (ignore and av >= 128):
+            out |= {chr(av)} & _ASCII
+        elif op is sre.RANGE and not (ignore and av[1] >= 128):
+            out |= {chr(c) for c in range(av[0], min(av[1], 127) + 1)}
+        elif op is sre.CATEGORY and av in _CATEGORIES:
+            category = re.compile(_CATEGORIES[av])
+            out |= {c for c in _ASCII if category.match(c)}
+        else:
+            return None
+    chars = _cased(out, ignore)
+    return _ASCII - chars if negate else chars
+
+
+def _cased(chars: set[str], ignore: bool) -> frozenset[str]:
+    return frozenset(chars | {c.swapcase() for c in chars} if ignore else chars)

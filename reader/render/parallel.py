@@ -88,7 +88,7 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
 def _on_workers(todo: Sequence[Job], workers: int) -> Iterator[CachedPage]:
     """The pages in order, each as soon as it (and those before it) are done."""
     context = multiprocessing.get_context("fork")
-    chunks = max(1, len(todo) // (6 * workers))
+    chunks = max(1, len(todo) // (24 * workers))
     with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) as pool:
         yield from pool.map(_render, todo, chunksize=chunks)
 
