@@ -13,6 +13,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import _ExecutorManagerThread as _POOL_THREADS
 from dataclasses import dataclass
 
 import libcst as cst
@@ -134,12 +135,10 @@ _SM90_NAMES = ("tokamax.sm90.**", "mosaic_gpu.{smem_alignment|reduction_scratch_
 
 
 def compute_facts(corpus: Corpus, index: Index | None = None) -> Facts:
-    """Every fact, computed (`fact.load_facts` reads them from the cache first). Without an
-    `index` (a command, not a build, whose pool is busy) it builds one and computes the facts on
-    two processes."""
-    if index is not None:
-        return all_facts(corpus, index)
-    return all_facts(corpus, build_index(corpus), workers=min(2, os.cpu_count() or 1))
+    """Every fact, computed (`fact.load_facts` reads them from the cache first) on two processes
+    when there are two cores; without an `index` it builds one."""
+    workers = min(2, os.cpu_count() or 1)
+    return all_facts(corpus, index if index is not None else build_index(corpus), workers)
 
 
 @dataclass(frozen=True)
@@ -191,13 +190,17 @@ MIN_SPLIT = 100
 
 def _may_fork() -> bool:
     """Whether this process can fork safely: the start method exists and no other thread runs
-    (a thread holding a lock at the fork, jax's for one, would deadlock the child)."""
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+    but the threads of Python's own process pools (a build's: they take no lock the child
+    needs); any other thread may hold a lock at the fork, jax's for one, and deadlock the child."""
+    if "fork" not in multiprocessing.get_all_start_methods():
         return False
-    try:
-        return len(os.listdir("/proc/self/task")) == 1  # threads Python did not start, too
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    if any(not isinstance(t, _POOL_THREADS) and t.name != "QueueFeederThread" for t in others):
+        return False
+    try:  # and no thread Python did not start
+        return len(os.listdir("/proc/self/task")) == 1 + len(others)
     except OSError:
-        return True
+        return not others
 
 
 _FORKED: list[_Group] = []
