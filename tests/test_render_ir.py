@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from reader.cache import Cache
 from reader.errors import Location
 from reader.extract.ruletable import PrimRef, RuleEntry, RuleRef, RuleTable
 from reader.extract.symbols import symbols_of
 from reader.model import SourceFile
+from reader.render import irsite
 from reader.render.highlight import highlight_lines
 from reader.render.ir import LOWERED, IrFormatError, Rules, coverage, parse_lowered
 from reader.render.irsite import IrPages
@@ -259,3 +261,31 @@ def test_a_canonical_kernel_gets_a_page_linked_from_its_file_and_the_articles_re
                        for rule in (False, True))
     assert any(line.startswith(f"ir/flash_attention.md {tpu['id']}: {located}/{len(tpu['ops'])} ops located, "
                               f"{linked}/{len(tpu['ops'])} linked") for line in pages.coverage())
+
+
+class _Corpus:
+    """The part of a corpus the views' summary keys on: its files' blobs, and its cache."""
+
+    def __init__(self, cache: Cache):
+        self.cache = cache
+
+    def all_files(self) -> list[tuple[str, str]]:
+        return [("jax", TPU)]
+
+    def blob(self, pin: str, path: str) -> str:
+        return "a" * 40
+
+
+def test_a_build_with_the_same_views_reads_their_summary_back_without_parsing_them(raw, tmp_path,
+                                                                                    monkeypatch):
+    first = _ir_pages(SAMPLE.read_bytes())
+    first.corpus = _Corpus(Cache(tmp_path))  # type: ignore[assignment]
+    emitted, coverage_lines = first.emitted, first.coverage()
+    again = _ir_pages(SAMPLE.read_bytes())
+    again.corpus = first.corpus
+    monkeypatch.setattr(irsite, "parse_lowered", lambda *a: pytest.fail("parsed again"))
+    assert again.emitted == emitted and again.coverage() == coverage_lines
+    changed = _ir_pages(SAMPLE.read_bytes() + b" ")
+    changed.corpus = first.corpus
+    with pytest.raises(pytest.fail.Exception, match="parsed again"):
+        changed.coverage()

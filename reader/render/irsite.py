@@ -8,6 +8,7 @@ page keys hold that list).
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract import Index
+from reader.extract.index import corpus_key
 from reader.extract.ruletable import load_rules
 from reader.model import SourceFile
 from reader.render.ir import LOWERED, Lowered, Rules, coverage, parse_lowered
@@ -45,6 +47,23 @@ a canonical kernel's ops gets its link only when the artifacts were cached at th
 
 def ir_page(kernel: str) -> str:
     return f"ir/{kernel}.md"
+
+
+SUMMARY_KIND = "ir-summary"
+
+
+@dataclass(frozen=True)
+class IrSummary:
+    """What the site shows of the views besides their pages."""
+
+    emitted: dict[str, tuple[tuple[str, str], ...]]
+    """Pinned path -> (page, title) of the views holding ops its rules emitted."""
+    kernels: dict[str, tuple[tuple[str, str], ...]]
+    """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
+    coverage: tuple[str, ...]
+    """`IrPages.coverage`'s lines."""
+    pages: tuple[tuple[str, str], ...]
+    """(page, digest of its JSON) of each canonical kernel's page."""
 
 
 @dataclass(frozen=True)
@@ -91,22 +110,54 @@ class IrPages:
         return f if f is not None and f.pin == pin else None
 
     @cached_property
-    def views(self) -> list[View]:
-        """Every page's lowered modules, once the artifacts are in."""
+    def _sources(self) -> list[tuple[str, str, str, bytes, Location]]:
+        """(page, title, own file, lowered JSON, where it came from) of every view."""
         ready, out = self.results(), []
         for name, lab in self.labs.items():
             data = next((a.data for a in ready.get(name, LabArtifacts()).files if a.name == LOWERED), None)
             if data is not None:
-                out.append(View(lab_page(name), lab.heading, parse_lowered(data, Location(lab.path)), lab.path))
+                out.append((lab_page(name), lab.heading, lab.path, data, Location(lab.path)))
         for a in ready.get(CANONICAL, LabArtifacts()).files:
             kernel = a.name.removesuffix(".json")
-            out.append(View(ir_page(kernel), f"{kernel} lowered",
-                            parse_lowered(a.data, Location(f"canonical/{a.name}")), ""))
+            out.append((ir_page(kernel), f"{kernel} lowered", "", a.data, Location(f"canonical/{a.name}")))
         return out
 
     @cached_property
+    def views(self) -> list[View]:
+        """Every page's lowered modules, once the artifacts are in."""
+        return [View(page, title, parse_lowered(data, where), own)
+                for page, title, own, data, where in self._sources]
+
+    @cached_property
+    def summary(self) -> IrSummary:
+        """What every build shows of the views (`IrSummary`), read back from the cache while the
+        views and the pinned sources are unchanged: the modules are parsed only to render them."""
+        digests = [hashlib.sha1(data).hexdigest() for _, _, _, data, _ in self._sources]
+        cache = self.corpus.cache if self.corpus is not None else None
+        key = hashlib.sha1(repr((
+            corpus_key(self.corpus, SUMMARY_KIND) if cache is not None else "",
+            [(page, title, own, d) for (page, title, own, _, _), d in zip(self._sources, digests, strict=True)],
+            sorted((lab.name, lab.path) for lab in self.labs.values()))).encode()).hexdigest()
+        hit = cache.get_object(SUMMARY_KIND, key) if cache is not None else None
+        if isinstance(hit, IrSummary):
+            return hit
+        found = IrSummary(self._emitted(), self._kernels(), tuple(self._coverage()),
+                          tuple((v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own))
+        if cache is not None:
+            cache.put_object(SUMMARY_KIND, key, found)
+        return found
+
+    @property
     def emitted(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """Pinned path -> (page, title) of the views holding ops its rules emitted."""
+        return self.summary.emitted
+
+    @property
+    def kernels(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
+        return self.summary.kernels
+
+    def _emitted(self) -> dict[str, tuple[tuple[str, str], ...]]:
         out: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for v in self.views:
             for m in v.lowered.modules:
@@ -116,9 +167,7 @@ class IrPages:
                         out[e.path].add((v.page, v.title))
         return {path: tuple(sorted(pages)) for path, pages in out.items()}
 
-    @cached_property
-    def kernels(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
+    def _kernels(self) -> dict[str, tuple[tuple[str, str], ...]]:
         out: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for v in self.views:
             if v.own:
@@ -149,8 +198,8 @@ class IrPages:
         return (self.emitted.get(path, ()), self.kernels.get(path, ()))
 
     def jobs(self, key: Callable[..., str]) -> list[Job]:
-        """The canonical kernels' pages, keyed by their modules."""
-        return [Job("ir", v.page, key("ir", v.page, v.lowered)) for v in self.views if not v.own]
+        """The canonical kernels' pages, keyed by their modules (the JSON's digest)."""
+        return [Job("ir", page, key("ir", page, digest)) for page, digest in self.summary.pages]
 
     def render(self, page: str, cache: Cache | None) -> Page:
         v = next(v for v in self.views if v.page == page)
@@ -163,16 +212,17 @@ class IrPages:
 
     def coverage(self) -> list[str]:
         """One line per module: `page module: located/ops, linked/ops; what lacks a location or rule`."""
-        out = []
+        return list(self.summary.coverage)
+
+    def _coverage(self) -> Iterator[str]:
+        shown = {("", lab.path) for lab in self.labs.values()}
         for v in self.views:
-            shown = {("", lab.path) for lab in self.labs.values()}
             for m in v.lowered.modules:
                 if m.error:
-                    out.append(f"{v.page} {m.id}: refused ({m.error[:100]})")
+                    yield f"{v.page} {m.id}: refused ({m.error[:100]})"
                     continue
                 keys = {op.loc.key for op in m.ops if op.loc and op.loc.pin and self._pinned(*op.loc.key)}
-                out.append(f"{v.page} {m.id}: {coverage(m, self.rules, shown | keys).line()}")
-        return out
+                yield f"{v.page} {m.id}: {coverage(m, self.rules, shown | keys).line()}"
 
 
 class _WithKernels(Mapping[str, SourceDoc]):
