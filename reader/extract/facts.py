@@ -12,8 +12,7 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import _ExecutorManagerThread as _POOL_THREADS
+from concurrent.futures import ProcessPoolExecutor, process
 from dataclasses import dataclass
 
 import libcst as cst
@@ -202,6 +201,9 @@ def _may_fork() -> bool:
     except OSError:
         return not others
 
+
+_POOL_THREADS: type | tuple[type, ...] = getattr(process, "_ExecutorManagerThread", ())
+"""The thread class of Python's process pools (none known: then no pool thread is allowed)."""
 
 _FORKED: list[_Group] = []
 """The groups a forked process computes: set before it forks, so it inherits them (and the

@@ -17,8 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from pygments.lexer import ExtendedRegexLexer, Lexer, RegexLexer
@@ -185,18 +183,26 @@ def _move(stack: list[str], new_state: object) -> None:
         raise AssertionError(f"wrong state def: {new_state!r}")
 
 
+try:  # the regex engine's own parser (Python 3.11+); without it, every rule may start anywhere
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:
+    sre = sre_parse = None
+
 _ASCII = frozenset(chr(i) for i in range(128))
-_CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
-               sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W",
-               sre.CATEGORY_UNI_DIGIT: r"\d", sre.CATEGORY_UNI_NOT_DIGIT: r"\D",
-               sre.CATEGORY_UNI_SPACE: r"\s", sre.CATEGORY_UNI_NOT_SPACE: r"\S",
-               sre.CATEGORY_UNI_WORD: r"\w", sre.CATEGORY_UNI_NOT_WORD: r"\W"}
+_CATEGORIES = {} if sre is None else {
+    sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
+    sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W",
+    sre.CATEGORY_UNI_DIGIT: r"\d", sre.CATEGORY_UNI_NOT_DIGIT: r"\D", sre.CATEGORY_UNI_SPACE: r"\s",
+    sre.CATEGORY_UNI_NOT_SPACE: r"\S", sre.CATEGORY_UNI_WORD: r"\w", sre.CATEGORY_UNI_NOT_WORD: r"\W"}
 Starts = tuple[frozenset[str] | None, bool]
 """The ASCII characters a match can start with (None: any character) and whether it can be empty."""
 
 
 def _starts(pattern: re.Pattern[str]) -> Starts:
     """What `pattern` can start with, read from its parse; any character when unsure."""
+    if sre is None:
+        return None, True
     try:
         return _seq(sre_parse.parse(pattern.pattern, pattern.flags), pattern.flags)
     except Exception:  # noqa: BLE001 (the parser's internals: unsure means any)
