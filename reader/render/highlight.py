@@ -22,7 +22,7 @@ from reader.render.lexing import JoinedLexer
 
 HIGHLIGHT_KIND = "highlight"
 HIGHLIGHT_VERSION = "3"
-"""Bump when the HTML this module writes changes: it is part of every cache key."""
+"""Bump when what this module keeps (`Highlight`) changes: it is part of every cache key."""
 
 _CLASS: dict[_TokenType, str] = {}
 _HIDDEN_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5"
