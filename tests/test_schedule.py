@@ -65,3 +65,11 @@ def test_the_warm_up_runs_only_while_the_pool_highlights(cache):
         run.highlight(files, cache)
         run.while_highlighting(lambda: ran.append("again"))
     assert ran == ["facts", "uses"]
+
+
+def test_pages_start_once_every_file_is_highlighted(cache):
+    files = [(f"{n:040d}", f"x_{n} = {n}\n" * 200) for n in range(12)]
+    with Schedule(2) as run:
+        run.highlight(files, cache)
+        run.pages(Site(), PageCache(None), JOBS, later=lambda: [], wait=False)
+        assert all(cache.has(HIGHLIGHT_KIND, cache_key(blob)) for blob, _ in files)

@@ -4,12 +4,13 @@
 
 - `index(corpus, cache, meanwhile)`: the files no earlier build scanned, scanned on the pool
   while `meanwhile()` (reading the notes) runs here; gives the `Index` and that result.
-- `highlight(files, cache)`: pygments on the pool for every file no earlier build highlighted;
-  nothing waits for it (a page whose file is not highlighted yet highlights it itself).
+- `highlight(files, cache)`: pygments on the pool for every file no earlier build highlighted,
+  in the background.
 - `while_highlighting(*steps)`: on a cold build only, runs `steps` here while the pool highlights
   (the facts, the where-used lists: what many pages share).
-- `pages(site, cache, jobs, later, wait)`: closes the pool (tasks not started are dropped), then
-  renders the pages the page cache lacks on processes forked after `site.prepare` has computed
+- `pages(site, cache, jobs, later, wait)`: waits for the highlighting (a page would otherwise
+  highlight its file itself, on a worker that first compiles the lexer's tables), closes the
+  pool, then renders the pages the page cache lacks on processes forked after `site.prepare` has computed
   what they share; `later()`'s jobs (the labs', whose keys need the labs' artifacts) join them,
   or, when `wait` (the labs' child process still runs), come in a second pass once it is done.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from concurrent import futures
 from concurrent.futures import Executor, Future
 from contextlib import ExitStack
 from typing import Protocol, TypeVar
@@ -99,6 +101,7 @@ class Schedule:
               later: Callable[[], Sequence[Job]], wait: bool) -> list[Page]:
         """The pages of `jobs`, then of `later()`, in that order."""
         profile.mark("pages")
+        futures.wait(self._highlighting)
         self._close()
         render = profile.timed("render", site.render)
         now = [*jobs] if wait else [*jobs, *later()]
