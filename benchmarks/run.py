@@ -1,10 +1,11 @@
 """Benchmarks: reader against a peer, side by side on this machine, printed as ratios.
 
-    python benchmarks/run.py [--only NAME ...]
+    python benchmarks/run.py [--only NAME ...] [--runs N]
 
 Each section runs reader and its peer in the same process tree, one after the other, and prints
 the two numbers, their ratio and, where issue 18 sets one, the target and whether it is met.
-Nothing here asserts: targets are read off the output. Sections: `git_economy`, `build` (cold
+Nothing here asserts: targets are read off the output. The cold builds and Pycco run `--runs`
+times (default 3), alternating, and their rows give the medians. Sections: `git_economy`, `build` (cold
 with and without the labs' jax run, warm, one note edited, the same edit saved while
 `reader serve` runs, peak memory, site size per source line), `check` (cold, warm), `scaling` (a quarter, half and all of the files: time per 1000
 lines). Run it with the machine as quiet as you can: the load average is printed first. Every build and check runs on a copy of the project (so the
@@ -258,20 +259,27 @@ def build(tmp: Path) -> None:
     project = _project(tmp)
     files = _corpus_files(tmp / "src")
     lines = _lines(files)
-    pycco = run([PYCCO, "-p", "-s", "-d", str(tmp / "pycco"),
-                 *[str(f.relative_to(tmp / "src")) for f in files]], cwd=tmp / "src")
     print(f"  {len(files)} pinned files, {lines} lines; reader builds a page for each, plus "
           "articles, labs, rules")
-    first = _cold_cache(tmp / "cache-first")
-    labs = run(_reader(project, "build", "--site", str(tmp / "site-first")), _env(first))
+    pyccos, firsts, colds = [], [], []
+    for i in range(RUNS):  # alternating, so that a slow spell of the machine slows both sides
+        shutil.rmtree(tmp / "pycco", ignore_errors=True)
+        pyccos.append(run([PYCCO, "-p", "-s", "-d", str(tmp / "pycco"),
+                           *[str(f.relative_to(tmp / "src")) for f in files]], cwd=tmp / "src"))
+        first = _cold_cache(tmp / f"cache-first-{i}")
+        firsts.append(run(_reader(project, "build", "--site", str(tmp / f"site-first-{i}")), _env(first)))
+        cache = _cold_cache(tmp / f"cache-{i}", kept_from=first)
+        site = tmp / f"site-{i}"
+        colds.append(run(_reader(project, "build", "--site", str(site)), _env(cache)))
+    pycco, labs, cold = (_median(runs) for runs in (pyccos, firsts, colds))
+    if RUNS > 1:
+        note(f"medians of {RUNS} alternating runs; pycco {_spread(pyccos)}, reader with the labs' "
+             f"run {_spread(firsts)}, without {_spread(colds)}")
     row("cold build, the labs' jax run included", labs.seconds, pycco.seconds, "s", "pycco",
         "<= 1.30x pycco", labs.seconds <= 1.3 * pycco.seconds)
     note(_steps(labs.stdout))
     note("the labs' artifacts come from running their jax code (a child process beside the "
          "rendering), not from rendering: the rows below start with them cached")
-    cache = _cold_cache(tmp / "cache", kept_from=first)
-    site = tmp / "site"
-    cold = run(_reader(project, "build", "--site", str(site)), _env(cache))
     row("cold build without the labs' run", cold.seconds, pycco.seconds, "s",
         "pycco", "<= 1.00x pycco", cold.seconds <= pycco.seconds)
     note("sources fetched, every derived result empty (parsing, extraction, highlighting, "
@@ -294,6 +302,18 @@ def build(tmp: Path) -> None:
         pycco.max_rss_mb, "MB", "pycco", "<= 1 GB", memory.peak_mb <= 1024)
     note(f"a run of its own (sampling costs CPU); its largest single process: "
          f"{memory.max_rss_mb:.0f} MB resident; pycco is one process ({pycco.max_rss_mb:.0f} MB)")
+
+
+RUNS = 3
+"""Cold builds (and Pycco beside them) run this many times, alternating; rows give the medians."""
+
+
+def _median(runs: list[Run]) -> Run:
+    return sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+
+
+def _spread(runs: list[Run]) -> str:
+    return " / ".join(f"{r.seconds:.2f}" for r in runs) + " s"
 
 
 SITE_TARGET = 61e6 / 113_000
@@ -460,9 +480,13 @@ def _share_project(dest: Path, corpus, chosen: list[tuple[str, str]]) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global RUNS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=sorted(SECTIONS), help="run only these sections")
+    parser.add_argument("--runs", type=int, default=RUNS, metavar="N",
+                        help=f"cold builds and Pycco runs per row, alternating; the median is shown (default {RUNS})")
     args = parser.parse_args(argv)
+    RUNS = max(1, args.runs)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{os.cpu_count()} cores, load average {load:.2f} at the start "
           "(other work on the machine slows both sides)")
