@@ -10,7 +10,7 @@ import pygments
 from pygments.lexers.python import PythonLexer
 
 from reader.render.code import CHUNK, CodeLines, MarginNote, code_view
-from reader.render.highlight import LineLink, css_class, escape_code, highlight
+from reader.render.highlight import Highlight, LineLink, css_class, escape_code, highlight
 
 SOURCE = '''import jax  # a comment
 def f(x: int, s="a<b&c") -> "x\u202ey":
@@ -53,7 +53,7 @@ def _view(page: str) -> tuple[list[str], dict[str, str], list[tuple[str, str]]]:
 def test_runs_give_back_every_characters_class_and_links_keep_their_titles():
     code = highlight(SOURCE).linked({7: [LineLink(6, 5, "../x.py.html#Thing", "pkg.x.Thing")]})
     lines = code.lines
-    page = code_view(CodeLines(lines, code.runs, "", {7: ("Thing",)}))
+    page = code_view(CodeLines(code, "", {7: ("Thing",)}))
     classes, titles, shown = _view(page)
     assert len(shown) == len(lines)
     for (runs, body), original, want in zip(shown, lines, _classes_by_unit(SOURCE), strict=False):
@@ -71,10 +71,10 @@ def test_runs_give_back_every_characters_class_and_links_keep_their_titles():
 def test_chunks_number_their_lines_and_notes_name_their_lines():
     lines = [f"x_{n} = {n}" for n in range(1, 2 * CHUNK + 11)]
     runs = [("", len(line)) for line in lines]
-    page = code_view(CodeLines(lines, runs, "core-"), [MarginNote(3, 5, "<p>note</p>")])
+    page = code_view(CodeLines(Highlight(lines, runs), "core-"), [MarginNote(3, 5, "<p>note</p>")])
     starts = re.findall(r'<div id="core-L(\d+)" style="counter-reset:l (\d+)">', page)
     assert starts == [("1", "0"), ("3", "2"), ("6", "5"), (str(CHUNK + 6), str(CHUNK + 5)),
                       (str(2 * CHUNK + 6), str(2 * CHUNK + 5))]
     assert '<div class="rd-mn" data-lines="core-L3-L5"><p>note</p></div>' in page
     assert page.startswith('<div class="rd-code highlight rd-margin"')
-    assert 'rd-margin' not in code_view(CodeLines(lines, runs))
+    assert 'rd-margin' not in code_view(CodeLines(Highlight(lines, runs)))

@@ -89,8 +89,7 @@ def _read(view: ReadView, prefix: str, article: ArticleDoc, here: str, cache: Ca
         spans += [(n.start, n.end if n.end is not None else n.start) for n in notes if n.start is not None]
     lines = linked_lines(doc, here, cache, uses_page=doc.page)
     anchors = symbol_anchors([d.symbol for d in doc.definitions]) if not prefix else {}
-    code = code_view(CodeLines(lines.lines, lines.runs, prefix, anchors),
-                     margin_notes(notes, here, True, prose, prefix),
+    code = code_view(CodeLines(lines, prefix, anchors), margin_notes(notes, here, True, prose, prefix),
                      spans or None, gap_href=rel(here, doc.page))
     what = (f"{', '.join(view.symbols)} from {posixpath.basename(doc.path)}" if view.symbols
             else f"all {len(lines.lines)} lines")

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reader.render.highlight import Runs, pairs
+from reader.render.highlight import Highlight, Runs, pairs
 from reader.render.urls import line_id
 
 
@@ -24,11 +24,9 @@ class MarginNote:
 class CodeLines:
     """What a code view shows of one file: its per-line HTML and extra anchors."""
 
-    lines: Sequence[str]
-    """Highlighted (and linked) HTML of every line of the file without its token spans
-    (`highlight.Highlight.lines`); index 0 is line 1."""
-    runs: Sequence[Runs]
-    """Each line's token classes (`highlight.Runs`)."""
+    highlighted: Highlight
+    """Every line of the file, highlighted (and linked): its HTML without token spans and its
+    runs; index 0 is line 1."""
     prefix: str = ""
     """Prefix of the line anchors (`L12` or `core-L12`)."""
     anchors: dict[int, tuple[str, ...]] = field(default_factory=dict)
@@ -103,7 +101,7 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
         last = min(end, first + CHUNK - 1)
         rows, runs = [], []
         for n in range(first, last + 1):
-            body, run = shrunk.line(code.lines[n - 1], code.runs[n - 1])
+            body, run = shrunk.line(code.highlighted.lines[n - 1], code.highlighted.runs[n - 1])
             rows.append(_row(code, n, body, n == first))
             runs.append(run)
         chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}" '
@@ -148,7 +146,7 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
     the rest of the lines form plain blocks. Between two shown spans a gap line says which lines
     are left out and links to `gap_href` (the whole file's page) when given.
     """
-    total = len(code.lines)
+    total = len(code.highlighted.lines)
     shown = merge_spans([(max(1, a), min(total, b)) for a, b in (spans or [(1, total)]) if a <= total])
     shrunk = _Shrunk()
     parts: list[str] = []

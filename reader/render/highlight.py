@@ -121,7 +121,8 @@ def highlight(text: str) -> Highlight:
     for ttype, value in _tokens(text):
         cls = classes.get(ttype)
         if cls is None:
-            cls = classes[ttype] = "" if css_class(ttype) in _PLAIN_CLASSES else css_class(ttype)
+            cls = css_class(ttype)
+            cls = classes[ttype] = "" if cls in _PLAIN_CLASSES else cls
         if "\n" in value:
             *ended, value = value.split("\n")
             for part in ended:

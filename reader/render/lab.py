@@ -42,8 +42,7 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                ir: IrSite | None = None) -> tuple[Page, list[Asset]]:
     here = lab_page(lab.info.name)
     lines = linked_lines(lab.doc, here, cache)
-    code = code_view(CodeLines(lines.lines, lines.runs, "",
-                               symbol_anchors([d.symbol for d in lab.doc.definitions])))
+    code = code_view(CodeLines(lines, "", symbol_anchors([d.symbol for d in lab.doc.definitions])))
     assets, artifacts = lab_assets(lab.info.name, lab.artifacts), []
     lowered = lab_ir(lab, cache, ir)[0] if ir is not None else Markup()
     for a in lab.artifacts.files:

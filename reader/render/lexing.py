@@ -69,7 +69,7 @@ class _State:
     joined: _Joined | None
     """All the rules joined; None when they cannot be (then pygments' own search)."""
     flags: int
-    starts: list[tuple[frozenset[str] | None, bool]] = field(default_factory=list)
+    starts: list[Starts] = field(default_factory=list)
     """Each rule's `_starts`, once the state is first entered."""
     by_char: dict[str, _Joined] = field(default_factory=dict)
     """An ASCII character ('' the text's end) -> the joined rules that can match there."""

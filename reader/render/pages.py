@@ -126,8 +126,7 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     plain = highlighted(cache, doc.blob, doc.text)
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
-    code = code_view(CodeLines(lines.lines, lines.runs, "", anchors),
-                     margin_notes(doc.notes, page, False, prose))
+    code = code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose))
     shape = outline([(d.symbol, d.head) for d in doc.definitions], doc.docstring)
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
