@@ -110,6 +110,20 @@ def _key_line(text: str, key: str, start: int | None) -> int | None:
     return start
 
 
+def _key_given_twice(text: str) -> tuple[str, int] | None:
+    """The first `key = ...` line that repeats a key of its table, with its line, else None."""
+    seen: set[str] = set()
+    for i, line in enumerate(text.splitlines(), 1):
+        if re.match(r"^\s*\[", line):
+            seen = set()
+        elif m := re.match(r'^\s*(?:"([^"]+)"|\'([^\']+)\'|([A-Za-z0-9_-]+))\s*=', line):
+            key = m.group(1) or m.group(2) or m.group(3)
+            if key in seen:
+                return key, i
+            seen.add(key)
+    return None
+
+
 def _read_text(path: Path) -> str:
     return read_input(path, error=PinError)
 
@@ -126,15 +140,16 @@ def _parse_toml(text: str, label: str) -> dict[str, Any]:
 
     try:
         return dict(tomlkit.parse(text))
-    except ParseError as e:
-        raise PinError(f"malformed TOML: {e}", Location(label, e.line), "fix the syntax") from None
-    except TOMLKitError as e:  # a key given twice in one table
-        key = re.search(r'Key "(.+)" already exists', str(e))
-        lines = [i for i, line in enumerate(text.splitlines(), 1)
-                 if key and re.match(rf'^\s*["\']?{re.escape(key.group(1))}["\']?\s*=', line)]
-        what = f"key {key.group(1)!r} given twice in one table" if key else str(e)
-        raise PinError(f"malformed TOML: {what}", Location(label, lines[1] if len(lines) > 1 else 1),
-                       "keep one of them") from None
+    except TOMLKitError as e:
+        twice = _key_given_twice(text)
+        if twice is not None:  # found in the text: tomlkit's wording and line vary by release
+            key, line = twice
+            raise PinError(f"malformed TOML: key {key!r} given twice in one table",
+                           Location(label, line), "keep one of them") from None
+        if isinstance(e, ParseError):
+            raise PinError(f"malformed TOML: {e}", Location(label, e.line),
+                           "fix the syntax") from None
+        raise PinError(f"malformed TOML: {e}", Location(label, 1), "fix the syntax") from None
     except RecursionError:
         raise PinError("malformed TOML: nested too deeply", Location(label, 1),
                        "fix the syntax") from None
