@@ -265,13 +265,6 @@ class Cache:
     def put_json(self, kind: str, key: str, value: Any) -> None:
         self._write(self._derived_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
 
-    def get_text(self, kind: str, key: str) -> str | None:
-        data = self._read(self._derived_path(kind, key))
-        return data.decode() if data is not None else None
-
-    def put_text(self, kind: str, key: str, text: str) -> None:
-        self._write(self._derived_path(kind, key), text.encode())
-
     def has(self, kind: str, key: str) -> bool:
         return any(place.is_file() for place in self._places(self._derived_path(kind, key)))
 

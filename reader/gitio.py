@@ -93,11 +93,6 @@ def _missing(repo: git.Repo, commit: str) -> set[str]:
     return {line[1:] for line in out.splitlines() if line.startswith("?")}
 
 
-def resolve_ref(url: str, ref: str) -> str:
-    """The commit sha a tag or branch names at `url` (`git ls-remote`)."""
-    return remote_ref(url, ref)[0]
-
-
 def remote_ref(url: str, ref: str) -> tuple[str, str]:
     """(commit sha, full ref name such as `refs/tags/v1`) of the tag or branch `ref` at `url`."""
     if not ref or ref.startswith("-"):

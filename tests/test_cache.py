@@ -69,10 +69,10 @@ def test_staged_results_reach_the_disk_only_when_the_block_succeeds(tmp_path: Pa
     cache = Cache(tmp_path)
     final = tmp_path / "derived" / code_version() / "t" / "ab" / "ab12"
     with cache.staged():
-        cache.put_text("t", "ab12", "kept")
-        assert cache.get_text("t", "ab12") == "kept" and cache.has("t", "ab12")
+        cache.put_json("t", "ab12", "kept")
+        assert cache.get_json("t", "ab12") == "kept" and cache.has("t", "ab12")
         assert not final.exists() and not Cache(tmp_path).has("t", "ab12")
-    assert final.read_text() == "kept" and Cache(tmp_path).get_text("t", "ab12") == "kept"
+    assert final.read_text() == '"kept"' and Cache(tmp_path).get_json("t", "ab12") == "kept"
     with cache.staged() as staging:
         cache.put_object("o", "cd34", 1)
         staging.discard()
@@ -89,7 +89,7 @@ def test_staged_results_reach_the_disk_only_when_the_block_succeeds(tmp_path: Pa
 def _stage_and_die(root: str) -> None:
     cache = Cache(Path(root))
     with cache.staged():
-        cache.put_text("t", "ab12", "never")
+        cache.put_json("t", "ab12", "never")
         os._exit(9)  # killed mid-build: the staging folder stays behind
 
 
@@ -100,7 +100,7 @@ def test_a_killed_build_leaves_nothing_in_place_and_prune_removes_its_staging(tm
     child.join(30)
     left = [p.name for p in (tmp_path / "derived").iterdir()]
     assert len(left) == 1 and left[0].startswith(".staging-")
-    assert Cache(tmp_path).get_text("t", "ab12") is None
+    assert Cache(tmp_path).get_json("t", "ab12") is None
     Cache(tmp_path).prune()
     assert list((tmp_path / "derived").iterdir()) == []
 

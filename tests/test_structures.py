@@ -73,7 +73,7 @@ def test_class_fields_defaults_members_methods_and_lines():
     assert (spec.line, spec.end) == (4, 14)
     assert (inner.qualname, inner.line, inner.end) == ("Spec.Inner", 14, 14)
     # defaults as written: the quotes stay
-    assert space.is_enum and [(m.name, m.default, m.line) for m in space.members] == [
+    assert space.bases == ("enum.Enum",) and [(m.name, m.default, m.line) for m in space.members] == [
         ("VMEM", '"vmem"', 18), ("SMEM", "'smem'", 18)]
 
 

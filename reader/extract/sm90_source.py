@@ -184,14 +184,6 @@ def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword and a.keyword.value == name), None)
 
 
-def ints(node: cst.BaseExpression, env: Mapping[str, int]) -> tuple[int, ...] | None:
-    """The literal list or tuple of integers `node` is, or None."""
-    if isinstance(node, (cst.List, cst.Tuple)):
-        values = tuple(evaluate(e.value, env) for e in node.elements)
-        return None if any(v is None for v in values) else values  # type: ignore[return-value]
-    return None
-
-
 def _values(src: Source, scope: cst.CSTNode,
             node: cst.BaseExpression) -> tuple[int | bool, ...] | None:
     """What a loop of the tuner runs over: a literal list, either arm of a conditional list, a sum

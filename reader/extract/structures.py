@@ -80,10 +80,6 @@ class ClassInfo:
     """Unannotated class-level assignments, in order (an enum's members)."""
     methods: tuple[Method, ...]
 
-    @property
-    def is_enum(self) -> bool:
-        return any(b.rsplit(".", 1)[-1] in ("Enum", "IntEnum", "StrEnum") for b in self.bases)
-
 
 @dataclass(frozen=True)
 class Structures:

@@ -14,7 +14,6 @@ Locate = Callable[[str], "tuple[str, str | None] | None"]
 """A location's file name -> `(path, pin)` (see `reader.ir.source_file`), None to skip it."""
 
 _TRAILING_LOC = re.compile(r"\s+loc\((?:[^()\"]|\"(?:[^\"\\]|\\.)*\"|\((?:[^()\"]|\"(?:[^\"\\]|\\.)*\")*\))*\)\s*$")
-_INLINE_LOC = re.compile(r"\s*loc\((?:[^()\"]|\"(?:[^\"\\]|\\.)*\"|\((?:[^()\"]|\"(?:[^\"\\]|\\.)*\")*\))*\)")
 _LOC_ALIAS = re.compile(r"^#loc\d*\s*=")
 _BLOCK_LABEL = re.compile(r"^\s*\^bb\d+")
 
@@ -160,8 +159,3 @@ def _file_loc(frame: Any, path: str, pin: str | None) -> dict[str, Any]:
     has_end = (end_line, end_col) != (frame.start_line, frame.start_col)
     return {"file": path, "pin": pin, "line": frame.start_line, "col": frame.start_col,
             "end_line": end_line if has_end else None, "end_col": end_col if has_end else None}
-
-
-def strip_locations(text: str) -> str:
-    """Printed MLIR without its `loc(...)` suffixes and `#loc` alias lines."""
-    return "\n".join(_INLINE_LOC.sub("", line) for line in text.splitlines() if not _LOC_ALIAS.match(line))
