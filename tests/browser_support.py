@@ -49,7 +49,7 @@ def wait(browser, condition, timeout: float = 15):
 
 def build_small_site(tmp: Path, files: dict[str, str], track: str, annotations: dict[str, str],
                      extra: dict[str, str] | None = None, paths: tuple[str, ...] = ("pkg",),
-                     ) -> tuple[Path, str]:
+                     release: str = "") -> tuple[Path, str]:
     """A project pinning `files` in a local upstream, with the repository's mkdocs.yml and docs/,
     `track`, `annotations/<name>` and `extra` (project path -> text), built with a cache of its
     own. (The site's folder, the pin's GitHub-style blob URL prefix.) Labs in `extra` are
@@ -61,7 +61,7 @@ def build_small_site(tmp: Path, files: dict[str, str], track: str, annotations: 
     env.setenv("READER_CACHE", str(tmp / "cache"))
     upstream = make_upstream(tmp / "upstream", [files])
     root = write_project(tmp / "project", "small", upstream.url, upstream.commits[0], files,
-                         paths=paths)
+                         paths=paths, release=release)
     shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO_ROOT / "docs", root / "docs")
     (root / "track.yaml").write_text(track)

@@ -52,11 +52,11 @@ BAD_INPUT = {
     "unknown key": (
         HEAD + "sumary: x\n",
         "annotations/a.yaml:8: unknown key 'sumary' in the file (did you mean 'summary'?); known "
-        "keys: intro, kernels, kind, notes, order, outro, phase, reads, sections, slug, summary, "
+        "keys: claim_setup, intro, kernels, kind, notes, order, outro, phase, reads, sections, slug, summary, "
         "title"),
     "unknown note key": (
         HEAD + "notes:\n" + note("n1", "symbol: _pallas_call_impl", "colour: red"),
-        "annotations/a.yaml:11: unknown key 'colour' in note 'n1'; known keys: body, fingerprint, "
+        "annotations/a.yaml:11: unknown key 'colour' in note 'n1'; known keys: body, claim, fingerprint, "
         "id, line, lines, path, quote, symbol"),
     "wrong type": (
         HEAD.replace("phase: 2", "phase: two"),

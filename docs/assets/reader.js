@@ -214,7 +214,20 @@
     open(number, sel);
   }
 
+  // A claim's copy button: its example, setup included, as `python -m doctest` reads it.
+  function copyClaim(button) {
+    var text = button.closest(".rd-claim").querySelector("pre").textContent;
+    function done(ok) { button.textContent = ok ? "copied" : "copy failed"; }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(legacyCopy(text)); });
+    } else {
+      done(legacyCopy(text));
+    }
+  }
+
   document.addEventListener("click", function (e) {
+    var copy = e.target.closest && e.target.closest(".rd-claim .rd-copy");
+    if (copy) { copyClaim(copy); return; }
     var number = e.target.closest && e.target.closest(".rd-n");
     if (number && !e.ctrlKey && !e.metaKey && !e.altKey && e.button === 0) {
       e.preventDefault();

@@ -49,6 +49,8 @@ class CheckReport:
     problems: tuple[Problem, ...]
     facts_checked: bool
     """Whether the cited fact names were checked (there was an article to check)."""
+    claims: int | None = None
+    """How many claims `reader check --run` ran (None without `--run`)."""
 
     @property
     def exit_code(self) -> int:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reader.annotations.model import Article, Note, Problem, Quote, ReadSpec, Section
+from reader.annotations.model import Article, Claim, Note, Problem, Quote, ReadSpec, Section
 from reader.cache import Cache
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input
@@ -151,6 +151,8 @@ _PATTERN_HINTS = {
     "fingerprint": "delete it and run 'reader accept' (it is written by the tool, never by hand)",
     "id": "use letters, digits, '-', '_' or '.'",
     "kernels": "name a module kernels/<name>.py by its name",
+    "claim": "write it in doctest's form: `>>> ` lines, each followed by its expected output",
+    "claim_setup": "write it in doctest's form: `>>> import ...` lines",
 }
 
 
@@ -242,7 +244,8 @@ def _build(data: CommentedMap, display: str, stem: str) -> Loaded:
                                 "or change the slug"))
     reads = tuple(ReadSpec(str(r["path"]), tuple(str(s) for s in r.get("symbols", ())),
                            at(data["reads"], i)) for i, r in enumerate(data.get("reads", ())))
-    sections = tuple(Section(str(s["title"]), str(s["body"]), at(data["sections"], i))
+    sections = tuple(Section(str(s["title"]), str(s["body"]), at(data["sections"], i),
+                             _claim(s, "claim", display, problems))
                      for i, s in enumerate(data.get("sections", ())))
     notes = []
     for i, raw in enumerate(data.get("notes", ())):
@@ -250,13 +253,14 @@ def _build(data: CommentedMap, display: str, stem: str) -> Loaded:
         if problem:
             problems.append(problem)
         if note:
-            notes.append(note)
+            notes.append(replace(note, claim=_claim(raw, "claim", display, problems)))
     article = Article(
         title=str(data["title"]), slug=str(data["slug"]), phase=int(data["phase"]),
         kind=str(data["kind"]), order=int(data["order"]), where=Location(display, 1),
         summary=str(data.get("summary", "")), reads=reads,
         kernels=tuple(str(k) for k in data.get("kernels", ())), intro=str(data.get("intro", "")),
         sections=sections, outro=str(data.get("outro", "")), notes=tuple(notes),
+        claim_setup=_claim(data, "claim_setup", display, problems),
         key_lines=tuple((str(k), data.lc.key(k)[0] + 1) for k in data))
     return Loaded(display, None if problems else article, tuple(problems))
 
@@ -290,3 +294,38 @@ def _quote(raw: Any) -> Quote | None:
     if isinstance(raw, str):
         return Quote(str(raw))
     return Quote(str(raw["exact"]), str(raw.get("prefix", "")), str(raw.get("suffix", "")))
+
+
+def _claim(node: CommentedMap, key: str, display: str, problems: list[Problem]) -> Claim | None:
+    """The claim under `key`, located at its text's first line; a text doctest cannot read is
+    a problem at the offending line."""
+    from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
+
+    if key not in node:
+        return None
+    raw = node[key]
+    block = isinstance(raw, LiteralScalarString | FoldedScalarString)
+    claim = Claim(str(raw), Location(display, node.lc.key(key)[0] + 1 + int(block)))
+    problem = claim_problem(claim)
+    if problem:
+        problems.append(problem)
+        return None
+    return claim
+
+
+def claim_problem(claim: Claim) -> Problem | None:
+    """Why doctest cannot read `claim`, located at the line it stops on (None when it can)."""
+    import doctest
+    import re
+
+    try:
+        examples = doctest.DocTestParser().get_examples(claim.text, "claim")
+    except ValueError as e:
+        found = re.search(r"line (\d+) of", str(e))
+        line = (claim.where.line or 1) + (int(found.group(1)) - 1 if found else 0)
+        return Problem(Location(claim.where.path, line), f"the claim is not doctest's form: {e}",
+                       "write `>>> ` (with its space) and indent continuation lines as `... `")
+    if not examples:
+        return Problem(claim.where, "the claim has no `>>> ` example",
+                       "write `>>> expression` lines, each followed by its expected output")
+    return None

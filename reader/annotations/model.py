@@ -31,12 +31,24 @@ class ReadSpec:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A runnable example in doctest's `>>>` form whose output the text asserts at the pins
+    (`reader check --run` runs it; the page shows it, ready to copy)."""
+
+    text: str
+    where: Location
+    """The YAML line of the example's first line: an example's own line is `where.line + its
+    line in the text`."""
+
+
+@dataclass(frozen=True)
 class Section:
     """A titled block of Markdown prose between a page's intro and its source."""
 
     title: str
     body: str
     where: Location
+    claim: Claim | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +71,7 @@ class Note:
     """The anchored code's absolute first line when the note was last accepted."""
     index: int = 0
     """Position in the article's `notes` list."""
+    claim: Claim | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,8 @@ class Article:
     sections: tuple[Section, ...] = ()
     outro: str = ""
     notes: tuple[Note, ...] = ()
+    claim_setup: Claim | None = None
+    """Doctest lines every claim of the page runs first (its imports), shown with each claim."""
     key_lines: tuple[tuple[str, int], ...] = ()
     """(top-level key, its line in the YAML), to locate problems in the prose."""
 

@@ -70,6 +70,7 @@ def as_json(report: CheckReport) -> str:
         "exit_code": report.exit_code,
         "files": report.files,
         "facts_checked": report.facts_checked,
+        "claims": report.claims,
         "counts": {k: kinds[k] for k in ("error", "finding", "notice")},
         "articles": articles,
         "problems": [_problem(p) for p in report.problems],

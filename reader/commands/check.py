@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from reader.annotations import check as checking
@@ -18,6 +20,13 @@ def add_parser(sub) -> None:
                                      "(exit 0 clean, 1 findings, 2 input errors)")
     p.add_argument("--format", choices=("text", "github", "json"), default="text",
                    help="text: path:line: message; github: Actions annotations; json: a report")
+    p.add_argument("--run", action="store_true", dest="run_claims",
+                   help="also run every claim (a note's `>>>` example) at the pins: a failing "
+                        "claim is a finding at its line; outcomes are cached")
+    p.add_argument("--claim-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="the time limit of one claim (default 120)")
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                   help="child processes running claims at once (each imports jax once)")
     p.set_defaults(run=run)
 
 
@@ -30,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
                                 checking.computed_facts, cache)
         if report.exit_code == 2:
             staging.discard()
+        elif args.run_claims:
+            report = _run_claims(root, report, cache, args)
     if args.format == "json":
         print(printers.as_json(report))
     else:
@@ -38,3 +49,18 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         print(printers.summary(report), file=sys.stderr)
     return report.exit_code
+
+
+def _run_claims(root: Path, report: checking.CheckReport, cache: Cache,
+                args: argparse.Namespace) -> checking.CheckReport:
+    """The report with a finding for each claim that fails at the pins."""
+    from reader.annotations.load import load_articles
+    from reader.claims.track import run_track
+
+    project = Project.load(root)
+    checked = run_track(load_articles(root, cache), project, cache, args.claim_timeout,
+                        max(1, args.jobs), progress)
+    print(checked.summary(), file=sys.stderr)
+    problems = sorted([*report.problems, *checked.problems()],
+                      key=lambda p: (p.where.path, p.where.line or 0))
+    return replace(report, problems=tuple(problems), claims=len(checked.results))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -32,6 +33,13 @@ def add_parser(sub) -> None:
                    help="also write the move's record (JSON) for the site's 'What changed' page: "
                         "each note's fate from the annotations at OLD's revision (OLD must be "
                         "REV:pins.toml) to those now, with the code changes; e.g. moves/NAME.json")
+    p.add_argument("--no-claims", action="store_true",
+                   help="do not run the claims (by default each runs with the old and the new "
+                        "releases installed: a venv under the cache for releases not installed here)")
+    p.add_argument("--claim-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="the time limit of one claim (default 120)")
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                   help="child processes running claims at once")
     p.set_defaults(run=run)
 
 
@@ -39,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from reader.annotations import load_articles
     from reader.corpus import Corpus, Project
     from reader.diff.changes import NoteChange
-    from reader.diff.compare import diff_sides
+    from reader.diff.compare import ClaimRuns, diff_sides
     from reader.diff.notes import apply_moved
     from reader.diff.printers import PRINTERS
     from reader.diff.sides import is_rev_spec, load_side
@@ -55,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--record reads the old annotations from git, so OLD must be REV:pins.toml",
                          Location(args.old), "e.g. reader diff HEAD~3:pins.toml --record moves/x.json")
     cache = Cache()
-    report = diff_sides(root, old, new, cache, progress)
+    claims = None if args.no_claims else ClaimRuns(args.claim_timeout, max(1, args.jobs))
+    report = diff_sides(root, old, new, cache, progress, claims=claims)
     sys.stdout.write(PRINTERS[args.format](report))
     if args.record:
         _record(root, rev, old, new, report, cache, Path(args.record))

@@ -154,6 +154,31 @@ class NoteChange(Change):
 
 
 @dataclass(frozen=True)
+class ClaimChange(Change):
+    """A claim whose outcome differs between the two sides' releases (status `changed`): the
+    behaviour the note states may have changed even where its code did not."""
+
+    section: ClassVar[str] = "claims"
+    note: str
+    where: Location
+    """The claim's example in its annotation file."""
+    source: str
+    """The first example whose outcome differs."""
+    old: str
+    new: str
+    old_label: str = ""
+    new_label: str = ""
+
+    @property
+    def needs_person(self) -> bool:
+        return True
+
+    def explain(self) -> str:
+        return (f"{self.where}: note {self.note!r}: re-read: behaviour changed: >>> {self.source} "
+                f"gives {self.old!r} at {self.old_label}, {self.new!r} at {self.new_label}")
+
+
+@dataclass(frozen=True)
 class RuleChange(Change):
     """A lowering rule table entry `added`, `removed`, or `moved` (same primitive, rule elsewhere)."""
 
@@ -228,7 +253,14 @@ class RulesUncomputed(Uncomputed):
     section: ClassVar[str] = "rules"
 
 
-SECTIONS = ("pins", "notes", "files", "symbols", "rules", "facts")
+@dataclass(frozen=True)
+class ClaimsUncomputed(Uncomputed):
+    """Claims that cannot be run at one side (no environment with its releases)."""
+
+    section: ClassVar[str] = "claims"
+
+
+SECTIONS = ("pins", "notes", "claims", "files", "symbols", "rules", "facts")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from reader.diff.changes import (
+    ClaimChange,
     DiffReport,
     FactChange,
     FileChange,
@@ -36,7 +37,7 @@ COMMENT_LIMIT = 65_536
 """The most characters GitHub accepts in a comment's body."""
 NOTE_DIFF_LINES = 40
 """A changed note's diff is cut after this many lines (the JSON has it whole)."""
-SECTIONS = ("head", "pins", "notes", "code", "rules", "facts")
+SECTIONS = ("head", "pins", "notes", "claims", "code", "rules", "facts")
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ class Block:
 
 
 def markdown(report: DiffReport, limit: int = COMMENT_LIMIT) -> str:
-    blocks = [*_head(report), *_pins(report), *_notes(report), *_files_and_symbols(report),
+    blocks = [*_head(report), *_pins(report), *_notes(report), *_claims(report),
+              *_files_and_symbols(report),
               *_rules(report), *_facts(report)]
     budget = limit
     for _ in range(8):  # the notices of left-out blocks take room too: shrink until it all fits
@@ -175,6 +177,17 @@ def _notes(report: DiffReport) -> list[Block]:
                                               head, [_note_row(c) for c in moved])),
                          "table of moved notes"))
     return out
+
+
+def _claims(report: DiffReport) -> list[Block]:
+    rows = [[_code(c.note), _code(c.where), _code(c.source), _code(c.old), _code(c.new)]
+            for c in report.of("claims") if isinstance(c, ClaimChange)]
+    other = [f"- {c.explain()}" for c in report.of("claims") if not isinstance(c, ClaimChange)]
+    if not (rows or other):
+        return []
+    return [Block("claims", 0, ("", "### Claims: re-read, behaviour changed", *other,
+                                *(_table(["note", "claim", "example", "old", "new"], rows)
+                                  if rows else ())))]
 
 
 def _files_and_symbols(report: DiffReport) -> list[Block]:

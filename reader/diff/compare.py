@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from reader.annotations import load_articles
@@ -9,6 +10,7 @@ from reader.annotations.check import FactSource, computed_facts
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.diff.changes import Change, DiffReport, FileChange, PinChange, RulesUncomputed
+from reader.diff.claims import diff_claims
 from reader.diff.code import diff_symbols
 from reader.diff.notes import annotated_symbols, diff_notes
 from reader.diff.sides import Side
@@ -59,17 +61,30 @@ def _presence(pin: str, path: str, a: LockEntry, b: LockEntry) -> FileChange:
     return FileChange(status="added" if path in b.files else "removed", pin=pin, path=path)
 
 
+@dataclass(frozen=True)
+class ClaimRuns:
+    """How `reader diff` runs the claims at each side's releases."""
+
+    timeout: float = 120.0
+    """Seconds one claim may take."""
+    jobs: int = 1
+
+
 def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
                progress: Progress = lambda _m: None,
-               facts: FactSource = computed_facts) -> DiffReport:
+               facts: FactSource = computed_facts, claims: ClaimRuns | None = None) -> DiffReport:
     """Every change from `old` to `new` for the project's annotations at `root`; fetches both
-    sides' files (a cache hit once fetched). `facts` computes a corpus' facts. What an extractor
-    cannot compute on a side is an `Uncomputed` change, never a stop."""
+    sides' files (a cache hit once fetched). `facts` computes a corpus' facts; with `claims`, the
+    claims run with each side's releases installed. What an extractor cannot compute on a side
+    is an `Uncomputed` change, never a stop."""
     cache = cache or Cache()
     articles = load_articles(root)
     old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
     new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
     changes: list[Change] = [*diff_pins(old, new), *diff_notes(articles, old_corpus, new_corpus)]
+    if claims is not None:
+        progress("running the claims at both sides")
+        changes += diff_claims(articles, old, new, cache, claims.timeout, claims.jobs, progress)
     annotated = annotated_symbols(articles)
     for name in sorted(set(old.pins) & set(new.pins)):
         if old.locks[name].files != new.locks[name].files:

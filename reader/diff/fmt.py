@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from reader.diff.changes import Change, DiffReport, FactChange, NoteChange, SymbolChange
+from reader.diff.changes import (
+    Change,
+    ClaimChange,
+    DiffReport,
+    FactChange,
+    NoteChange,
+    SymbolChange,
+)
 
 NOTE_ORDER = ("changed", "orphaned", "ambiguous", "moved", "unchanged")
 STATUSES = ("added", "removed", "moved", "changed", "unknown")
@@ -22,15 +29,17 @@ def counts(changes: Iterable[Change], order: Iterable[str]) -> str:
 def summary(report: DiffReport) -> str:
     """`3 notes need a person`, and what the extractors could not compute (which needs one too)."""
     notes = sum(c.section == "notes" for c in report.needs_person)
-    unknown = len(report.needs_person) - notes
+    claims = sum(isinstance(c, ClaimChange) for c in report.needs_person)
+    unknown = len(report.needs_person) - notes - claims
     parts = [f"{notes} note{'s' if notes != 1 else ''}"] if notes else []
+    parts += [f"{claims} claim{'s' if claims != 1 else ''} whose behaviour changed"] if claims else []
     parts += [f"{unknown} result{'s' if unknown != 1 else ''} that cannot be computed"] if unknown else []
     around = sum(1 for c in report.of("notes") if isinstance(c, NoteChange) and c.context)
     advised = f"; {around} placed note{'s' if around != 1 else ''} in changed code (re-read advised)" \
         if around else ""
     if not parts:
         return "no note needs a person" + advised
-    one = notes + unknown == 1
+    one = notes + claims + unknown == 1
     return f"{' and '.join(parts)} need{'s' if one else ''} a person{advised}"
 
 

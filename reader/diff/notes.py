@@ -98,13 +98,36 @@ def changed_context(note: Note, old_text: str, new_text: str) -> str:
     return ""
 
 
+AROUND = 5
+"""Lines each side of a module-level quote that count as the code around it."""
+
+
+def quote_context(old_span: Span, new_span: Span, old_text: str, new_text: str) -> str:
+    """For a note anchored by its quote alone: the innermost symbol around the quote whose code
+    changed, or, at module level, `lines a-b` when the lines around the quote changed."""
+    around = sorted((s for s in symbols_in(old_text)
+                     if s.span.start <= old_span.start and old_span.end <= s.span.end),
+                    key=lambda s: s.span.end - s.span.start)
+    for sym in around:
+        if _symbol_code(old_text).get(sym.qualname) != _symbol_code(new_text).get(sym.qualname):
+            return sym.qualname
+    if around:
+        return ""
+    a = max(1, old_span.start - AROUND), old_span.end + AROUND
+    b = max(1, new_span.start - AROUND), new_span.end + AROUND
+    before = _lines(old_text, Span(a[0], a[1]))
+    after = _lines(new_text, Span(b[0], b[1]))
+    return "" if before == after else f"lines {b[0]}-{b[1]}"
+
+
 def _compare(note: Note, a: Anchor, b: Anchor, old_text: str, new_text: str,
              base: dict[str, Any]) -> NoteChange:
     assert a.span is not None and b.span is not None
     detail = b.message if not b.acceptable else ""
     if a.fingerprint == b.fingerprint and b.acceptable:
         status = "unchanged" if a.span == b.span else "moved"
-        context = changed_context(note, old_text, new_text) if note.symbol else ""
+        context = (changed_context(note, old_text, new_text) if note.symbol
+                   else quote_context(a.span, b.span, old_text, new_text))
         return NoteChange(status=status, old=a.span, new=b.span, context=context, **base)
     diff = unified(_lines(old_text, a.span), _lines(new_text, b.span), a.span.start, b.span.start,
                    base["path"])

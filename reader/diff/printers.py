@@ -33,10 +33,19 @@ def text(report: DiffReport) -> str:
         if c.status != "unchanged" or c.context:
             out.append(f"  {c.explain()}")
             out += [f"    {line}" for line in c.diff.splitlines()]
+    out += _claims(report)
     out += _code(report)
     out += _simple(report, "rules", "Lowering rule tables")
     out += _facts(report)
     return "\n".join(out) + "\n"
+
+
+def _claims(report: DiffReport) -> list[str]:
+    changes = report.of("claims")
+    if not changes:
+        return []
+    return ["", f"Claims: {len(changes)} whose behaviour changed or cannot be run",
+            *[f"  {c.explain()}" for c in changes]]
 
 
 def _code(report: DiffReport) -> list[str]:

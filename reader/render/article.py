@@ -12,7 +12,13 @@ from markupsafe import Markup
 from reader.cache import Cache
 from reader.render.code import CodeLines, code_view
 from reader.render.model import NoteView, Page, SourceDoc
-from reader.render.pages import linked_lines, margin_notes, page_markdown, symbol_anchors
+from reader.render.pages import (
+    claim_html,
+    linked_lines,
+    margin_notes,
+    page_markdown,
+    symbol_anchors,
+)
 from reader.render.prose import Prose
 from reader.render.search import note_entries
 from reader.render.templates import render
@@ -36,14 +42,17 @@ class ArticleDoc:
     phase: int
     summary: str = ""
     intro: str = ""
-    sections: tuple[tuple[str, str], ...] = ()
-    """(title, Markdown) between the intro and the source."""
+    sections: tuple[tuple[str, str, str], ...] = ()
+    """(title, Markdown, its claim or '') between the intro and the source."""
     outro: str = ""
     reads: tuple[ReadView, ...] = ()
     notes: tuple[NoteView, ...] = ()
     labs: tuple[tuple[str, str], ...] = ()
     """(lab page `src_uri`, title)."""
     commit: str = ""
+    claim_setup: str = ""
+    checked: str = ""
+    """The releases the page's claims are checked at (`jax 0.12.0.1 / tokamax 0.0.17`)."""
 
 
 def line_prefixes(paths: Sequence[str]) -> dict[str, str]:
@@ -70,9 +79,10 @@ def render_article(doc: ArticleDoc, cache: Cache | None, prose: Prose) -> Page:
                   labs=[(rel(here, page), title) for page, title in doc.labs])
     before = [f'<div class="rd-lede">{prose.html(doc.summary, here)}</div>' if doc.summary else "",
               prose.html(doc.intro, here)]
-    for title, text in doc.sections:
+    for title, text, claim in doc.sections:
         before.append(f'<h2 id="rd-s-{slugify(title)}">{html.escape(title)}</h2>')
         before.append(prose.html(text, here))
+        before.append(claim_html(claim, doc.claim_setup, doc.checked) if claim else "")
     after = prose.html(doc.outro, here) if doc.outro else ""
     markdown = page_markdown(doc.title, "\n".join(b for b in before if b), after=after)
     read = {r.doc.path for r in doc.reads}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from reader.annotations import Article, ResolvedNote
+from reader.claims.env import label
 from reader.corpus import Corpus
 from reader.errors import InputError
 from reader.extract import Index
@@ -19,14 +20,19 @@ def note_views(article: Article, resolved: Sequence[ResolvedNote], corpus: Corpu
     for r in resolved:
         span = r.span
         permalink = corpus.permalink(r.pin, r.path, span.start, span.end) if span and r.pin else ""
+        claim = r.note.claim
         out.append(NoteView(r.note.id, article.slug, article.title, r.path,
                             span.start if span else None, span.end if span else None,
-                            r.status.value, r.note.body, permalink))
+                            r.status.value, r.note.body, permalink,
+                            claim.text if claim else "",
+                            article.claim_setup.text if claim and article.claim_setup else "",
+                            label(corpus.project.pins) if claim else ""))
     return tuple(out)
 
 
 def article_doc(article: Article, notes: Sequence[NoteView], docs: Mapping[str, SourceDoc],
-                index: Index, labs: Mapping[str, tuple[str, str]], commit: str) -> ArticleDoc:
+                index: Index, labs: Mapping[str, tuple[str, str]], commit: str,
+                checked: str = "") -> ArticleDoc:
     """What the article's page shows: its reads (and any other file its notes are on), its labs."""
     reads = [_read_view(spec.path, spec.symbols, spec.where, docs, index) for spec in article.reads]
     shown = {r.doc.path for r in reads}
@@ -37,8 +43,10 @@ def article_doc(article: Article, notes: Sequence[NoteView], docs: Mapping[str, 
             reads.append(ReadView(docs[note.path], spans))
             shown.add(note.path)
     return ArticleDoc(article.slug, article.title, article.phase, article.summary, article.intro,
-                      tuple((s.title, s.body) for s in article.sections), article.outro, tuple(reads),
-                      tuple(notes), tuple(labs[k] for k in article.kernels if k in labs), commit)
+                      tuple((s.title, s.body, s.claim.text if s.claim else "") for s in article.sections),
+                      article.outro, tuple(reads), tuple(notes),
+                      tuple(labs[k] for k in article.kernels if k in labs), commit,
+                      article.claim_setup.text if article.claim_setup else "", checked)
 
 
 def _read_view(path: str, symbols: Sequence[str], where, docs: Mapping[str, SourceDoc],

@@ -13,6 +13,7 @@ from reader.annotations import Article, load_articles, resolve
 from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, blob_sha
+from reader.claims.env import label
 from reader.corpus import Corpus, Project
 from reader.extract import Index
 from reader.extract.fact import load_facts
@@ -225,7 +226,8 @@ class _Site:
         a = self.articles[name]
         links = {n: (lab_page(n), lab.heading) for n, lab in self.labs.items()}
         docs = self.ir.kernel_docs(self.docs) if self.ir.reads_kernel(a) else self.docs
-        doc = article_doc(a, self.notes[name], docs, self.index, links, self._commit(a))
+        doc = article_doc(a, self.notes[name], docs, self.index, links, self._commit(a),
+                          label(self.corpus.pins))
         return render_article(doc, self.cache, self.prose)
 
     @property

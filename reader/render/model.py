@@ -63,6 +63,12 @@ class NoteView:
     """Markdown, with the track's placeholders; rendered per page (links are relative)."""
     permalink: str = ""
     """GitHub URL of the anchored lines at the pinned sha; '' when unanchored."""
+    claim: str = ""
+    """The note's runnable example (doctest's `>>>` form), or ''."""
+    claim_setup: str = ""
+    """The page's setup lines the example runs after."""
+    checked: str = ""
+    """The releases the claim is checked at: `jax 0.12.0.1 / tokamax 0.0.17`."""
 
 
 @dataclass(frozen=True)

@@ -96,12 +96,19 @@ def _uses_id(qualname: str) -> str:
     return f"uses-{qualname}"
 
 
+def claim_html(claim: str, setup: str, checked: str) -> str:
+    """A claim as pages show it: the page's setup and the example with its output at the pins,
+    ready to copy into a file `python -m doctest` runs."""
+    return render("claim.j2", claim=claim, setup=setup, checked=checked)
+
+
 def note_html(note: NoteView, page: str, own: bool, prose: Prose, prefix: str = "") -> str:
     """A note for the margin; on pages other than its article's it links back to the article."""
     back = "" if own else rel(page, article_page(note.article), f"note-{note.id}")
     first = line_id(note.start, prefix) if note.start is not None else ""
+    claim = Markup(claim_html(note.claim, note.claim_setup, note.checked)) if note.claim else ""
     return render("note.j2", note=note, own=own, back=back, first_line=first,
-                  body=Markup(prose.html(note.body, page)))
+                  body=Markup(prose.html(note.body, page)), claim=claim)
 
 
 def margin_notes(notes: Sequence[NoteView], page: str, own: bool, prose: Prose,

@@ -1,0 +1,180 @@
+"""Running claims: batches in child processes (jax imported once per batch), a time limit per
+claim, and each outcome kept in the cache by the claim's text, the pinned blobs and the installed
+versions (a warm run starts no process)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import select
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reader.cache import Cache
+from reader.claims.env import CHILD, Env
+from reader.pins import LockEntry
+
+KIND = "claim"
+RUNNER = hashlib.sha1(CHILD.read_bytes()).hexdigest()[:12]
+"""The child's code: a change to how claims run is a change to every outcome."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One claim to run: its name (the note's id), the page's setup and the example."""
+
+    name: str
+    setup: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """One `>>>` example's outcome."""
+
+    line: int
+    """0-based line of the example in the claim's text."""
+    source: str
+    want: str
+    got: str
+    ok: bool
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a claim did in one environment."""
+
+    ok: bool
+    examples: tuple[Example, ...] = ()
+    error: str = ""
+    """Why it did not run to the end: its setup failed, it timed out, its process died."""
+
+    def behaviour(self) -> tuple[object, ...]:
+        """What two runs are compared by: pass or fail, each example's output, the error."""
+        return (self.ok, self.error, tuple((e.source, e.got) for e in self.examples))
+
+    def first_failure(self) -> Example | None:
+        return next((e for e in self.examples if not e.ok), None)
+
+
+def pins_digest(locks: Mapping[str, LockEntry]) -> str:
+    """One hash of every pinned blob."""
+    h = hashlib.sha1()
+    for name in sorted(locks):
+        h.update(f"{name}\0{locks[name].commit}\0".encode())
+        for path, blob in sorted(locks[name].files.items()):
+            h.update(f"{path}\0{blob}\0".encode())
+    return h.hexdigest()
+
+
+def key_of(spec: Spec, env: Env, pins: str) -> str:
+    return hashlib.sha1(json.dumps([RUNNER, env.fingerprint(), pins, spec.setup, spec.text])
+                        .encode()).hexdigest()
+
+
+def _outcome(data: Mapping[str, Any]) -> Outcome:
+    examples = tuple(Example(int(e["line"]), str(e["source"]), str(e["want"]), str(e["got"]),
+                             bool(e["ok"])) for e in data.get("examples", ()))
+    return Outcome(bool(data["ok"]), examples, str(data.get("error", "")))
+
+
+def _as_json(o: Outcome) -> dict[str, Any]:
+    return {"ok": o.ok, "error": o.error,
+            "examples": [{"line": e.line, "source": e.source, "want": e.want, "got": e.got,
+                          "ok": e.ok} for e in o.examples]}
+
+
+def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, timeout: float,
+               jobs: int = 1, progress: Callable[[str], None] = lambda _m: None) -> list[Outcome]:
+    """Each claim's outcome in `env`, in order: from the cache, or run in `jobs` child processes
+    (a claim that runs past `timeout` seconds fails, and its batch goes on in a new process)."""
+    keys = [key_of(s, env, pins) for s in specs]
+    found: dict[str, Outcome] = {}
+    for key in dict.fromkeys(keys):
+        hit = cache.get_kept_json(KIND, key) if cache else None
+        if isinstance(hit, dict):
+            found[key] = _outcome(hit)
+    todo = {k: s for k, s in zip(keys, specs, strict=True) if k not in found}
+    if todo:
+        progress(f"running {len(todo)} claim{'s' if len(todo) != 1 else ''} at {env.label}")
+        batches = [list(todo.items())[i::max(1, jobs)] for i in range(max(1, jobs))]
+        ran: dict[str, Outcome] = {}
+        threads = [threading.Thread(target=lambda b=b: ran.update(_run_batch(b, env, timeout)))
+                   for b in batches if b]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for key, outcome in ran.items():
+            found[key] = outcome
+            if cache and not outcome.error.startswith(("timed out", "its process")):
+                cache.put_kept_json(KIND, key, _as_json(outcome))
+    return [found[k] for k in keys]
+
+
+def _run_batch(batch: list[tuple[str, Spec]], env: Env, timeout: float) -> dict[str, Outcome]:
+    """Run a batch in one child; one that stops (a time limit, a crash) is restarted on the rest."""
+    out: dict[str, Outcome] = {}
+    left = list(batch)
+    while left:
+        out.update(_child(left, env, timeout))
+        left = [(k, s) for k, s in left if k not in out]
+    return out
+
+
+def _child(batch: list[tuple[str, Spec]], env: Env, timeout: float) -> dict[str, Outcome]:
+    payload = json.dumps([{"key": k, "name": s.name, "setup": s.setup, "text": s.text}
+                          for k, s in batch])
+    out: dict[str, Outcome] = {}
+    with tempfile.TemporaryDirectory(prefix="reader-claims-") as work, \
+            tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([env.python, "-I", str(CHILD)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, cwd=work,
+                                env={**os.environ, "JAX_PLATFORMS": "cpu"})
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(payload.encode())
+        proc.stdin.close()
+        running, deadline, buffer = batch[0][0], time.monotonic() + timeout, b""
+        try:
+            while True:
+                line, buffer = _line(proc.stdout.fileno(), buffer, deadline)
+                if line is None:  # the time limit: the claim fails, the rest go to a new child
+                    out[running] = Outcome(False, error=f"timed out after {timeout:g} s")
+                    break
+                if not line:
+                    err.seek(0)
+                    tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
+                    out[running] = Outcome(False, error=f"its process exited ({proc.poll()}): "
+                                                        + " | ".join(tail))
+                    break
+                event = json.loads(line)
+                if "start" in event:
+                    running, deadline = event["start"], time.monotonic() + timeout
+                else:
+                    out[event["result"]["key"]] = _outcome(event["result"])
+                    if len(out) == len(batch):
+                        break
+        finally:
+            proc.kill()
+            proc.wait()
+    return out
+
+
+def _line(fd: int, buffer: bytes, deadline: float) -> tuple[bytes | None, bytes]:
+    """The next line from `fd` (b"" at its end), or None when `deadline` passes first."""
+    while b"\n" not in buffer:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return None, buffer
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"", buffer
+        buffer += chunk
+    line, _, rest = buffer.partition(b"\n")
+    return line, rest

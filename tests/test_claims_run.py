@@ -1,0 +1,132 @@
+"""Claims: the `claim` field loaded and located, run in child processes with a time limit, kept
+in the cache, and `reader check --run` reporting a failing one at its YAML line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reader.annotations.load import load_file
+from reader.cache import Cache
+from reader.claims.env import Env, label
+from reader.claims.run import Spec, run_claims
+from reader.cli import main
+from reader.pins import load_pins
+from tests.annotations_project import pin_project, write_annotation
+from tests.conftest import REPO_ROOT
+
+HEAD = ("title: T\nslug: a\nphase: 2\nkind: article\norder: 1\n"
+        "reads:\n  - path: jax/_src/pallas/pallas_call.py\n"
+        "claim_setup: |\n  >>> import statistics\n")
+NOTE = """notes:
+  - id: n1
+    symbol: _pallas_call_impl
+    body: The median of 1, 3 and 5 is 3.
+    claim: |
+      >>> data = [1, 3, 5]
+      >>> statistics.median(data)
+      {answer}
+"""
+HERE = Env(sys.executable, (("python", sys.version),), "this Python")
+
+
+def article(answer: str = "3") -> str:
+    return HEAD + NOTE.format(answer=answer)
+
+
+def loaded(tmp_path: Path, text: str):
+    path = write_annotation(tmp_path, "a", text)
+    return load_file(path, "annotations/a.yaml")
+
+
+def test_a_claim_is_located_at_its_first_example(tmp_path):
+    got = loaded(tmp_path, article())
+    assert not got.problems
+    note = got.article.notes[0]
+    assert note.claim.where.line == 15 and note.claim.text.startswith(">>> data = [1, 3, 5]\n")
+    assert got.article.claim_setup.text == ">>> import statistics\n"
+
+
+@pytest.mark.parametrize(("claim", "expected"), [
+    ("      >>>data = 1\n      >>> data\n      1\n",
+     "annotations/a.yaml:15: the claim is not doctest's form: line 1 of the docstring for claim "
+     "lacks blank after >>>: '>>>data = 1'; write `>>> ` (with its space) and indent "
+     "continuation lines as `... `"),
+    ("      it returns 3\n", "annotations/a.yaml:14: note 'n1' `claim` 'it returns 3\\n' is "
+                             "malformed; write it in doctest's form: `>>> ` lines, each followed "
+                             "by its expected output"),
+])
+def test_a_claim_doctest_cannot_read_is_located(tmp_path, claim, expected):
+    text = HEAD + NOTE.split("    claim: |\n")[0] + "    claim: |\n" + claim
+    got = loaded(tmp_path, text)
+    assert got.article is None
+    assert [str(p) for p in got.problems] == [expected]
+
+
+def spec(text: str, name: str = "c") -> Spec:
+    return Spec(name, ">>> import time\n", text)
+
+
+def test_claims_run_in_one_child_with_their_expected_and_actual_output(tmp_path):
+    good, bad = spec(">>> sum([1, 2])\n3\n"), spec(">>> x = 2\n>>> x * 2\n5\n")
+    raises = spec(">>> int('q')\nTraceback (most recent call last):\nValueError: invalid literal"
+                  " for int() with base 10: 'q'\n")
+    out = run_claims([good, bad, raises], HERE, "pins", None, timeout=60)
+    assert [o.ok for o in out] == [True, False, True]
+    failed = out[1].first_failure()
+    assert (failed.line, failed.source, failed.want, failed.got) == (1, "x * 2\n", "5\n", "4\n")
+
+
+def test_a_claim_past_its_time_limit_fails_and_the_batch_goes_on(tmp_path):
+    slow, after = spec(">>> time.sleep(30)\n"), spec(">>> 6 * 7\n42\n")
+    out = run_claims([slow, after], HERE, "pins", None, timeout=2)
+    assert (out[0].ok, out[0].error) == (False, "timed out after 2 s")
+    assert out[1].ok
+
+
+def test_a_warm_run_reads_every_outcome_from_the_cache(tmp_path, monkeypatch):
+    cache = Cache(tmp_path / "cache")
+    claims = [spec(">>> 6 * 7\n42\n"), spec(">>> 6 * 7\n41\n")]
+    cold = run_claims(claims, HERE, "pins", cache, timeout=60)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a warm run started a process")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    assert run_claims(claims, HERE, "pins", cache, timeout=60) == cold
+    assert [o.ok for o in cold] == [True, False]
+
+
+def test_the_label_names_the_pinned_releases():
+    assert label(load_pins(REPO_ROOT / "pins.toml")) == "jax 0.12.0.1 / tokamax 0.0.17"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("READER_CACHE", str(cache))
+    root = tmp_path / "proj"
+    pin_project(root, cache, "0.10.2")
+    pins = root / "pins.toml"  # no release: the claims run on this Python
+    pins.write_text(pins.read_text().replace('release = "jax==0.10.2"\n', ""))
+    return root
+
+
+def test_check_run_reports_a_failing_claim_at_its_line(project, capsys):
+    write_annotation(project, "a", article("4"))
+    assert main(["-C", str(project), "accept", "n1"]) == 0
+    assert main(["-C", str(project), "check"]) == 0  # without --run, claims are not run
+    capsys.readouterr()
+    assert main(["-C", str(project), "check", "--run"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "annotations/a.yaml:16: the claim of n1 fails at the pins (no release named): "
+        ">>> statistics.median(data): expected '4', got '3'; run its lines at the pins, then fix "
+        "the text or the claim"]
+    assert "1 claim at the pins (no release named): 0 passed, 1 failed (1 run" in err
+    path = project / "annotations" / "a.yaml"
+    path.write_text(path.read_text().replace("      4\n", "      3\n"))
+    assert main(["-C", str(project), "check", "--run"]) == 0
