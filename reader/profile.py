@@ -22,7 +22,7 @@ from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -193,19 +193,29 @@ def _record(folder: Path, kind: str, name: str, start: float, cpu: float) -> Non
         out.write(f"{kind}\t{name}\t{start!r}\t{end!r}\t{spent!r}\n")
 
 
-def timed[R](kind: str, fn: Callable[[str, str], R]) -> Callable[[str, str], R]:
-    """`fn(kind, name)` (a page's renderer), each call timed as `kind` `page-kind:name`."""
+class Named(Protocol):
+    """A task with a kind and a name (a page's job)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+def timed[T: Named, R](kind: str, fn: Callable[[T], R]) -> Callable[[T], R]:
+    """`fn(job)` (a page's renderer), each call timed as `kind` `job.kind:job.name`."""
     profile = _ACTIVE
     if profile is None:
         return fn
     folder = profile.folder
 
-    def run(page_kind: str, name: str) -> R:
+    def run(job: T) -> R:
         start, cpu = time.perf_counter(), time.process_time()
         try:
-            return fn(page_kind, name)
+            return fn(job)
         finally:
-            _record(folder, kind, f"{page_kind}:{name}", start, cpu)
+            _record(folder, kind, f"{job.kind}:{job.name}", start, cpu)
     return run
 
 

@@ -18,7 +18,7 @@ from reader.extract import index_from_sources
 from reader.model import SourceFile
 from reader.render.article import render_article
 from reader.render.content import article_doc
-from reader.render.generate import source_doc, source_resolver
+from reader.render.docs import source_doc, source_resolver
 from reader.render.model import NoteView, Page
 from reader.render.pages import source_page
 from reader.render.prose import Prose

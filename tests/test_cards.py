@@ -16,7 +16,7 @@ from reader.extract.index import index_from_sources
 from reader.extract.symbols import definitions_of
 from reader.model import Head, SourceFile
 from reader.render.cards import LETTERS, card_data, card_script, excerpt, runs
-from reader.render.generate import source_doc, source_resolver
+from reader.render.docs import source_doc, source_resolver
 from reader.render.highlight import highlight, highlight_lines
 from reader.render.pages import source_page
 from reader.render.prose import Prose

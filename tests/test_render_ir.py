@@ -22,7 +22,6 @@ from reader.render.ir import LOWERED, IrFormatError, Rules, coverage, parse_lowe
 from reader.render.irsite import IrPages
 from reader.render.irview import IrSite, kernel_file, render_lowered
 from reader.render.labs import Artifact, LabArtifacts, LabInfo
-from reader.render.model import SourceDoc
 from reader.render.urls import slugify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,8 +213,7 @@ def test_a_rules_file_page_names_the_labs_whose_ops_its_rules_emitted(raw):
     pages = _ir_pages(SAMPLE.read_bytes())
     assert pages.rule_files == {TPU}
     assert pages.emitted == {TPU: (("labs/lowering_ladder.md", "The lowering ladder"),)}
-    doc = pages.doc(SourceDoc("jax", TPU, "b", "", f"source/{TPU}.md"))
-    assert doc.emitted == (("labs/lowering_ladder.md", "The lowering ladder"),)
+    assert pages.source_inputs(TPU) == ((("labs/lowering_ladder.md", "The lowering ladder"),), ())
     # what the page key holds changes with the labs' lowering: no TPU module, no entry
     doc2 = json.loads(json.dumps(raw))
     doc2["modules"] = [m for m in doc2["modules"] if m["backend"] != "mosaic_tpu"]
@@ -249,13 +247,11 @@ def test_a_canonical_kernel_gets_a_page_linked_from_its_file_and_the_articles_re
     pages = IrPages(None, None, files, {}, lambda: ready)  # type: ignore[arg-type]
     pages.__dict__["rules"] = Rules(_tables())
     assert pages.kernels == {kernel: (("ir/flash_attention.md", "flash_attention lowered"),)}
-    source = SourceDoc("jax", kernel, "c" * 40, text, f"source/{kernel}.md")
-    assert pages.doc(source).lowered == pages.kernels[kernel]
-    assert pages.kernel_docs({kernel: source})[kernel].lowered == pages.kernels[kernel]
+    assert pages.source_inputs(kernel) == ((), pages.kernels[kernel])
     page = pages.render("ir/flash_attention.md", None)
     assert page.src_uri == "ir/flash_attention.md" and 'id="rd-lowered"' in page.html
     assert f'href="../source/{kernel}.html#L2"' in page.html
-    assert [j.name for j in pages.jobs(lambda *inputs: repr(inputs))] == ["ir/flash_attention.md"]
+    assert [page for page, _ in pages.summary.pages] == ["ir/flash_attention.md"]
     tpu = next(m for m in doc["modules"] if m["backend"] == "mosaic_tpu")
     located, linked = (sum(1 for o in tpu["ops"] if o["loc"] and (not rule or o["primitive"] in TPU_RULES))
                        for rule in (False, True))

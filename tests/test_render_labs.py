@@ -10,7 +10,8 @@ import pytest
 
 from reader.cache import Cache
 from reader.extract import index_from_sources
-from reader.render.generate import _lab_doc, source_resolver
+from reader.render.docs import source_resolver
+from reader.render.kinds.lab import lab_doc
 from reader.render.lab import render_lab
 from reader.render.labs import Artifact, ArtifactRun, LabArtifacts, load_labs
 from reader.render.model import SourceDoc
@@ -122,7 +123,7 @@ def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path
     resolver = source_resolver(index, docs)
     refs = index.references_in(toy.text, toy.path)
     artifacts = LabArtifacts((Artifact("toy.txt", b"x < y\n"), Artifact("toy.svg", b"<svg/>")))
-    doc = _lab_doc(toy, index, refs, resolver, {"toy": artifacts}, (("articles/a.md", "An article"),))
+    doc = lab_doc(toy, index, refs, resolver, {"toy": artifacts}, (("articles/a.md", "An article"),))
     page, assets = render_lab(doc, None, Prose(resolver))
     assert page.src_uri == "labs/toy.md" and page.title == "LAB·0.1 · A toy"
     assert '<a href="../source/pkg/core.py.html#L1"><code>BlockSpec</code></a>' in page.html

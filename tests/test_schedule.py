@@ -21,34 +21,33 @@ class Site:
     prose: Prose = field(default_factory=lambda: Prose(lambda _path, _name: None))
     log: list[str] = field(default_factory=list)
 
-    def render(self, kind: str, name: str) -> Page:
-        self.log.append(f"{kind}:{name}")
-        return Page(f"{kind}/{name}.md", name, "")
+    def render(self, job: Job) -> Page:
+        self.log.append(f"{job.kind}:{job.name}")
+        return Page(f"{job.kind}/{job.name}.md", job.name, "")
 
     def prepare(self, todo: Sequence[Job]) -> None:
         self.log.append("prepare")
 
-    def labs(self) -> list[Job]:
+    def jobs(self, artifacts: bool) -> list[Job]:
+        if not artifacts:
+            return [Job("source", "a.py", "k-a"), Job("article", "intro", "k-intro")]
         self.log.append("lab jobs")
         return [Job("lab", "tiled", "k-lab")]
-
-
-JOBS = [Job("source", "a.py", "k-a"), Job("article", "intro", "k-intro")]
 
 
 def test_waiting_for_the_labs_renders_them_in_a_second_pass():
     site = Site()
     with Schedule(1) as run:
-        pages = run.pages(site, PageCache(None), JOBS, later=site.labs, wait=True)
-    assert [p.src_uri for p in pages] == ["source/a.py.md", "article/intro.md", "lab/tiled.md"]
+        pages = run.pages(site, PageCache(None), wait=True)
+    assert [r.page.src_uri for r in pages] == ["source/a.py.md", "article/intro.md", "lab/tiled.md"]
     assert site.log == ["source:a.py", "article:intro", "lab jobs", "lab:tiled"]
 
 
 def test_labs_ready_join_the_first_pass():
     site = Site()
     with Schedule(1) as run:
-        pages = run.pages(site, PageCache(None), JOBS, later=site.labs, wait=False)
-    assert [p.src_uri for p in pages] == ["source/a.py.md", "article/intro.md", "lab/tiled.md"]
+        pages = run.pages(site, PageCache(None), wait=False)
+    assert [r.page.src_uri for r in pages] == ["source/a.py.md", "article/intro.md", "lab/tiled.md"]
     assert site.log == ["lab jobs", "source:a.py", "article:intro", "lab:tiled"]
 
 
@@ -71,5 +70,5 @@ def test_pages_start_once_every_file_is_highlighted(cache):
     files = [(f"{n:040d}", f"x_{n} = {n}\n" * 200) for n in range(12)]
     with Schedule(2) as run:
         run.highlight(files, cache)
-        run.pages(Site(), PageCache(None), JOBS, later=lambda: [], wait=False)
+        run.pages(Site(), PageCache(None), wait=False)
         assert all(cache.has(HIGHLIGHT_KIND, cache_key(blob)) for blob, _ in files)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 from markupsafe import Markup
@@ -27,9 +27,8 @@ from reader.model import SourceFile
 from reader.render.ir import LOWERED, Lowered, Rules, coverage, parse_lowered
 from reader.render.irview import IrSite, render_lowered
 from reader.render.labs import LabArtifacts, LabInfo
-from reader.render.model import Page, SourceDoc
+from reader.render.model import Page
 from reader.render.pages import page_markdown
-from reader.render.parallel import Job
 from reader.render.urls import lab_page
 
 CANONICAL = "canonical"
@@ -177,29 +176,13 @@ class IrPages:
                 out[max(set(files), key=files.count)].add((v.page, v.title))
         return {path: tuple(sorted(pages)) for path, pages in out.items()}
 
-    def doc(self, doc: SourceDoc) -> SourceDoc:
-        """A source page's doc with the views its rules fed and its kernels' pages."""
-        return replace(doc, emitted=self.emitted.get(doc.path, ()), lowered=self.kernels.get(doc.path, ()))
-
     def reads_kernel(self, article: Article) -> bool:
         """Whether an article reads a canonical kernel's file (its page links the kernel's view)."""
         return any(r.path in KERNEL_FILES for r in article.reads)
 
-    def article_inputs(self, article: Article) -> tuple[object, ...]:
-        """What an article shows of the views (part of its page key)."""
-        return tuple(self.kernels.get(r.path, ()) for r in article.reads)
-
-    def kernel_docs(self, docs: Mapping[str, SourceDoc]) -> Mapping[str, SourceDoc]:
-        """`docs` with the kernels' files knowing their `ir/` pages (what an article links)."""
-        return _WithKernels(docs, self.kernels)
-
-    def source_inputs(self, path: str) -> tuple[object, ...]:
-        """What a source page shows of the views (part of its page key)."""
+    def source_inputs(self, path: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+        """What a source page shows of the views: `emitted` and `kernels` on its file."""
         return (self.emitted.get(path, ()), self.kernels.get(path, ()))
-
-    def jobs(self, key: Callable[..., str]) -> list[Job]:
-        """The canonical kernels' pages, keyed by their modules (the JSON's digest)."""
-        return [Job("ir", page, key("ir", page, digest)) for page, digest in self.summary.pages]
 
     def render(self, page: str, cache: Cache | None) -> Page:
         v = next(v for v in self.views if v.page == page)
@@ -223,26 +206,6 @@ class IrPages:
                     continue
                 keys = {op.loc.key for op in m.ops if op.loc and op.loc.pin and self._pinned(*op.loc.key)}
                 yield f"{v.page} {m.id}: {coverage(m, self.rules, shown | keys).line()}"
-
-
-class _WithKernels(Mapping[str, SourceDoc]):
-    """Source docs (built when asked for) with the kernels' `ir/` pages set on their files."""
-
-    def __init__(self, docs: Mapping[str, SourceDoc], kernels: Mapping[str, tuple[tuple[str, str], ...]]):
-        self.docs, self.kernels = docs, kernels
-
-    def __getitem__(self, path: str) -> SourceDoc:
-        doc = self.docs[path]
-        return replace(doc, lowered=self.kernels[path]) if path in self.kernels else doc
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.docs)
-
-    def __len__(self) -> int:
-        return len(self.docs)
-
-    def __contains__(self, path: object) -> bool:
-        return path in self.docs
 
 
 def wanted(corpus: Corpus) -> bool:

@@ -1,8 +1,8 @@
 """Rendered pages, cached by everything they show: an unchanged page is read back, not rendered.
 
 A page's key is the hash of the *world* (the pinned files with their pins, the labs, the titles
-that links show: what any page may draw from) and of the page's own inputs (its file's path and
-the notes on it, or an article with its notes). The index, the facts, the rules, the where-used
+that links show: what any page may draw from) and of the page's own inputs (its kind's, see
+`render/kind.py`: what its render is handed). The index, the facts, the rules, the where-used
 lists and the highlighting are all functions of the pinned files and the labs, so they need no
 key of their own; reader's code is in the cache's path (`derived/<code version>/`).
 """

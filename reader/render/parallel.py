@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from reader.progress import counted
 from reader.render.model import Page
@@ -37,15 +38,23 @@ def worker_pool(workers: int) -> Iterator[Executor | None]:
 
 @dataclass(frozen=True)
 class Job:
-    """One page to show: its kind (`source`, `article`), its name, and its page-cache key."""
+    """One page to show: its kind (`render/kinds/`), its name, its inputs (what it is rendered
+    from besides the world) and its page-cache key (computed from them)."""
 
     kind: str
     name: str
     key: str
+    inputs: object = None
 
 
-Renderer = Callable[[str, str], Page]
-"""(kind, name) -> the rendered page."""
+class Rendered(NamedTuple):
+    """A job's page, with the job's kind."""
+
+    kind: str
+    page: Page
+
+
+Renderer = Callable[[Job], Page]
 
 
 @dataclass(frozen=True)
@@ -61,12 +70,12 @@ _STATE: _State | None = None
 
 def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: PageCache,
                   workers: int, before_fork: Callable[[Sequence[Job]], None] = lambda _j: None,
-                  ) -> list[Page]:
+                  ) -> list[Rendered]:
     """Every job's page, in order: read back from `pages` when its key is there, else rendered
     (on `workers` processes when there are many) and stored. `prose.unresolved` gets the
     placeholders every page left unlinked, cached or not."""
-    found = {job: hit for job in jobs if (hit := pages.get(job.kind, job.key)) is not None}
-    todo = [job for job in jobs if job not in found]
+    found = {i: hit for i, job in enumerate(jobs) if (hit := pages.get(job.kind, job.key)) is not None}
+    todo = [job for i, job in enumerate(jobs) if i not in found]
     global _STATE
     _STATE = _State(render, prose, pages)
     try:
@@ -77,12 +86,13 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
             done = list(counted("rendering pages", map(_render, todo), len(todo)))
     finally:
         _STATE = None
-    for job, page in zip(todo, done, strict=True):
-        pages.rendered[job.kind] += 1  # stored by whoever rendered it
-        found[job] = page
-    for job in jobs:
-        prose.unresolved.extend(found[job].unresolved)
-    return [found[job].page for job in jobs]
+    rendered = iter(done)
+    for i, job in enumerate(jobs):
+        if i not in found:
+            pages.rendered[job.kind] += 1  # stored by whoever rendered it
+            found[i] = next(rendered)
+        prose.unresolved.extend(found[i].unresolved)
+    return [Rendered(job.kind, found[i].page) for i, job in enumerate(jobs)]
 
 
 def _on_workers(todo: Sequence[Job], workers: int) -> Iterator[CachedPage]:
@@ -97,7 +107,7 @@ def _render(job: Job) -> CachedPage:
     state = _STATE
     assert state is not None
     before = len(state.prose.unresolved)
-    page = state.render(job.kind, job.name)
+    page = state.render(job)
     done = CachedPage(page, tuple(state.prose.unresolved[before:]))
     state.pages.store(job.key, done)  # in the worker: the writing is spread over the cores too
     return done

@@ -8,11 +8,11 @@
   in the background.
 - `while_highlighting(*steps)`: on a cold build only, runs `steps` here while the pool highlights
   (the facts, the where-used lists: what many pages share).
-- `pages(site, cache, jobs, later, wait)`: waits for the highlighting (a page would otherwise
+- `pages(site, cache, wait)`: waits for the highlighting (a page would otherwise
   highlight its file itself, on a worker that first compiles the lexer's tables), closes the
   pool, then renders the pages the page cache lacks on processes forked after `site.prepare` has computed
-  what they share; `later()`'s jobs (the labs', whose keys need the labs' artifacts) join them,
-  or, when `wait` (the labs' child process still runs), come in a second pass once it is done.
+  what they share; the pages whose inputs hold the labs' artifacts join them, or, when `wait`
+  (the labs' child process still runs), come in a second pass once it is done.
 """
 
 from __future__ import annotations
@@ -32,20 +32,24 @@ from reader.extract.index import start_index
 from reader.render.highlight import submit_highlighting
 from reader.render.model import Page
 from reader.render.pagecache import PageCache
-from reader.render.parallel import Job, render_cached, worker_pool
+from reader.render.parallel import Job, Rendered, render_cached, worker_pool
 from reader.render.prose import Prose
 
 T = TypeVar("T")
 
 
-class Site(Protocol):
-    """What `Schedule.pages` renders from."""
+class Pages(Protocol):
+    """What `Schedule.pages` renders."""
 
     @property
     def prose(self) -> Prose: ...
 
-    def render(self, kind: str, name: str) -> Page:
-        """One page, by kind and name."""
+    def jobs(self, artifacts: bool) -> Sequence[Job]:
+        """The pages whose inputs hold the labs' artifacts (`artifacts`), or the others."""
+        ...
+
+    def render(self, job: Job) -> Page:
+        """One job's page."""
         ...
 
     def prepare(self, todo: Sequence[Job]) -> None:
@@ -97,18 +101,17 @@ class Schedule:
             for step in steps:
                 step()
 
-    def pages(self, site: Site, cache: PageCache, jobs: Sequence[Job],
-              later: Callable[[], Sequence[Job]], wait: bool) -> list[Page]:
-        """The pages of `jobs`, then of `later()`, in that order."""
+    def pages(self, site: Pages, cache: PageCache, wait: bool) -> list[Rendered]:
+        """Every page: those not waiting for the labs' artifacts, then those that do."""
         profile.mark("pages")
         futures.wait(self._highlighting)
         self._close()
         render = profile.timed("render", site.render)
-        now = [*jobs] if wait else [*jobs, *later()]
+        now = [*site.jobs(False)] if wait else [*site.jobs(False), *site.jobs(True)]
         out = render_cached(now, render, site.prose, cache, self.workers, site.prepare)
         if wait:
             profile.mark("lab pages")
-            out += render_cached(later(), render, site.prose, cache, 1)
+            out += render_cached(site.jobs(True), render, site.prose, cache, 1)
         profile.mark("assemble")
         return out
 

@@ -1,0 +1,93 @@
+"""The pinned files as pages show them (`SourceDoc`): definitions with their uses, references
+linked, the labs that use each file; built when first asked for."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+
+from reader.corpus import Corpus
+from reader.extract import Index
+from reader.model import Reference, SourceFile, module_of
+from reader.render.labs import LabInfo
+from reader.render.links import definitions, linked_refs, target_of, uses_from
+from reader.render.model import PageLink, SourceDoc, UseView
+from reader.render.prose import SourceResolver
+from reader.render.urls import lab_page
+from reader.render.urls import source_page as source_uri
+
+
+class Docs(Mapping[str, SourceDoc]):
+    """Every pinned file's `SourceDoc` by path, each built when first asked for (a page read
+    back from the cache needs none). No notes: a page's notes are its own inputs."""
+
+    def __init__(self, index: Index, corpus: Corpus, files: Sequence[SourceFile],
+                 labs: Sequence[LabInfo], lab_refs: Mapping[str, Sequence[Reference]]):
+        self.index, self.corpus = index, corpus
+        self.files = {f.path: f for f in files}
+        self.lab_uses = uses_from({(lab.path, lab_page(lab.name)): lab_refs[lab.name] for lab in labs})
+        self.used_by = _labs_by_file(index, labs, lab_refs)
+        self._built: dict[str, SourceDoc] = {}
+
+    def __getitem__(self, path: str) -> SourceDoc:
+        doc = self._built.get(path)
+        if doc is None:
+            f = self.files[path]
+            doc = source_doc(self.index, f, self.corpus.permalink(f.pin, f.path), self.lab_uses,
+                             self.used_by.get(path, ()))
+            self._built[path] = doc
+        return doc
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.files
+
+    def prepare(self) -> None:
+        """Compute what every doc shares (the corpus's where-used lists) once."""
+        self.index.where_used("", "")
+
+
+def source_doc(index: Index, f: SourceFile, permalink: str,
+               extra_uses: dict[tuple[str, str], list[UseView]],
+               labs: tuple[tuple[str, str], ...] = ()) -> SourceDoc:
+    """A pinned file with its definitions, their uses, and its references resolved to pages."""
+    module = module_of(f.path)
+    summary = index.summaries.get(module)
+    symbols = summary.symbols if summary is not None else ()
+    heads = summary.heads if summary is not None else ()
+    return SourceDoc(f.pin, f.path, f.blob, f.text, source_uri(f.path), permalink,
+                     definitions=definitions(index, module, symbols, extra_uses, heads),
+                     refs=linked_refs(index, index.references(f.pin, f.path)) if summary else (),
+                     labs=labs, docstring=summary.doc if summary is not None else "")
+
+
+def source_resolver(index: Index, docs: Mapping[str, SourceDoc]) -> SourceResolver:
+    """`[[path::symbol]]` -> the definition's line on its source page (the page for `[[path]]`)."""
+
+    def resolve_source(path: str, qualname: str) -> PageLink | None:
+        if path not in docs:
+            return None
+        if not qualname:
+            return PageLink(source_uri(path))
+        return target_of(index, module_of(path), qualname)
+    return resolve_source
+
+
+def _labs_by_file(index: Index, labs: Sequence[LabInfo],
+                  refs: Mapping[str, Sequence[Reference]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Pinned path -> (lab page, title) of every lab that references it or exercises it."""
+    out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for lab in labs:
+        link = (lab_page(lab.name), lab.heading)
+        for r in refs[lab.name]:
+            found = index.definition_of(r.target_module, r.target_qualname)
+            if found is not None:
+                out[found.path].add(link)
+        for path, _ in lab.exercises:
+            out[path].add(link)
+    return {path: tuple(sorted(links)) for path, links in out.items()}

@@ -1,0 +1,92 @@
+"""A page kind: the pages of one sort (the pinned files, the articles, the labs, ...), what each is
+rendered from, and its rendering. The registry is `render/kinds/__init__.py`; the recipe iterates it.
+
+A kind names its pages and gives each page's *inputs*: a frozen dataclass holding everything the
+page shows besides the `World`. The page cache's key is the world key and the inputs' repr
+(`pagecache.page_key`), and `render` is handed the world and those inputs only, so what a page is
+rendered from is what its key is computed from. To add a kind: a module in `render/kinds/` with
+an object of this shape, and one line in `KINDS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from reader.annotations import Article
+from reader.cache import Cache
+from reader.corpus import Corpus
+from reader.diff.history import MoveRecord
+from reader.extract import Index
+from reader.model import Reference
+from reader.render.docs import Docs
+from reader.render.labs import ArtifactRun, LabInfo
+from reader.render.model import NoteView, Page
+from reader.render.prose import Prose
+
+if TYPE_CHECKING:
+    from reader.render.irsite import IrPages
+
+I = TypeVar("I")  # noqa: E741  (a kind's inputs)
+
+
+@dataclass(frozen=True)
+class World:
+    """What any page may be rendered from besides its inputs: functions of what the world key
+    hashes (`pagecache.world_key`: the pinned files with their pins, the labs, the titles), and
+    the labs' artifacts, which a page reading them names in its inputs by their digest."""
+
+    key: str
+    corpus: Corpus
+    cache: Cache | None
+    index: Index
+    docs: Docs
+    """Every pinned file as pages show it, without notes."""
+    prose: Prose
+    labs: Mapping[str, LabInfo]
+    lab_refs: Mapping[str, Sequence[Reference]]
+    artifacts: ArtifactRun
+    ir: IrPages
+    """The lowering rules behind the ops; the lowered views, from the artifacts."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the kinds draw their pages' inputs from: the world and the authored content."""
+
+    world: World
+    articles: Mapping[str, Article]
+    notes: Mapping[str, Sequence[NoteView]]
+    """Article slug -> its notes at the pins."""
+    on_file: Mapping[str, Sequence[NoteView]]
+    """Pinned path -> the notes on it, from every article."""
+    moves: Sequence[tuple[str, MoveRecord]]
+    """(file stem, record) of each finished pin move (`moves/*.json`)."""
+
+
+class PageKind(Protocol[I]):
+    """One sort of page; see the module's doc."""
+
+    @property
+    def name(self) -> str:
+        """The kind's name (`source`, `article`, ...): part of every key."""
+        ...
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        """The names of its pages whose inputs hold the labs' artifacts (`artifacts`), or of the
+        others: the first are planned once the labs' run is done."""
+        ...
+
+    def inputs(self, site: Site, name: str) -> I:
+        """Everything the page shows besides the world."""
+        ...
+
+    def render(self, world: World, inputs: I) -> Page:
+        """The page, from the world and its inputs alone."""
+        ...
+
+    def prose(self, world: World, inputs: I) -> Iterable[str]:
+        """The authored Markdown the page shows (its facts and figures are computed before the
+        workers fork)."""
+        ...

@@ -1,0 +1,43 @@
+"""The 'What changed' pages: one per pin move recorded in `moves/` (`reader diff --record`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reader.diff.history import MoveRecord
+from reader.render.kind import Site, World
+from reader.render.model import Page
+from reader.render.moves import move_page
+from reader.render.urls import article_page, source_page
+
+
+@dataclass(frozen=True)
+class ChangesInputs:
+    stem: str
+    record: MoveRecord
+    shown: tuple[str, ...]
+    """The site's pages (`src_uri`) among those the record names: its links to them."""
+
+
+class ChangesKind:
+    name = "changes"
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        return [] if artifacts else [stem for stem, _ in site.moves]
+
+    def inputs(self, site: Site, name: str) -> ChangesInputs:
+        record = dict(site.moves)[name]
+        named = {article_page(f.article) for f in record.fates}
+        named |= {source_page(c["path"]) for c in record.changes if c["section"] == "symbols"}
+        pages = {article_page(slug) for slug in site.articles} | {source_page(p) for p in site.world.docs}
+        return ChangesInputs(name, record, tuple(sorted(named & pages)))
+
+    def render(self, world: World, inputs: ChangesInputs) -> Page:
+        return move_page(inputs.stem, inputs.record, set(inputs.shown))
+
+    def prose(self, world: World, inputs: ChangesInputs) -> Iterable[str]:
+        return ()
+
+
+CHANGES = ChangesKind()

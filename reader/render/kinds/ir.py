@@ -1,0 +1,35 @@
+"""The canonical kernels' lowered pages (`ir/<kernel>.md`), once the labs' run has lowered them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reader.render.kind import Site, World
+from reader.render.model import Page
+
+
+@dataclass(frozen=True)
+class IrInputs:
+    page: str
+    digest: str
+    """The digest of the kernel's lowered JSON: the page reads it from `World.ir`."""
+
+
+class IrKind:
+    name = "ir"
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        return [page for page, _ in site.world.ir.summary.pages] if artifacts else []
+
+    def inputs(self, site: Site, name: str) -> IrInputs:
+        return IrInputs(name, dict(site.world.ir.summary.pages)[name])
+
+    def render(self, world: World, inputs: IrInputs) -> Page:
+        return world.ir.render(inputs.page, world.cache)
+
+    def prose(self, world: World, inputs: IrInputs) -> Iterable[str]:
+        return ()
+
+
+IR = IrKind()

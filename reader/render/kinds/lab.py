@@ -1,0 +1,71 @@
+"""Lab pages: what a lab teaches, the pinned code it exercises, its artifacts, its source linked."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from reader.cache import blob_sha
+from reader.extract import Index
+from reader.extract.symbols import symbols_of
+from reader.model import Reference
+from reader.render.kind import Site, World
+from reader.render.lab import LabDoc, render_lab
+from reader.render.labs import LabArtifacts, LabInfo
+from reader.render.links import linked_refs
+from reader.render.model import DefinitionView, Page, SourceDoc
+from reader.render.prose import SourceResolver
+from reader.render.urls import article_page, lab_page
+
+
+@dataclass(frozen=True)
+class LabInputs:
+    name: str
+    readers: tuple[tuple[str, str], ...]
+    """(page, title) of the articles that link the lab."""
+    artifacts: str
+    """The digest of the lab's artifacts (`digest`): the page reads them from `World.artifacts`."""
+
+
+class LabKind:
+    name = "lab"
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        return list(site.world.labs) if artifacts else []
+
+    def inputs(self, site: Site, name: str) -> LabInputs:
+        readers = tuple((article_page(a.slug), a.title) for a in site.articles.values()
+                        if name in a.kernels)
+        return LabInputs(name, readers, digest(site.world.artifacts.results().get(name)))
+
+    def render(self, world: World, inputs: LabInputs) -> Page:
+        lab = world.labs[inputs.name]
+        doc = lab_doc(lab, world.index, world.lab_refs[lab.name], world.prose.source,
+                      world.artifacts.results(), inputs.readers)
+        return render_lab(doc, world.cache, world.prose, world.ir.site)[0]
+
+    def prose(self, world: World, inputs: LabInputs) -> Iterable[str]:
+        return [world.labs[inputs.name].docstring]
+
+
+def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: SourceResolver,
+            ready: Mapping[str, LabArtifacts], readers: tuple[tuple[str, str], ...]) -> LabDoc:
+    symbols = tuple(symbols_of(lab.text))
+    doc = SourceDoc("", lab.path, blob_sha(lab.text.encode()), lab.text, lab_page(lab.name),
+                    definitions=tuple(DefinitionView(s) for s in symbols),
+                    refs=linked_refs(index, refs))
+    exercises = tuple((path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
+    return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers)
+
+
+def digest(artifacts: LabArtifacts | None) -> str:
+    """What a lab page shows of its artifacts, as a hash (the images are large)."""
+    h = hashlib.sha1()
+    for a in artifacts.files if artifacts is not None else ():
+        h.update(a.name.encode() + b"\0" + hashlib.sha1(a.data).digest())
+    h.update((artifacts.error if artifacts is not None else "-").encode())
+    return h.hexdigest()
+
+
+LAB = LabKind()
