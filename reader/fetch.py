@@ -20,6 +20,8 @@ from reader.pins import LockEntry, Pin, check_url
 from reader.progress import counted
 
 Progress = Callable[[str], None]
+Download = Callable[[str, Path], Path]
+"""(release `name==version`, folder) -> the path of its source archive, downloaded into the folder."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from reader.inputs import read_input, shown
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
-PIN_KEYS = {"repo", "commit", "tag", "release", "date", "paths"}
+PIN_KEYS = {"repo", "commit", "tag", "release", "date", "paths", "history"}
+RELEASE_RE = re.compile(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$")
 SCP_RE = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^-].*$")
 
 
@@ -32,6 +33,9 @@ class Pin:
     date: str = ""
     where: Location | None = field(default=None, compare=False, repr=False)
     """Where pins.toml defines this pin (its table's line), for errors about the pin."""
+    history: tuple[str, ...] = field(default=(), compare=False)
+    """Earlier releases (`jax==0.10.2`, oldest first) whose lowering rules `reader rules --history`
+    reads from their archives; `reader pin` appends the release it moves away from."""
 
     @property
     def short(self) -> str:
@@ -219,7 +223,7 @@ def _pin_from(name: str, raw: dict, text: str, path: str, where: Location) -> Pi
         raise PinError(f"'paths' of pin {name!r} must be a non-empty list of strings", loc("paths"),
                        'write e.g. paths = ["jax/_src/pallas"]')
     release = str(raw.get("release", ""))
-    if release and not re.match(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$", release):
+    if release and not RELEASE_RE.match(release):
         raise PinError(f"release {release!r} is not 'name==version'", loc("release"),
                        'write e.g. release = "jax==0.10.2"')
     return Pin(
@@ -231,7 +235,24 @@ def _pin_from(name: str, raw: dict, text: str, path: str, where: Location) -> Pi
         tag=str(raw.get("tag", "")),
         date=str(raw.get("date", "")),
         where=where,
+        history=_history(name, raw.get("history", []), release, loc("history")),
     )
+
+
+def _history(name: str, raw: Any, release: str, where: Location) -> tuple[str, ...]:
+    """A pin's `history`: releases of the pin's own package, each `name==version` once."""
+    if not isinstance(raw, list) or not all(isinstance(r, str) for r in raw):
+        raise PinError(f"'history' of pin {name!r} must be a list of strings", where,
+                       'write e.g. history = ["jax==0.10.1", "jax==0.10.2"]')
+    package = release.split("==")[0]
+    for spec in raw:
+        if not RELEASE_RE.match(spec) or (package and spec.split("==")[0] != package):
+            raise PinError(f"history release {spec!r} of pin {name!r} is not "
+                           f"'{package or 'name'}==version'", where,
+                           f'write e.g. "{package or "jax"}==0.10.2"')
+    if len(set(raw)) != len(raw):
+        raise PinError(f"'history' of pin {name!r} names a release twice", where, "keep one of them")
+    return tuple(raw)
 
 
 def load_lock(path: Path, pins: dict[str, Pin]) -> dict[str, LockEntry]:

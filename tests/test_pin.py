@@ -181,6 +181,21 @@ def test_release_alone_moves_to_the_commit_the_release_records(demo, tmp_path, m
     assert lock.files == _shas(tree(1)) and lock.source == "archive jax==1.0"
 
 
+def test_a_move_adds_the_release_it_leaves_to_the_history(demo, tmp_path, monkeypatch):
+    upstream, root = demo
+    monkeypatch.setenv("READER_MIRROR_JAX", str(tmp_path / "nowhere"))
+    archives = {"jax==1.0": _recording_sdist(tmp_path, upstream.commits[1], tree(1))}
+    (tmp_path / "old").mkdir()
+    archives["jax==0.9"] = _recording_sdist(tmp_path / "old", upstream.commits[0], tree(0))
+    move_pin(root, "jax", "", "jax==1.0", Cache(), download=lambda release, dest: archives[release])
+    assert load_pins(root / "pins.toml")["jax"].history == ()  # the demo's pin named no release
+    move_pin(root, "jax", "", "jax==0.9", Cache(), download=lambda release, dest: archives[release])
+    assert load_pins(root / "pins.toml")["jax"].history == ("jax==1.0",)
+    move_pin(root, "jax", "", "jax==1.0", Cache(), download=lambda release, dest: archives[release])
+    # the release moved to leaves the history; the one left joins it
+    assert load_pins(root / "pins.toml")["jax"].history == ("jax==0.9",)
+
+
 def test_release_alone_with_git_reachable_locks_from_git(demo, tmp_path):
     upstream, root = demo
     archive = _recording_sdist(tmp_path, upstream.commits[1], {})

@@ -15,6 +15,7 @@ from reader.cache import Cache, atomic_write_all
 from reader.errors import FetchError, GitError, InputError, Location, VerificationError
 from reader.fetch import (
     ArchiveSource,
+    Download,
     FetchReport,
     GitSource,
     Progress,
@@ -26,6 +27,7 @@ from reader.fetch import (
 )
 from reader.lockfile import git_date, lock_from_archive, lock_from_git
 from reader.pins import (
+    RELEASE_RE,
     SHA_RE,
     LockEntry,
     Pin,
@@ -36,10 +38,6 @@ from reader.pins import (
     parse_pins,
 )
 
-Download = Callable[[str, Path], Path]
-"""(release `name==version`, folder) -> the path of its source archive, downloaded into the folder."""
-
-RELEASE_RE = re.compile(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$")
 RECORDED_COMMIT_RE = re.compile(
     r"""^\s*(\w*(?:git|GIT)\w*)\s*(?::[^=]*)?=\s*['"]([0-9a-f]{40})['"]""", re.MULTILINE)
 """`_git_hash: str = '<sha>'` (jax/version.py), `TOKAMAX_GIT_REVISION: Final[str] = "<sha>"`."""
@@ -112,7 +110,17 @@ def rewrite_pins(text: str, new: Pin) -> str:
             table[key] = value
         elif key in table:
             del table[key]
+    if new.history:
+        table["history"] = list(new.history)
     return tomlkit.dumps(doc)
+
+
+def extended_history(old: Pin, release: str) -> tuple[str, ...]:
+    """The pin's history once it moves to `release`: the release it leaves joins it."""
+    kept = [r for r in old.history if r != release]
+    if old.release and old.release != release and old.release not in kept:
+        kept.append(old.release)
+    return tuple(kept)
 
 
 def _new_lock(new: Pin, cache: Cache, archive: Callable[[], Path],
@@ -178,7 +186,8 @@ def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache
             sha, tag = recorded.sha, ""
         else:
             sha, tag = resolve_target(old, target)
-        new = replace(old, commit=sha, tag=tag, release=release, date="")
+        new = replace(old, commit=sha, tag=tag, release=release, date="",
+                      history=extended_history(old, release))
         lock, date, source, via = _new_lock(new, cache, archive, progress)
         new = replace(new, date=date)
         report = fetch_pin(new, lock, cache, [source], progress, refresh=True)

@@ -1,0 +1,201 @@
+"""The lowering rule tables across releases: for each primitive and table, the releases that
+register a rule for it, each release read from its archive by the same extractors as the pins."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from reader.cache import Cache
+from reader.corpus import Corpus
+from reader.errors import Location, ReaderError
+from reader.extract.ruletable import BACKEND_NAMES, BACKENDS, PrimRef, RuleTable, load_rules
+from reader.fetch import Download, Progress
+from reader.pins import Pin
+from reader.releases import release, release_corpus
+
+HISTORY_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ReleaseRead:
+    """One release of the history: the commit it records, or why its tables could not be read."""
+
+    spec: str
+    """`jax==0.10.2`."""
+    commit: str
+    """The commit the release records; empty when its archive could not be had."""
+    failure: str = ""
+    """What went wrong, empty when the tables were read."""
+    path: str = ""
+    """The file (or archive) the failure is located at."""
+    line: int | None = None
+
+    @property
+    def version(self) -> str:
+        return self.spec.partition("==")[2] or self.spec
+
+    @property
+    def read(self) -> bool:
+        return not self.failure
+
+    @property
+    def where(self) -> str:
+        return str(Location(self.path, self.line)) if self.path else ""
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """One primitive in one table: the releases (versions, oldest first) that register a rule."""
+
+    backend: str
+    key: str
+    releases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PrimitiveHistory:
+    primitive: PrimRef
+    """As the newest release that registers it names it."""
+    tables: tuple[Lowered, ...]
+    """Every table that registers it in some release, in the tables' order."""
+
+    def lowered(self, backend: str, key: str) -> Lowered | None:
+        return next((t for t in self.tables if (t.backend, t.key) == (backend, key)), None)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A table's primitives that gained or lost a rule between two releases read one after the other."""
+
+    backend: str
+    key: str
+    gained: tuple[str, ...]
+    """Primitive keys absent at some read release and registered at the next."""
+    lost: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RuleHistory:
+    releases: tuple[ReleaseRead, ...]
+    """Oldest first; the last is the pins' own release."""
+    tables: tuple[tuple[str, str], ...]
+    """(backend, key) of every table of any release, in BACKENDS order, then first seen."""
+    primitives: tuple[PrimitiveHistory, ...]
+    """Sorted by name, then key."""
+
+    @property
+    def read(self) -> tuple[str, ...]:
+        """The versions whose tables were read."""
+        return tuple(r.version for r in self.releases if r.read)
+
+    @property
+    def failures(self) -> tuple[ReleaseRead, ...]:
+        return tuple(r for r in self.releases if not r.read)
+
+    def since(self, lowered: Lowered | None) -> str | None:
+        """The first release of the unbroken run of read releases that registers the rule up to the
+        newest one; None when the newest release does not register it."""
+        if lowered is None or not self.read or self.read[-1] not in lowered.releases:
+            return None
+        first = self.read[-1]
+        for version in reversed(self.read):
+            if version not in lowered.releases:
+                break
+            first = version
+        return first
+
+    def changes(self) -> list[Change]:
+        """Per table, the primitives that gained a rule at some release and those that lost one."""
+        out = []
+        for backend, key in self.tables:
+            gained, lost = [], []
+            for p in self.primitives:
+                has = [v in t.releases for v in self.read] if (t := p.lowered(backend, key)) else []
+                pairs = list(zip(has, has[1:], strict=False))
+                if (False, True) in pairs:
+                    gained.append(p.primitive.key)
+                if (True, False) in pairs:
+                    lost.append(p.primitive.key)
+            out.append(Change(backend, key, tuple(gained), tuple(lost)))
+        return out
+
+    def to_json(self) -> dict:
+        """The history, each table of a primitive with its `since`, each table with its changes
+        (derived fields that `from_json` does not read back)."""
+        changes = {(c.backend, c.key): c for c in self.changes()}
+        return {"version": HISTORY_VERSION,
+                "releases": [asdict(r) for r in self.releases],
+                "tables": [{"backend": b, "key": k, "gained": list(changes[(b, k)].gained),
+                            "lost": list(changes[(b, k)].lost)} for b, k in self.tables],
+                "primitives": [{"key": p.primitive.key, "primitive": asdict(p.primitive),
+                                "tables": [{**asdict(t), "since": self.since(t)} for t in p.tables]}
+                               for p in self.primitives]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> RuleHistory:
+        return cls(tuple(ReleaseRead(**r) for r in data["releases"]),
+                   tuple((t["backend"], t["key"]) for t in data["tables"]),
+                   tuple(PrimitiveHistory(PrimRef(**p["primitive"]),
+                                          tuple(Lowered(t["backend"], t["key"], tuple(t["releases"]))
+                                                for t in p["tables"]))
+                         for p in data["primitives"]))
+
+
+def history_of(reads: Sequence[tuple[ReleaseRead, Sequence[RuleTable] | None]]) -> RuleHistory:
+    """The history from each release's tables (None for a release that could not be read)."""
+    order = {n: i for i, n in enumerate(BACKEND_NAMES)}
+    tables: dict[tuple[str, str], None] = {}
+    seen: dict[tuple[str, str, str], list[str]] = {}
+    newest: dict[str, PrimRef] = {}
+    for read, release_tables in reads:
+        for t in release_tables or ():
+            tables.setdefault((t.backend, t.key))
+            for e in t.entries:
+                seen.setdefault((e.primitive.key, t.backend, t.key), []).append(read.version)
+                newest[e.primitive.key] = e.primitive
+    table_order = sorted(tables, key=lambda bk: (order.get(bk[0], len(order)), list(tables).index(bk)))
+    prims = []
+    for key, prim in sorted(newest.items(), key=lambda kv: (kv[1].name, kv[0])):
+        prims.append(PrimitiveHistory(prim, tuple(
+            Lowered(b, k, tuple(seen[(key, b, k)])) for b, k in table_order if (key, b, k) in seen)))
+    return RuleHistory(tuple(r for r, _ in reads), tuple(table_order), tuple(prims))
+
+
+def rules_pin(pins: dict[str, Pin]) -> Pin | None:
+    """The pin whose files hold the backends' rule tables (jax), or None."""
+    paths = [b.module.replace(".", "/") + ".py" for b in BACKENDS]
+    return next((p for p in pins.values() if any(p.covers(path) for path in paths)), None)
+
+
+def _read_release(root: Path, pin: Pin, spec: str, cache: Cache, download: Download | None,
+                  progress: Progress) -> tuple[ReleaseRead, list[RuleTable] | None]:
+    from reader.extract import build_index
+
+    commit = ""
+    try:
+        rel = release(pin, spec, cache, download, progress)
+        commit = rel.pin.commit
+        corpus = release_corpus(root, rel, cache)
+        return ReleaseRead(spec, commit), load_rules(corpus, build_index(corpus))
+    except ReaderError as e:
+        where = e.location or Location(spec)
+        return ReleaseRead(spec, commit, e.message, where.path, where.line), None
+
+
+def load_history(corpus: Corpus, pinned: Iterable[RuleTable], cache: Cache | None = None,
+                 download: Download | None = None,
+                 progress: Progress = lambda _m: None) -> RuleHistory | None:
+    """The rule history of the pin holding the tables: each release of its `history` read from
+    its archive (a failure is kept, located), then the pins' own tables as its newest release.
+    None when that pin has no history."""
+    pin = rules_pin(corpus.pins)
+    if pin is None or not pin.history:
+        return None
+    cache = cache or corpus.cache
+    reads = [_read_release(corpus.project.root, pin, spec, cache, download, progress)
+             for spec in pin.history if spec != pin.release]
+    own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
+    reads.append((ReleaseRead(pin.release or pin.short, pin.commit), own))
+    return history_of(reads)
