@@ -77,14 +77,3 @@ def _os_error(e: OSError | UnicodeDecodeError) -> InputError:
         what += f" (with {e.filename2})"
     return InputError(f"cannot use the file: {what}", where,
                       "check that it exists, is the right kind of file and can be read")
-
-
-def progress(message: str) -> None:
-    """Progress lines go to stderr so that stdout stays machine-readable."""
-    print(f"  {message}", file=sys.stderr, flush=True)
-
-
-def add_quiet(parser: argparse.ArgumentParser) -> None:
-    """`-q/--quiet`: no progress (a command with stages shows bars on a terminal, lines elsewhere)."""
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="show no progress (default: a bar per stage on a terminal, lines elsewhere)")

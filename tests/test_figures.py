@@ -8,6 +8,7 @@ from pathlib import Path
 from reader.annotations import check as checking
 from reader.annotations.markup import parse
 from reader.cache import Cache
+from reader.commands import check as check_command
 from reader.errors import Location, ReaderError
 from reader.extract.fact import Facts
 from reader.render import figures as registry
@@ -61,7 +62,7 @@ def test_figures_are_made_once_kept_in_the_cache_and_failures_reported(tmp_path:
 
 def test_check_reports_an_unknown_figure_at_its_line(project, capsys, monkeypatch):  # noqa: F811
     monkeypatch.setattr(checking, "computed_facts", lambda corpus: Facts((), ()))
-    monkeypatch.setattr(checking, "FIGURES", {"pipeline-buffered-2": None})
+    monkeypatch.setattr(check_command, "FIGURES", {"pipeline-buffered-2": None})
     write_annotation(project, "a",
         HEAD + "summary: '{{figure:pipeline-buffered-2}} {{figure:pipeline-bufered-2}}'\n")
     code, out = check(project, capsys)

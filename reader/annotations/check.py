@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +17,6 @@ from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract.fact import Facts, Unknown, load_facts
 from reader.extract.parse import ParseError
-from reader.render.figures import FIGURES
 
 FactSource = Callable[[Corpus], Facts]
 """The facts computed at a corpus' pins, with those that could not be."""
@@ -67,11 +66,13 @@ class _Context:
     facts: Facts
     slugs: frozenset[str]
     kernels: frozenset[str]
+    figures: Collection[str]
 
 
-def check(root: Path, open_corpus: Callable[[], Corpus],
-          facts: FactSource = computed_facts, cache: Cache | None = None) -> CheckReport:
+def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = computed_facts,
+          cache: Cache | None = None, *, figures: Collection[str]) -> CheckReport:
     """Check every `annotations/*.yaml` under `root`; opens the corpus only if there is a note.
+    `figures` are the names `{{figure:NAME}}` may cite (`render.figures.FIGURES`).
 
     `cache` keeps parsed annotation files between runs (a file is parsed again when it changes).
     """
@@ -90,7 +91,7 @@ def check(root: Path, open_corpus: Callable[[], Corpus],
         known = Facts((), (Unknown(("**",), where, e.message, e.hint),))
     kernels = frozenset(p.stem for p in (root / "kernels").glob("*.py") if p.stem != "__init__")
     ctx = _Context(root, corpus, PinnedSymbols(corpus), known, frozenset(a.slug for a in articles),
-                   kernels)
+                   kernels, figures)
     problems += _duplicate_ids(articles)
     reports = []
     for article in articles:
@@ -179,8 +180,8 @@ def _check_markup(text: str, loc: Location, ctx: _Context) -> list[Problem]:
             dym = f" (did you mean {close[0]!r}?)" if close else ""
             out.append(Problem(loc, f"unknown fact {p.target!r}{dym}",
                                "'reader facts' lists the fact names"))
-        elif p.kind == "figure" and p.target not in FIGURES:
-            close = difflib.get_close_matches(p.target, sorted(FIGURES), n=1)
+        elif p.kind == "figure" and p.target not in ctx.figures:
+            close = difflib.get_close_matches(p.target, sorted(ctx.figures), n=1)
             dym = f" (did you mean {close[0]!r}?)" if close else ""
             out.append(Problem(loc, f"unknown figure {p.target!r}{dym}",
                                "name a figure of FIGURES in reader/render/figures.py"))

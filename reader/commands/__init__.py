@@ -1,3 +1,19 @@
 """One module per CLI command; each has `add_parser(subparsers)` and `run(args) -> int`."""
 
+from __future__ import annotations
+
+import argparse
+import sys
+
 COMMANDS = ("fetch", "lock", "run", "check", "accept", "rules", "facts", "build", "serve", "pin", "diff")
+
+
+def progress(message: str) -> None:
+    """Progress lines go to stderr so that stdout stays machine-readable."""
+    print(f"  {message}", file=sys.stderr, flush=True)
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """`-q/--quiet`: no progress (a command with stages shows bars on a terminal, lines elsewhere)."""
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="show no progress (default: a bar per stage on a terminal, lines elsewhere)")

@@ -13,7 +13,7 @@ from reader.annotations.load import load_all
 from reader.annotations.model import Note, ResolvedNote, Status
 from reader.annotations.resolve import resolve
 from reader.cache import atomic_write
-from reader.cli import progress
+from reader.commands import progress
 from reader.corpus import Corpus, Project
 from reader.errors import InputError
 

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reader.cli import add_quiet
+from reader.commands import add_quiet
 from reader.profile import profiling
 from reader.progress import reporter, reporting
 

@@ -11,8 +11,9 @@ from pathlib import Path
 from reader.annotations import check as checking
 from reader.annotations import report as printers
 from reader.cache import Cache
-from reader.cli import progress
+from reader.commands import progress
 from reader.corpus import Corpus, Project
+from reader.render.figures import FIGURES
 
 
 def add_parser(sub) -> None:
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     with cache.staged() as staging:  # input errors (exit 2) leave the cache as it was
         report = checking.check(root, lambda: Corpus.open(Project.load(root), cache,
                                                           progress=progress),
-                                checking.computed_facts, cache)
+                                checking.computed_facts, cache, figures=FIGURES)
         if report.exit_code == 2:
             staging.discard()
         elif args.run_claims:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.cli import progress
+from reader.commands import progress
 from reader.errors import InputError, Location
 
 FORMATS = ("json", "markdown", "text")

@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from reader.cli import progress
+from reader.commands import progress
 from reader.corpus import Corpus, Project
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.cli import add_quiet
+from reader.commands import add_quiet
 from reader.corpus import Project, fetch_all
 from reader.fetch import verify_cached
 from reader.progress import reporter, reporting

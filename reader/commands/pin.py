@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.cli import progress
+from reader.commands import progress
 from reader.diff.move import move_pin
 
 

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from reader.cli import progress
+from reader.commands import progress
 from reader.corpus import Corpus, Project
 from reader.errors import InputError, Location
 from reader.extract import build_index

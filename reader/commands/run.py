@@ -140,7 +140,7 @@ def _run_cases(lab: Lab, learner: LearnerKernel) -> list[Any] | None:
 
 def print_diff(learner: LearnerKernel, blind: Blind, root: Path) -> None:
     """The learner's kernel against the pinned function, line by line (read from the corpus)."""
-    from reader.cli import progress
+    from reader.commands import progress
     from reader.corpus import Corpus, Project
     from reader.extract.symbols import symbols_of
 

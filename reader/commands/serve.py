@@ -186,12 +186,13 @@ def check_notes(root: Path) -> tuple[str, ...]:
     from reader.annotations.model import Severity
     from reader.cache import Cache
     from reader.corpus import Corpus, Project
+    from reader.render.figures import FIGURES
 
     cache = Cache()
     try:
         with cache.staged() as staging:
             report = checking.check(root, lambda: Corpus.open(Project.load(root), cache),
-                                    checking.computed_facts, cache)
+                                    checking.computed_facts, cache, figures=FIGURES)
             if report.exit_code == 2:
                 staging.discard()
     except ReaderError as e:

@@ -1,0 +1,60 @@
+"""ARCHITECTURE.md's module table names every module under reader/ (a top-level module in a row
+of its own, a package's module in its package's row), and the import layers hold."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def module_table(text: str) -> dict[str, str]:
+    """Each row of the `| module | owns |` table: every path its first cell names -> the row."""
+    start = text.index("| module | owns |")
+    rows = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        first, _, rest = line[1:].partition("|")
+        for path in re.findall(r"`([^`]+)`", first):
+            rows[path] = rest
+    return rows
+
+
+def missing(root: Path, rows: dict[str, str]) -> list[str]:
+    """The modules under `root`/reader that the table does not name."""
+    out = []
+    for path in sorted((root / "reader").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        package = path.parent.relative_to(root).as_posix() + "/"
+        if package == "reader/":
+            named = rel in rows or path.name == "__init__.py"
+        else:
+            row = rows.get(package)
+            named = row is not None and (path.name == "__init__.py" or f"`{path.name}`" in row)
+        if not named:
+            out.append(rel)
+    return out
+
+
+def test_every_module_under_reader_is_in_the_module_table():
+    rows = module_table((ROOT / "ARCHITECTURE.md").read_text())
+    assert missing(ROOT, rows) == []
+
+
+def test_a_module_missing_from_the_table_is_named(tmp_path: Path):
+    (tmp_path / "reader" / "render").mkdir(parents=True)
+    for rel in ("reader/cache.py", "reader/new.py", "reader/render/pages.py", "reader/render/new.py"):
+        (tmp_path / rel).write_text("")
+    rows = module_table("| module | owns |\n|---|---|\n| `reader/cache.py` | x |\n"
+                        "| `reader/render/` | pages (`pages.py`) |\n\nafter\n| `reader/new.py` | x |\n")
+    assert missing(tmp_path, rows) == ["reader/new.py", "reader/render/new.py"]
+
+
+def test_the_import_layers_hold():
+    done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
