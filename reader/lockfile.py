@@ -1,7 +1,10 @@
-"""Compute a pin's lock entry: from its git tree, an upstream `ls-tree` listing or a release archive."""
+"""Compute a pin's lock entry: from its git tree, an upstream `ls-tree` listing or a release archive
+(and the commit the archive records)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from reader import gitio
@@ -47,3 +50,36 @@ def lock_from_archive(pin: Pin, archive: Path) -> LockEntry:
                          f"{', '.join(pin.paths)}", Location(archive.name),
                          "check --release: it must name the package built from this commit")
     return LockEntry(pin.name, pin.commit, _pinned_py(pin, blobs), f"archive {pin.release}")
+
+
+RECORDED_COMMIT_RE = re.compile(
+    r"""^\s*(\w*(?:git|GIT)\w*)\s*(?::[^=]*)?=\s*['"]([0-9a-f]{40})['"]""", re.MULTILINE)
+"""`_git_hash: str = '<sha>'` (jax/version.py), `TOKAMAX_GIT_REVISION: Final[str] = "<sha>"`."""
+
+
+@dataclass(frozen=True)
+class RecordedCommit:
+    """The commit a release says it was built from, and where it says so."""
+
+    sha: str
+    where: Location
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.sha} (recorded as {self.name} in {self.where})"
+
+
+def recorded_commit(archive: Path, release: str) -> RecordedCommit:
+    """The commit recorded in a release archive's `version.py` files; exactly one sha, or an error."""
+    found: dict[str, RecordedCommit] = {}
+    for rel, data in archive_members(archive, lambda rel: rel.endswith("version.py")):
+        text = data.decode("utf-8", "replace")
+        for m in RECORDED_COMMIT_RE.finditer(text):
+            line = text.count("\n", 0, m.start(2)) + 1
+            found.setdefault(m.group(2), RecordedCommit(m.group(2), Location(rel, line), m.group(1)))
+    if len(found) != 1:
+        what = "no commit" if not found else f"{len(found)} different commits"
+        raise FetchError(f"the {release} archive {archive.name} records {what} in its version.py "
+                         "files", Location(archive.name),
+                         "pass the commit with --to (a full sha, or a tag where git is reachable)")
+    return next(iter(found.values()))

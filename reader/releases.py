@@ -42,8 +42,7 @@ def release(pin: Pin, spec: str, cache: Cache, download: Download | None = None,
     if kept is not None and all(cache.has_blob(s) for s in kept["files"].values()):
         at = replace(pin, commit=kept["commit"], release=spec, tag="", date="")
         return Release(spec, at, LockEntry(pin.name, at.commit, kept["files"], f"archive {spec}"))
-    from reader.diff.move import recorded_commit  # tomlkit and the move's helpers: only on a miss
-    from reader.lockfile import lock_from_archive
+    from reader.lockfile import lock_from_archive, recorded_commit  # GitPython: only on a miss
 
     with tempfile.TemporaryDirectory(prefix="reader-release-") as tmp:
         archive = (download or fetch.pip_download_sdist)(spec, Path(tmp))
