@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from jinja2 import FileSystemBytecodeCache
@@ -12,7 +10,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
 from mkdocs.structure.toc import get_toc
@@ -21,9 +19,8 @@ from reader.cache import Cache
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
 from reader.render.generate import generate_site
-from reader.render.model import SLOT, SearchEntry
+from reader.render.model import SLOT
 from reader.render.navigation import Generated, nav_pages
-from reader.render.search import merge
 from reader.render.toc import toc_tokens
 from reader.stencil import TEMPLATE, Stencils, eligible
 
@@ -47,12 +44,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.bodies: dict[str, str] = {}
         self.slots: dict[str, tuple[str, str, int]] = {}
         """src_uri -> (output file, URL, byte offset of the page's HTML in it): `reader.site_patch`."""
-        self.search_base: bytes | None = None
-        """mkdocs' search index before the pages' entries were added: `reader.site_patch`."""
         self.contents: dict[str, str] = {}
         """src_uri -> mkdocs' HTML of a page whose toc is read from its whole HTML."""
-        self.search: dict[str, tuple[SearchEntry, ...]] = {}
-        """Page URL -> the search entries of its places (definitions, notes): `add_search_entries`."""
         self.stencils = Stencils()
         self.laying_out: Stage | None = None
         """Pages through the theme (a stage of `reader build`'s progress)."""
@@ -89,14 +82,12 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None
         in_nav = nav_pages(self.generated.nav)
-        self.bodies, self.slots, self.contents, self.search = {}, {}, {}, {}
+        self.bodies, self.slots, self.contents = {}, {}, {}
         for page in self.generated.pages:
             level = InclusionLevel.INCLUDED if page.src_uri in in_nav else InclusionLevel.NOT_IN_NAV
             file = File.generated(config, page.src_uri, content=page.markdown, inclusion=level)
             files.append(file)
             self.bodies[page.src_uri] = page.html
-            if page.search:
-                self.search[file.url] = page.search
         for asset in self.generated.assets:
             files.append(File.generated(config, asset.src_uri, content=asset.data,
                                         inclusion=InclusionLevel.NOT_IN_NAV))
@@ -117,13 +108,9 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                 server.watch(str(path))
         return server
 
-    @event_priority(-50)  # after `search` writes its index (0), before `offline` copies it (-100)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.laying_out is not None:
             self.laying_out.close()
-        index = Path(config.site_dir) / "search" / "search_index.json"
-        self.search_base = index.read_bytes() if index.is_file() else None
-        add_search_entries(index, self.search)
 
     def on_post_page(self, output: str, /, *, page: MkPage, config: MkDocsConfig) -> str:
         if self.laying_out is not None:
@@ -137,11 +124,3 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.slots[page.file.src_uri] = (page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
 
-
-def add_search_entries(index: Path, entries: Mapping[str, Sequence[SearchEntry]]) -> None:
-    """Adds each page's entries to material's search index (`search/search_index.json`, which the
-    `offline` plugin then copies into `search_index.js`); no index (search off), nothing to do."""
-    if not entries or not index.is_file():
-        return
-    data = merge(json.loads(index.read_text(encoding="utf-8")), entries)
-    index.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")

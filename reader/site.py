@@ -130,7 +130,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         if built.generated is not None:
             site_patch.save(site_dir, site_patch.record(root, fresh, built.track, built.docs,
                                                         built.generated, built.slots or {},
-                                                        built.contents or {}, built.search_base,
+                                                        built.contents or {},
                                                         digests))
         pages = sum(1 for name in digests if name.endswith(".html"))
         swap_in(fresh, site_dir)
@@ -276,7 +276,6 @@ class _Built:
     docs: str = ""
     slots: dict[str, tuple[str, str, int]] | None = None
     contents: dict[str, str] | None = None
-    search_base: bytes | None = None
 
 
 def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None],
@@ -326,8 +325,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
         layout = ("layout", len(generated.pages) - filled, filled)
         docs = os.path.relpath(config.docs_dir, root)
         return _Built(steps, (*generated.counts, layout), generated.failures, generated,
-                      plugin.config.track, docs, plugin.slots, plugin.contents,
-                      plugin.search_base)
+                      plugin.config.track, docs, plugin.slots, plugin.contents)
     except MkDocsException as e:
         raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
 

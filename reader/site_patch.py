@@ -3,7 +3,7 @@
 
 mkdocs never reads a page's HTML: it renders the page's Markdown into the theme's layout with a
 slot, and the plugin puts the HTML there afterwards (`reader.mkdocs_plugin`). So the layout, the
-search index, the sitemap and every other page depend only on the pages' titles and Markdown, the
+sitemap and every other page depend only on the pages' titles and Markdown, the
 nav, the assets, the configuration and the theme, and on a page's HTML only through its table of
 contents. A full build records, beside the site (`.site.state`), where each page's HTML sits in
 its output file and a digest of all the rest (`SiteState`); the next build, when nothing but
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import json
 import os
 import pickle
 import sys
@@ -28,14 +27,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from reader.cache import atomic_write, code_version
-from reader.render.model import SLOT, Page
+from reader.render.model import SLOT
 from reader.render.navigation import Generated
-from reader.render.search import merge
 from reader.render.toc import toc_tokens
 
 _ENCODING = ("utf-8", "xmlcharrefreplace")
 """How mkdocs writes a page (`mkdocs.commands.build._build_page`)."""
-_FORMAT = 4
+_FORMAT = 5
 
 
 @dataclass(frozen=True)
@@ -60,8 +58,6 @@ class PageState:
     """The table of contents' tokens (repr) when the page shows one."""
     output: str
     """sha1 of the output file (the link check's key)."""
-    search: str
-    """sha1 of the page's own search entries (`Page.search`)."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +76,8 @@ class SiteState:
     frame: str
     """`frame_key`: the nav, the pages and their order, the assets' names."""
     assets: Mapping[str, str]
-    """Each asset (a file served as it is) by `src_uri`: sha1 of its bytes."""
-    search_base: bytes | None
-    """mkdocs' search index, before the pages' own entries were added (None: no search)."""
+    """Each asset (a file served as it is, the search index's pieces among them) by `src_uri`:
+    sha1 of its bytes."""
     html: int
     """HTML files in the site (`BuildReport.pages`)."""
     pages: Mapping[str, PageState]
@@ -109,7 +104,7 @@ class Plan:
 
     pages: list[Patch]
     assets: dict[str, bytes]
-    """By output file (an asset's is its `src_uri`); the search index when a page's entries changed."""
+    """By output file (an asset's is its `src_uri`)."""
 
 
 def state_path(site_dir: Path) -> Path:
@@ -167,16 +162,12 @@ def _build_date() -> str:
     return when.strftime("%Y-%m-%d")
 
 
-def _search_key(page: Page) -> str:
-    return _sha(repr(page.search).encode())
-
-
 def record(root: Path, folder: Path, track: str, docs: str, generated: Generated,
            slots: Mapping[str, tuple[str, str, int]], contents: Mapping[str, str],
-           search_base: bytes | None, digests: Mapping[str, str]) -> SiteState:
+           digests: Mapping[str, str]) -> SiteState:
     """The state of a site mkdocs just built into `folder`: `slots` (src_uri -> output file, URL,
-    byte offset of the slot), `contents` (src_uri -> mkdocs' HTML, for pages with a toc) and
-    `search_base` from the plugin, `digests` (output file -> sha1) from the link check."""
+    byte offset of the slot) and `contents` (src_uri -> mkdocs' HTML, for pages with a toc) from
+    the plugin, `digests` (output file -> sha1) from the link check."""
     pages = {}
     for page in generated.pages:
         if page.src_uri not in slots:
@@ -186,12 +177,11 @@ def record(root: Path, folder: Path, track: str, docs: str, generated: Generated
         content = contents.get(page.src_uri, "")
         pages[page.src_uri] = PageState(dest, url, source_key(page.title, page.markdown),
                                         _sha(body), slot, len(body), content,
-                                        _toc(content, page.html), digests.get(dest, ""),
-                                        _search_key(page))
+                                        _toc(content, page.html), digests.get(dest, ""))
     st = folder.stat()
     assets = {a.src_uri: _sha(a.data) for a in generated.assets}
     return SiteState((st.st_dev, st.st_ino), listing(folder), setup_key(root, docs), track, docs,
-                     frame_key(generated), assets, search_base,
+                     frame_key(generated), assets,
                      sum(1 for name in digests if name.endswith(".html")), pages)
 
 
@@ -237,12 +227,11 @@ def plan(state: SiteState, generated: Generated) -> Plan | None:
               if state.assets.get(a.src_uri) != _sha(a.data)}
     if any(name.endswith((".html", ".htm", ".md")) for name in assets):
         return None
-    out, searched = [], False
+    out = []
     for page in generated.pages:
         before = state.pages.get(page.src_uri)
         if before is None or before.source != source_key(page.title, page.markdown):
             return None
-        searched = searched or before.search != _search_key(page)
         body = page.html.encode(*_ENCODING)
         if _sha(body) == before.body:
             continue
@@ -250,28 +239,7 @@ def plan(state: SiteState, generated: Generated) -> Plan | None:
         if toc != before.toc:
             return None
         out.append(Patch(page.src_uri, before, body, toc))
-    if searched and state.search_base is not None:
-        assets.update(search_index(state, generated))
     return Plan(out, assets)
-
-
-SEARCH_INDEX = "search/search_index.json"
-SEARCH_SCRIPT = "search/search_index.js"
-
-
-def search_index(state: SiteState, generated: Generated) -> dict[str, bytes]:
-    """The search index files with the pages' entries now: what the plugin's `add_search_entries`
-    makes of mkdocs' index, and material's `offline` plugin's copy of it as a script."""
-    assert state.search_base is not None
-    entries = {state.pages[p.src_uri].url: p.search for p in generated.pages if p.search}
-    data = state.search_base
-    if entries:
-        merged = merge(json.loads(data.decode("utf-8")), entries)
-        data = json.dumps(merged, separators=(",", ":")).encode("utf-8")
-    out = {SEARCH_INDEX: data}
-    if SEARCH_SCRIPT in state.files:  # material's `offline` plugin is on
-        out[SEARCH_SCRIPT] = b"var __index = " + data
-    return out
 
 
 def patched(site_dir: Path, patch: Patch) -> bytes | None:
@@ -292,8 +260,6 @@ def after(state: SiteState, folder: Path, generated: Generated, todo: Plan,
     for p in todo.pages:
         pages[p.src_uri] = replace(p.before, body=_sha(p.html), length=len(p.html), toc=p.toc,
                                    output=_sha(outputs[p.before.dest]))
-    for page in generated.pages:
-        pages[page.src_uri] = replace(pages[page.src_uri], search=_search_key(page))
     assets = {**state.assets, **{name: _sha(data) for name, data in todo.assets.items()
                                  if name in state.assets}}
     st = folder.stat()

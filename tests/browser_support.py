@@ -136,3 +136,15 @@ function background(el) { const layers = [];
 """WCAG 2 contrast in a page, for the tests' scripts to begin with: `rgba(css)` -> [r, g, b, a],
 `over(top, under)` blends, `background(el)` is the opaque colour behind `el` (its layers down to
 white), `ratio(fg, bg)` the contrast ratio of two opaque colours."""
+
+
+def search(browser, words: str, wanted=lambda href: True) -> list:
+    """Opens the site's search from its header button, types `words` and waits for the results
+    whose link `wanted` accepts: every result link, in order (the first accepted among them)."""
+    browser.execute_script("document.querySelector('.rd-search-open').click()")
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-search-input"))
+    wait(browser, lambda b: box.is_displayed() and box.is_enabled())
+    box.clear()
+    box.send_keys(words)
+    return wait(browser, lambda b: (links := b.find_elements("css selector", "a.rd-sr"))
+                and any(wanted(a.get_attribute("href") or "") for a in links) and links)

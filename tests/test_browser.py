@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, pallas_files, serve_folder, wait
+from tests.browser_support import (
+    build_small_site,
+    chromium,
+    pallas_files,
+    search,
+    serve_folder,
+    wait,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -124,12 +131,7 @@ def test_search_finds_blockspec_and_its_page(browser, server, tmp_path):
 
     browser.set_window_size(1400, 1000)
     browser.get(f"{server}/index.html")
-    browser.find_element(By.CSS_SELECTOR, "label.md-search__icon, .md-search__input").click()
-    box = wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, "input.md-search__input"))
-    wait(browser, lambda b: box.is_displayed() and box.is_enabled())
-    box.send_keys("BlockSpec")
-    results = wait(browser, lambda b: [a for a in b.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
-                                        if "source/pkg/core.py.html" in (a.get_attribute("href") or "")])
+    results = search(browser, "BlockSpec", lambda href: "source/pkg/core.py.html" in href)
     browser.save_screenshot(str(tmp_path / "search.png"))
     results[0].send_keys(Keys.ENTER)
     wait(browser, lambda b: "/source/pkg/core.py.html" in b.current_url)
@@ -177,7 +179,7 @@ def test_no_request_leaves_the_site_and_no_page_logs_an_error(browser, server, s
         requested = _requests(browser)
         assert requested and all(u.startswith(("file://", "data:", "blob:")) for u in requested), (
             page, requested)
-        assert _errors(browser) == [], page  # the search index too: material's offline plugin
+        assert _errors(browser) == [], page
 
 
 def test_math_is_typeset_in_prose_and_notes_but_not_in_code(browser, server, tmp_path):
@@ -281,14 +283,9 @@ def test_a_phone_never_scrolls_the_page_sideways(browser, server, tmp_path):
 
 
 def test_search_works_from_disk(browser, site):
-    from selenium.webdriver.common.by import By
 
     browser.set_window_size(1400, 1000)
     _load(browser, (site / "index.html").as_uri())
-    browser.find_element(By.CSS_SELECTOR, "label.md-search__icon, .md-search__input").click()
-    box = wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, "input.md-search__input"))
-    wait(browser, lambda b: box.is_displayed() and box.is_enabled())
-    box.send_keys("BlockSpec")
-    wait(browser, lambda b: [a for a in b.find_elements(By.CSS_SELECTOR, ".md-search-result__link")
-                              if "source/pkg/core.py.html" in (a.get_attribute("href") or "")])
+    results = search(browser, "BlockSpec", lambda href: "source/pkg/core.py.html#L6" in href)
+    assert results[0].get_attribute("href").endswith("source/pkg/core.py.html#L6")
     assert _errors(browser) == []

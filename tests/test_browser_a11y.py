@@ -170,6 +170,18 @@ def test_axe_finds_no_serious_violation_on_any_kind_of_page(browser, server, sit
     assert not found, "\n".join(f"{scheme} {page}:\n{_report(v)}" for page, v in found.items())
 
 
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_axe_finds_no_serious_violation_with_search_open(browser, server, scheme):
+    from tests.browser_support import search
+
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{server}/source/pkg/core.py.html")
+    set_scheme(browser, scheme)
+    search(browser, "BlockSpec", lambda href: "core.py.html#L" in href)
+    violations = axe_violations(browser, scheme)
+    assert not violations, _report(violations)
+
+
 def _active(browser) -> dict:
     return browser.execute_script(
         "const a = document.activeElement; return {tag: a.tagName, id: a.id, cls: String(a.className),"
@@ -273,11 +285,13 @@ def test_search_works_from_the_keyboard(browser, server):
 
     browser.set_window_size(1400, 1000)
     _load(browser, f"{server}/index.html")
-    _tab_to(browser, "input.md-search__input")
+    _tab_to(browser, "button.rd-search-open")
+    _press(browser, Keys.ENTER)
+    assert "rd-search-input" in _active(browser)["cls"], _active(browser)
     _press(browser, "BlockSpec")
-    wait(browser, lambda b: b.find_elements("css selector", ".md-search-result__link"))
+    wait(browser, lambda b: b.find_elements("css selector", "a.rd-sr"))
     _press(browser, Keys.ARROW_DOWN)
-    assert "md-search-result__link" in _active(browser)["cls"], _active(browser)
+    assert "rd-sr" in _active(browser)["cls"], _active(browser)
     _press(browser, Keys.ENTER)
     wait(browser, lambda b: not b.current_url.endswith("/index.html"))
     assert "BlockSpec" in browser.find_element("css selector", ".md-content").text

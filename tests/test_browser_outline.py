@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, serve_folder, wait
+from tests.browser_support import build_small_site, chromium, search, serve_folder, wait
 
 pytestmark = pytest.mark.browser
 
@@ -185,12 +185,8 @@ def _at(url: str, page: str, fragment: str) -> bool:
 
 def _search(browser, words: str, page: str, fragment: str):
     """The search results for `words` that link to `page#fragment`."""
-    browser.find_element("css selector", "label.md-search__icon, .md-search__input").click()
-    box = wait(browser, lambda b: b.find_element("css selector", "input.md-search__input"))
-    wait(browser, lambda b: box.is_displayed() and box.is_enabled())
-    box.send_keys(words)
-    return wait(browser, lambda b: [a for a in b.find_elements("css selector", ".md-search-result__link")
-                                    if _at(a.get_attribute("href") or "", page, fragment)])
+    return [a for a in search(browser, words, lambda href: _at(href, page, fragment))
+            if _at(a.get_attribute("href") or "", page, fragment)]
 
 
 def test_a_notes_words_find_the_note_and_land_on_its_line(browser, server, tmp_path):
@@ -216,7 +212,8 @@ def test_a_definitions_result_lands_on_its_line(browser, server):
     line = _line_of("_op55_rule")
     _load(browser, f"{server}/index.html", DESKTOP)
     results = _search(browser, "_op55_rule", PAGE, f"L{line}")
-    assert "function _op55_rule(ctx, x)" in results[0].text and "The rule of op55." in results[0].text
+    assert results[0].text.startswith("function _op55_rule\n")
+    assert "_op55_rule(ctx, x): The rule of op55." in results[0].text
     results[0].send_keys(Keys.ENTER)
     wait(browser, lambda b: _at(b.current_url, PAGE, f"L{line}"))
     el = browser.find_element("id", f"L{line}")
@@ -228,7 +225,8 @@ def test_a_definitions_result_lands_on_its_line(browser, server):
 def test_search_from_disk_finds_a_method_by_its_name(browser, site):
     _load(browser, (site / "index.html").as_uri(), DESKTOP)
     results = _search(browser, "Registry.add", PAGE, f"L{_line_of('add')}")
-    assert "method add(self, name, fn, *, replace)" in results[0].text
+    assert results[0].text.startswith("method Registry.add\n")
+    assert "add(self, name, fn, *, replace)" in results[0].text
     assert _errors(browser) == []
 
 

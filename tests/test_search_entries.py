@@ -1,10 +1,9 @@
 """A source page's outline and the search entries that land on lines: each definition at `#L<n>`,
-each note at `#note-<id>`, added to material's search index (JSON and the offline script)."""
+each note at `#note-<id>`, in the site's search index (tests/test_search_index.py reads it)."""
 
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from reader.extract.symbols import definitions_of, module_doc
 from reader.model import Span, Symbol
 from reader.render.model import SearchEntry
 from reader.render.outline import outline, outline_data
-from reader.render.search import definition_entries, merge, page_entry, searchable
+from reader.render.search import definition_entries, page_entry, searchable
 
 MODULE = '''"""Lowering rules.
 
@@ -128,22 +127,6 @@ def test_searchable_text_keeps_code_and_words_and_drops_figures_and_links():
     assert searchable("<p>one <code>two three four</code> five</p>", 5) == "one <code>two…</code>"
 
 
-def test_merge_puts_each_pages_entries_after_its_own_and_replaces_its_text():
-    index = {"config": {"lang": ["en"]}, "docs": [
-        {"location": "a.html", "title": "A", "text": "<p>names names</p>"},
-        {"location": "a.html#s", "title": "S", "text": "section"},
-        {"location": "b.html", "title": "B", "text": "b"}]}
-    extra = {"a.html": [SearchEntry("", "A", "<p>readable</p>"), SearchEntry("L3", "f", "<p>f</p>"),
-                        SearchEntry("s", "dup", "x")],
-             "c.html": [SearchEntry("", "C", "<p>c</p>"), SearchEntry("L1", "g", "<p>g</p>")],
-             "d.html": [SearchEntry("L1", "h", "<p>h</p>")]}
-    out = merge(index, extra)
-    assert out["config"] == index["config"]
-    assert [(d["location"], d["text"]) for d in out["docs"]] == [
-        ("a.html", "<p>readable</p>"), ("a.html#L3", "<p>f</p>"), ("a.html#s", "section"),
-        ("b.html", "b"), ("c.html", "<p>c</p>"), ("c.html#L1", "<p>g</p>")]
-
-
 # A real build ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -153,36 +136,24 @@ def site(tmp_path_factory) -> Path:
     return build_small(tmp_path_factory.mktemp("search")).root / "site"
 
 
-def _docs(site: Path) -> list[dict[str, str]]:
-    return json.loads((site / "search/search_index.json").read_text())["docs"]
-
-
 def test_the_built_index_lands_definitions_on_lines_and_notes_on_notes(site):
-    docs = {d["location"]: d for d in _docs(site)}
+    from tests.test_search_index import built_definitions, built_documents
+
     core = "source/pkg/core.py.html"
-    assert docs[f"{core}#L6"]["title"] == "BlockSpec"
-    assert docs[f"{core}#L6"]["text"] == "class BlockSpec: A block of an array."
-    assert docs[f"{core}#L13"]["text"] == "method to_block_mapping(self, grid)"
-    assert docs[f"{core}#L13"]["title"] == "BlockSpec.to_block_mapping"
-    assert docs["source/pkg/call.py.html#L5"]["title"] == "pallas_call"
+    defs = built_definitions(site)
+    assert defs["BlockSpec"] == (f"{core}#L6", "class", "BlockSpec: A block of an array.")
+    assert defs["BlockSpec.to_block_mapping"] == (f"{core}#L13", "method", "to_block_mapping(self, grid)")
+    assert defs["pallas_call"][0] == "source/pkg/call.py.html#L5"
+    docs = {d[0]: d for d in built_documents(site)}
     note = docs["articles/tour.html#note-tour-blockspec"]
-    assert note["text"] == "<p>The spec.</p>" and note["title"].startswith("pkg/core.py, lines 5")
-    # the page's own entry reads as a sentence, not a list of names, and comes before its entries
-    assert docs[core]["text"] == ("<p>A tiny module for the golden page.</p>"
-                                  "<p>24 lines: 2 classes, 2 methods, 1 module-level name.</p>")
-    order = list(docs)
-    assert order.index(core) < order.index(f"{core}#L6")
+    assert note[1] == "The spec." and note[2].startswith("A tour · pkg/core.py, lines 5")
+    # the page's own entry reads as a sentence, not a list of names
+    assert docs[core][3] == "A tiny module for the golden page. 24 lines: 2 classes, 2 methods, 1 module-level name."
     # every entry's fragment is an id on its page
-    for location in docs:
+    for location in [*docs, *(d[0] for d in defs.values())]:
         page, _, fragment = location.partition("#")
         if fragment:
             assert f'id="{fragment}"' in (site / page).read_text(), location
-
-
-def test_the_offline_script_holds_the_same_index(site):
-    script = (site / "search/search_index.js").read_text()
-    assert script == "var __index = " + (site / "search/search_index.json").read_text()
-    assert "#note-tour-blockspec" in script and "core.py.html#L13" in script
 
 
 def test_a_source_page_opens_on_its_code_with_a_linked_outline(site):

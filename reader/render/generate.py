@@ -42,6 +42,7 @@ from reader.render.pagecache import PageCache, page_key, world_key
 from reader.render.parallel import Job, Rendered
 from reader.render.prose import Prose
 from reader.render.schedule import Schedule
+from reader.render.searchindex import search_assets
 from reader.render.urls import RULES
 from reader.track import Track, load_track
 
@@ -141,7 +142,9 @@ def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[
                    warnings, changes)
     counts = tuple((kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
-    return replace(out, counts=counts, failures=failures, coverage=tuple(world.ir.coverage()))
+    index = search_assets(files, out.pages, world.cache)  # the search index's pieces
+    return replace(out, assets=out.assets + tuple(index), counts=counts, failures=failures,
+                   coverage=tuple(world.ir.coverage()))
 
 
 def _figures(world: World) -> Figures:

@@ -1,19 +1,13 @@
-"""Search entries for places on a page: each definition at its line, each note at its anchor.
-
-An entry's text is one block (a paragraph, or plain text): material's search shows only the
-blocks (top-level elements) a query matches.
-
-mkdocs-material's search indexes each page as it renders (its title and the Markdown's HTML);
-the plugin adds these entries to the index afterwards (`merge`), each right after its page's own
-entry, which material's search takes as the entry's page (results are grouped by page)."""
+"""Search entries for places on a page: each definition at its line, each note at its anchor,
+the page's own (a source page's summary). `render/searchindex.py` makes the site's index of them,
+of the pages' prose and of the code."""
 
 from __future__ import annotations
 
 import html
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from html.parser import HTMLParser
-from typing import Any
 
 from reader.render.model import NoteView, SearchEntry
 from reader.render.outline import Outline, OutlineItem
@@ -145,35 +139,3 @@ def _cut_html(text: str, limit: int) -> str:
         i += 1
     return text
 
-
-def merge(index: dict[str, Any], extra: Mapping[str, Sequence[SearchEntry]]) -> dict[str, Any]:
-    """material's search index (`{"config", "docs": [{location, title, text}]}`) with the entries
-    of each page (by its URL) right after the page's own entry. A '' fragment is the page's own
-    entry: its text replaces the page's, or it is the page's entry when the index has none (a page
-    with no indexed prose). A location the index already has keeps its entry; the entries of a
-    page with no entry of its own are left out (search would take one of them for the page)."""
-    docs: list[dict[str, Any]] = index["docs"]
-    taken = {d["location"] for d in docs}
-    pending = dict(extra)
-    out: list[dict[str, Any]] = []
-    for doc in docs:
-        entries = pending.pop(doc["location"], ())
-        own = [e for e in entries if not e.fragment]
-        out.append({**doc, "text": own[0].text} if own else doc)
-        out += _sections(doc["location"], entries, taken)
-    for url, entries in pending.items():
-        own = [e for e in entries if not e.fragment]
-        if own:
-            out.append({"location": url, "title": own[0].title, "text": own[0].text})
-            out += _sections(url, entries, taken)
-    return {**index, "docs": out}
-
-
-def _sections(url: str, entries: Sequence[SearchEntry], taken: set[str]) -> list[dict[str, Any]]:
-    out = []
-    for e in entries:
-        location = f"{url}#{e.fragment}"
-        if e.fragment and location not in taken:
-            taken.add(location)
-            out.append({"location": location, "title": e.title, "text": e.text})
-    return out

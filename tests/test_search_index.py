@@ -1,0 +1,105 @@
+"""The search index's pieces (reader/render/searchindex.py): the code's words by their first three
+letters with the lines holding them, the definitions by name, the files' lines in chunks, the
+prose's words and documents; read back here as search.js reads them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from reader.model import SourceFile
+from reader.render.model import Page, SearchEntry
+from reader.render.searchindex import (
+    CHUNK,
+    COMMON,
+    TEXT_SHARDS,
+    _code_assets,
+    documents,
+    prefix,
+    text_assets,
+    text_shard,
+)
+
+_PUT = re.compile(r'readerSearch\.put\(("[^"]*"),(.*)\);\n\Z', re.S)
+
+
+def read_piece(data: bytes) -> tuple[str, object]:
+    m = _PUT.match(data.decode("utf-8"))
+    assert m, data[:80]
+    return json.loads(m.group(1)), json.loads(m.group(2))
+
+
+def pieces(site: Path) -> dict[str, object]:
+    """Every piece of a built site's index, by its key."""
+    out = {}
+    for path in (site / "search").rglob("*.js"):
+        key, data = read_piece(path.read_bytes())
+        assert path.relative_to(site / "search").as_posix() == f"{key}.js"
+        out[key] = data
+    return out
+
+
+def built_definitions(site: Path) -> dict[str, tuple[str, str, str]]:
+    """qualname -> (URL, kind, text) of every definition in the index."""
+    got = pieces(site)
+    files = got["files"]["files"]
+    return {d[3]: (f"source/{files[d[0]][0]}.html#L{d[1]}", d[2], d[4])
+            for key, piece in got.items() if key.startswith("code/")
+            for found in piece["d"].values() for d in found}
+
+
+def built_documents(site: Path) -> list[list[str]]:
+    """[url, title, where, text] of every prose document, in order."""
+    got = pieces(site)
+    return [d for b in range(len([k for k in got if k.startswith("docs/")])) for d in got[f"docs/{b}"]]
+
+
+def _postings(spec: str) -> list[tuple[int, int]]:
+    """search.js's `postings`."""
+    out = []
+    for part in spec.split(";"):
+        f, _, lines = part.partition(":")
+        line = 0
+        for d in lines.split(","):
+            line += int(d)
+            out.append((int(f), line))
+    return out
+
+
+def test_each_word_lists_its_lines_and_a_definition_its_place():
+    a = SourceFile("p", "a.py", "0", 'class BlockSpec:\n  x = BlockSpec\n\n\nraise ValueError("Storing into it")\n')
+    b = SourceFile("p", "b.py", "1", "from a import BlockSpec\n" * 3)
+    entries = [[SearchEntry("", "a.py", "x"), SearchEntry("L1", "BlockSpec", "class BlockSpec: A spec.")], []]
+    got = dict(read_piece(x.data) for x in _code_assets([a, b], entries))
+    assert got["files"] == {"files": [["a.py", 5], ["b.py", 3]], "code": "a blo cla fro imp int it rai sto val x"}
+    blo = got["code/blo"]
+    assert _postings(blo["t"]["blockspec"]) == [(0, 1), (0, 2), (1, 1), (1, 2), (1, 3)]
+    assert blo["d"]["blockspec"] == [[0, 1, "class", "BlockSpec", "BlockSpec: A spec."]]
+    assert _postings(got["code/sto"]["t"]["storing"]) == [(0, 5)]  # words in strings too
+    assert got["lines/0/0"][4] == 'raise ValueError("Storing into it")'
+    assert "code/sto" == f"code/{prefix('storing')}"
+
+
+def test_a_word_on_too_many_lines_is_counted_not_listed():
+    text = "self\n" * (COMMON + 1)
+    got = dict(read_piece(x.data) for x in _code_assets([SourceFile("p", "a.py", "0", text)], [[]]))
+    assert got["code/sel"]["t"]["self"] == COMMON + 1
+    assert len([k for k in got if k.startswith("lines/0/")]) == -(-(COMMON + 1) // CHUNK)
+
+
+def test_the_prose_lists_pages_sections_and_notes_with_their_titles():
+    markdown = ('---\ntitle: T\n---\n\n<div class="rd-indexed" markdown="0">\n<p>Lede words.</p>\n'
+                '<h2 id="why">Why <code>x</code></h2>\n<p>Because of a wait with no matching signal.</p>\n</div>\n')
+    note = SearchEntry("note-n1", "pkg/core.py, lines 5–7", "<p>A spec is frozen. It is <em>hashed</em>.</p>")
+    docs = documents([Page("articles/t.md", "T", markdown, search=(note,))])
+    assert [(d.url, d.title, d.where, d.text) for d in docs] == [
+        ("articles/t.html", "T", "", "Lede words."),
+        ("articles/t.html#why", "Why x", "T", "Because of a wait with no matching signal."),
+        ("articles/t.html#note-n1", "A spec is frozen.", "T · pkg/core.py, lines 5–7",
+         "A spec is frozen. It is hashed.")]
+    got = dict(read_piece(x.data) for x in text_assets(docs))
+    assert len([k for k in got if k.startswith("text/")]) == TEXT_SHARDS  # fixed names
+    assert got[f"text/{text_shard('signal')}"]["signal"] == "1"
+    assert got[f"text/{text_shard('frozen')}"]["frozen"] == "2"
+    assert got["docs/0"][2][1] == "A spec is frozen."
