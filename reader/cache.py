@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import itertools
 import json
 import os
 import pickle
+import platform
+import re
 import shutil
+import signal
+import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,46 +68,145 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
 
 
+JOURNAL = ".reader-journal.json"
+"""What `atomic_write_all` is about to write, kept in the files' folder until every file is written:
+a process killed in between leaves it, and `finish_interrupted` completes the write."""
+
+
 def atomic_write_all(files: dict[Path, bytes]) -> None:
-    """Replace several files all or none: each is written in full beside its target first, then all
-    are renamed into place; if a rename fails, the files already replaced get their old bytes back."""
+    """Replace several files (in one folder) all or none, even if the process is killed.
+
+    The new bytes go into a journal first (written atomically), then each file is replaced, then
+    the journal is removed. SIGTERM, SIGINT and SIGHUP wait until the files are written; a SIGKILL
+    in between leaves the journal, which the next `finish_interrupted` of the folder completes.
+    If a write fails, the files already replaced get their old bytes back."""
+    if not files:
+        return
+    folder = _one_folder(files)
     before = {p: p.read_bytes() if p.is_file() else None for p in files}
-    temps: list[tuple[str, Path]] = []
+    journal = {"files": {p.name: {"old": _sha_or_empty(before[p]), "new": base64.b64encode(data).decode()}
+                         for p, data in files.items()}}
     done: list[Path] = []
+    with _signals_deferred():
+        atomic_write(folder / JOURNAL, json.dumps(journal).encode())
+        try:
+            for path, data in files.items():
+                atomic_write(path, data)
+                done.append(path)
+        except BaseException:
+            for path in done:
+                old = before[path]
+                if old is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    atomic_write(path, old)
+            raise
+        finally:
+            (folder / JOURNAL).unlink(missing_ok=True)
+
+
+def finish_interrupted(folder: Path) -> list[str]:
+    """Complete the write a killed `atomic_write_all` left in `folder`; returns the files written.
+
+    Each file must still hold its old or its new bytes (else a person changed it since: an error
+    naming the journal)."""
+    from reader.errors import InputError, Location
+
+    journal = folder / JOURNAL
     try:
-        for path, data in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            temps.append((tmp, path))
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        for tmp, path in temps:
-            os.replace(tmp, path)
-            done.append(path)
-    except BaseException:
-        for path in done:
-            old = before[path]
-            if old is None:
-                path.unlink(missing_ok=True)
-            else:
-                atomic_write(path, old)
-        raise
+        files = json.loads(journal.read_bytes())["files"]
+        new = {name: base64.b64decode(entry["new"]) for name, entry in files.items()}
+    except FileNotFoundError:
+        return []
+    except (ValueError, KeyError, TypeError):
+        journal.unlink(missing_ok=True)  # cut short while written: nothing was replaced yet
+        return []
+    for name, entry in files.items():
+        path = folder / name
+        now = _sha_or_empty(path.read_bytes() if path.is_file() else None)
+        if now not in (entry["old"], blob_sha(new[name])):
+            raise InputError(f"an interrupted write left {journal}, but {name} changed since",
+                             Location(str(path)), f"check {', '.join(sorted(files))}, then delete "
+                             f"{journal}")
+    with _signals_deferred():
+        for name, data in new.items():
+            atomic_write(folder / name, data)
+        journal.unlink()
+    return sorted(new)
+
+
+def _sha_or_empty(data: bytes | None) -> str:
+    return "" if data is None else blob_sha(data)
+
+
+def _one_folder(files: dict[Path, bytes]) -> Path:
+    folders = {p.parent.resolve() for p in files}
+    if len(folders) != 1:
+        raise ValueError(f"atomic_write_all writes files of one folder, not {sorted(folders)}")
+    return next(iter(folders))
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGTERM, SIGINT and SIGHUP received in the block take effect when it ends (the main
+    thread only: elsewhere signals keep their handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    kinds = [signal.SIGTERM, signal.SIGINT] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    previous = {k: signal.signal(k, lambda number, _frame: caught.append(number)) for k in kinds}
+    try:
+        yield
     finally:
-        for tmp, _path in temps:
-            Path(tmp).unlink(missing_ok=True)
+        for kind, handler in previous.items():
+            signal.signal(kind, handler)
+        for number in caught[:1]:
+            signal.raise_signal(number)
+
+
+SHAPING = ("Python", "libcst", "ruamel.yaml", "Pygments", "Markdown", "pymdown-extensions", "nh3",
+           "Jinja2", "MarkupSafe", "mkdocs", "mkdocs-material")
+"""What shapes reader's results and pages besides its own code and inputs: the interpreter (its
+`ast`) and the libraries that parse, highlight, convert Markdown, sanitise, template and lay out.
+Their versions are part of `code_version()`, so every cache key names them."""
 
 
 @functools.cache
 def code_version() -> str:
-    """A hash of reader's own source: derived results are keyed by the code that produced them."""
+    """A hash of reader's own source and of `library_versions()`: derived results are keyed by the
+    code that produced them, an upgraded library included."""
     package = Path(__file__).resolve().parent
-    h = hashlib.sha1()
+    h = hashlib.sha1(json.dumps(library_versions(), sort_keys=True).encode())
     for path in sorted(package.rglob("*")):
         if path.suffix in {".py", ".j2", ".json", ".css", ".js"} and path.is_file():
             h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def library_versions() -> dict[str, str]:
+    """The version of each of `SHAPING` as installed ("absent" if not), read from the
+    `.dist-info` folder names on `sys.path`, the first found winning as for an import
+    (`importlib.metadata` takes ~20 ms a name here)."""
+    wanted = {_canonical(name): name for name in SHAPING}
+    found = {"Python": f"{platform.python_implementation()} {platform.python_version()}"}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for folder in names:
+            stem = folder.removesuffix(".dist-info")
+            dist, _, version = stem.partition("-")
+            name = wanted.get(_canonical(dist))
+            if stem != folder and name and name not in found:
+                found[name] = version
+    return {name: found.get(name, "absent") for name in SHAPING}
 
 
 def _json(data: bytes | None) -> Any | None:
@@ -195,12 +300,12 @@ class Cache:
         self._staging: Path | None = None
 
     # blobs -----------------------------------------------------------------
-    def _object_path(self, sha: str) -> Path:
+    def object_path(self, sha: str) -> Path:
         return self.root / "objects" / sha[:2] / sha[2:]
 
     def get_blob(self, sha: str) -> bytes | None:
         """The bytes stored under `sha`, or None when absent or corrupt (a corrupt copy is removed)."""
-        path = self._object_path(sha)
+        path = self.object_path(sha)
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -211,29 +316,48 @@ class Cache:
         return data
 
     def has_blob(self, sha: str) -> bool:
-        return self._object_path(sha).is_file()
+        return self.object_path(sha).is_file()
+
+    def blob_problem(self, sha: str) -> str:
+        """"" when the bytes stored under `sha` hash to it, else what is wrong ("absent", or
+        the sha they hash to): a corrupt copy is removed, so that a fetch serves it again."""
+        path = self.object_path(sha)
+        try:
+            actual = blob_sha(path.read_bytes())
+        except FileNotFoundError:
+            return "absent"
+        if actual == sha:
+            return ""
+        path.unlink(missing_ok=True)
+        return actual
 
     def put_blob(self, data: bytes) -> str:
         sha = blob_sha(data)
-        path = self._object_path(sha)
+        path = self.object_path(sha)
         if not path.is_file():
             atomic_write(path, data)
         return sha
 
     # pin manifests -----------------------------------------------------------
-    def _manifest_path(self, name: str, commit: str) -> Path:
-        return self.root / "pins" / f"{name}-{commit}.json"
+    def manifest_path(self, name: str, commit: str, files: dict[str, str]) -> Path:
+        """Where the file list of pin `name` at `commit` under the lock's `files` is kept: keyed by
+        the lock's content too, so two locks of one commit (an archive's, git's) never share one."""
+        digest = hashlib.sha1(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12]
+        return self.root / "pins" / f"{name}-{commit}-{digest}.json"
 
-    def read_manifest(self, name: str, commit: str) -> dict[str, Any] | None:
+    def read_manifest(self, path: Path) -> dict[str, Any] | None:
+        """A file list as written, or None when absent or not a well-formed list (a truncated one)."""
         try:
-            data = json.loads(self._manifest_path(name, commit).read_text())
-        except (FileNotFoundError, ValueError):
+            data = json.loads(path.read_text())
+        except (FileNotFoundError, ValueError, UnicodeDecodeError):
             return None
-        return data if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(data.get("files"), dict) \
+                or not isinstance(data.get("missing"), list):
+            return None
+        return data
 
-    def write_manifest(self, name: str, commit: str, manifest: dict[str, Any]) -> None:
-        text = json.dumps(manifest, indent=1, sort_keys=True)
-        atomic_write(self._manifest_path(name, commit), text.encode())
+    def write_manifest(self, path: Path, manifest: dict[str, Any]) -> None:
+        atomic_write(path, json.dumps(manifest, indent=1, sort_keys=True).encode())
 
     # derived results -----------------------------------------------------------
     def _derived_path(self, kind: str, key: str) -> str:

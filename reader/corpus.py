@@ -29,21 +29,21 @@ class Project:
 class Corpus:
     """Verified pinned files, served from the cache. Nothing else in reader reads upstream code."""
 
-    def __init__(self, project: Project, cache: Cache, manifests: dict[str, dict[str, str]]):
+    def __init__(self, project: Project, cache: Cache, manifests: dict[str, dict[str, str]],
+                 progress: Progress = lambda _m: None):
         self.project = project
         self.cache = cache
         self._files = manifests
+        self._progress = progress
 
     @classmethod
     def open(cls, project: Project, cache: Cache | None = None, progress: Progress = lambda _m: None,
              names: list[str] | None = None) -> Corpus:
         """Fetch (a cache hit when already fetched) and open the given pins, all by default."""
         cache = cache or Cache()
-        manifests = {}
-        for name in names or sorted(project.pins):
-            report = fetch_pin(project.pins[name], project.locks[name], cache, progress=progress)
-            manifests[name] = cache.read_manifest(name, report.commit)["files"]  # type: ignore[index]
-        return cls(project, cache, manifests)
+        manifests = {name: fetch_pin(project.pins[name], project.locks[name], cache,
+                                     progress=progress).files for name in names or sorted(project.pins)}
+        return cls(project, cache, manifests, progress)
 
     @property
     def pins(self) -> dict[str, Pin]:
@@ -67,11 +67,19 @@ class Corpus:
         return path in self._files.get(pin, {})
 
     def read_bytes(self, pin: str, path: str) -> bytes:
+        """The file's bytes, which hash to the lock's sha: a copy that left the cache or went
+        corrupt (removed by `get_blob`) is fetched again."""
         sha = self.blob(pin, path)
         data = self.cache.get_blob(sha)
         if data is None:
-            raise FetchError(f"blob {sha} of {path} left the cache", Location(path),
-                             f"run 'reader fetch {pin}'")
+            self._progress(f"{pin}: blob {sha} of {path} is absent or corrupt in the cache; "
+                           "fetching it again")
+            fetch_pin(self.project.pins[pin], self.project.locks[pin], self.cache,
+                      progress=self._progress)
+            data = self.cache.get_blob(sha)
+        if data is None:
+            raise FetchError(f"blob {sha} of {path} left the cache and no source serves it again",
+                             Location(path), f"run 'reader fetch {pin}' where a source is reachable")
         return data
 
     def read_text(self, pin: str, path: str) -> str:
@@ -100,5 +108,5 @@ def fetch_all(project: Project, cache: Cache, names: list[str], progress: Progre
         where = first or Location(str(project.root / "pins.toml"))
         raise InputError(f"unknown pin {unknown[0]!r}", where,
                          f"known pins: {', '.join(sorted(project.pins))}")
-    return [fetch_pin(project.pins[n], project.locks[n], cache, progress=progress, refresh=refresh)
-            for n in (names or sorted(project.pins))]
+    return [fetch_pin(project.pins[n], project.locks[n], cache, progress=progress, refresh=refresh,
+                      verify=True) for n in (names or sorted(project.pins))]

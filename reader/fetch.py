@@ -10,7 +10,7 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -50,6 +50,8 @@ class FetchReport:
     tried: tuple[tuple[str, str], ...] = ()
     """(source, why it served nothing) for each source that failed."""
     mismatches: tuple[Mismatch, ...] = field(default=())
+    files: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """path -> blob sha of every verified file."""
 
     @property
     def verified(self) -> bool:
@@ -105,15 +107,22 @@ class InstalledSource:
 
 
 class ArchiveSource:
+    """The release's source archive: downloaded by `download`, or one already at hand (`archive`)."""
+
     name = "release archive"
 
-    def __init__(self, download: Callable[[str, Path], Path] | None = None):
+    def __init__(self, download: Callable[[str, Path], Path] | None = None,
+                 archive: Path | None = None):
         self.download = download or pip_download_sdist
+        self.archive = archive
 
     def provide(self, pin, wanted, progress):
         if not pin.release:
             raise FetchError("the pin names no release")
         self.name = f"source archive {pin.release}"
+        if self.archive is not None:
+            yield from read_archive(self.archive, wanted)
+            return
         with tempfile.TemporaryDirectory(prefix="reader-sdist-") as tmp:
             progress(f"{pin.name}: downloading the {pin.release} source archive")
             yield from read_archive(self.download(pin.release, Path(tmp)), wanted)
@@ -172,26 +181,66 @@ def default_sources(pin: Pin, cache: Cache) -> list[Source]:
 
 
 def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | None = None,
-              progress: Progress = lambda _m: None, refresh: bool = False) -> FetchReport:
-    """Serve every locked file of `pin` into the cache, verified; record a manifest last.
+              progress: Progress = lambda _m: None, refresh: bool = False,
+              verify: bool = False) -> FetchReport:
+    """Serve every locked file of `pin` into the cache, verified; record its file list last.
 
-    A cache hit takes no lock: the manifest is written last and every file atomically, so a
-    manifest whose blobs are all there is a finished fetch."""
-    if not refresh and (hit := _cached(pin, lock, cache)) is not None:
-        return hit
+    A cache hit takes no lock: the list is written last and every file atomically, so a list whose
+    entries all agree with the lock and whose blobs are all there is a finished fetch. `verify`
+    also reads and hashes each cached blob. An entry of the list that disagrees with the lock, or
+    a blob whose bytes do not hash to its name, is refused (reported in `mismatches`), dropped and
+    served again."""
+    if not refresh and (hit := cached_list(pin, lock, cache, verify)).complete:
+        return hit.report(pin, lock)
     with cache.locked(on_wait=lambda: progress("another reader fetch holds the cache; waiting")):
-        if not refresh and (hit := _cached(pin, lock, cache)) is not None:
-            return hit
-        return _fetch_locked(pin, lock, cache, sources or default_sources(pin, cache), progress)
+        listed = cached_list(pin, lock, cache, verify) if not refresh else None
+        if listed and listed.complete:
+            return listed.report(pin, lock)
+        refused = listed.refused if listed else ()
+        for mismatch in refused:
+            progress(f"{pin.name}: {mismatch}; fetching it again")
+        report = _fetch_locked(pin, lock, cache, sources or default_sources(pin, cache), progress)
+        return replace(report, mismatches=refused + report.mismatches)
 
 
-def _cached(pin: Pin, lock: LockEntry, cache: Cache) -> FetchReport | None:
-    manifest = cache.read_manifest(pin.name, pin.commit)
-    if manifest and all(cache.has_blob(s) for s in manifest["files"].values()) \
-            and set(manifest["files"]) | set(manifest["missing"]) == set(lock.files):
-        return FetchReport(pin.name, pin.commit, ("cache",), len(manifest["files"]),
-                           len(lock.files), tuple(manifest["missing"]))
-    return None
+@dataclass(frozen=True)
+class CachedList:
+    """The cache's file list of one pin, each entry checked against the lock (never trusted by path)."""
+
+    files: dict[str, str]
+    """path -> the lock's blob sha, for each entry that agrees with the lock and whose blob is there."""
+    missing: tuple[str, ...]
+    sources: tuple[str, ...]
+    refused: tuple[Mismatch, ...]
+    complete: bool
+    """Every locked file is listed and verified, or recorded as missing from every source."""
+
+    def report(self, pin: Pin, lock: LockEntry) -> FetchReport:
+        return FetchReport(pin.name, pin.commit, ("cache",), len(self.files), len(lock.files),
+                           self.missing, files=self.files)
+
+
+def cached_list(pin: Pin, lock: LockEntry, cache: Cache, verify: bool = False) -> CachedList:
+    where = cache.manifest_path(pin.name, pin.commit, lock.files)
+    manifest = cache.read_manifest(where)
+    if manifest is None:
+        return CachedList({}, (), (), (), False)
+    files: dict[str, str] = {}
+    refused: list[Mismatch] = []
+    for path, sha in sorted(manifest["files"].items()):
+        if lock.files.get(path) != sha:
+            refused.append(Mismatch(path, lock.files.get(path, "(not locked)"), str(sha),
+                                    f"the cache's file list {where}"))
+        elif not verify:
+            if cache.has_blob(sha):
+                files[path] = sha
+        elif (problem := cache.blob_problem(sha)) == "":
+            files[path] = sha
+        elif problem != "absent":
+            refused.append(Mismatch(path, sha, problem, f"the cache's copy {cache.object_path(sha)}"))
+    missing = tuple(sorted(p for p in manifest["missing"] if p in lock.files and p not in files))
+    complete = not refused and len(files) + len(missing) == len(lock.files)
+    return CachedList(files, missing, tuple(manifest.get("sources", ())), tuple(refused), complete)
 
 
 def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
@@ -227,23 +276,21 @@ def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
                          "; ".join(f"{n}: {why}" for n, why in tried) +
                          "".join(f"; {m}" for m in mismatches), pin.where,
                          f"check the network, or point {mirror_variable(pin)} at a local clone")
-    cache.write_manifest(pin.name, pin.commit, {
-        "commit": pin.commit, "files": {p: have[p] for p in sorted(have)},
-        "missing": list(missing), "sources": used})
+    files = {p: have[p] for p in sorted(have)}
+    cache.write_manifest(cache.manifest_path(pin.name, pin.commit, lock.files), {
+        "commit": pin.commit, "files": files, "missing": list(missing), "sources": used})
     return FetchReport(pin.name, pin.commit, tuple(used), len(have), len(lock.files), missing,
-                       tuple(tried), tuple(mismatches))
+                       tuple(tried), tuple(mismatches), files)
 
 
 def verify_cached(pin: Pin, lock: LockEntry, cache: Cache) -> list[str]:
-    """Problems with the cached copy of `pin`: absent manifest, files whose bytes no longer verify."""
-    manifest = cache.read_manifest(pin.name, pin.commit)
-    if manifest is None:
+    """Problems with the cached copy of `pin`, each blob read and hashed: not fetched, entries of
+    the file list the lock disagrees with, absent or corrupt blobs (a corrupt copy is removed)."""
+    where = cache.manifest_path(pin.name, pin.commit, lock.files)
+    if not where.is_file():
         return [f"{pin.name}: not fetched"]
-    problems = []
-    for path, sha in manifest["files"].items():
-        if lock.files.get(path) != sha:
-            problems.append(f"{pin.name}: {path}: cached blob {sha} is not the lock's")
-        elif cache.get_blob(sha) is None:
-            problems.append(f"{pin.name}: {path}: blob {sha} missing or corrupt in the cache")
-    return problems
-
+    listed = cached_list(pin, lock, cache, verify=True)
+    problems = [f"{pin.name}: {m}" for m in listed.refused]
+    gone = set(lock.files) - set(listed.files) - set(listed.missing) - {m.path for m in listed.refused}
+    return problems + [f"{pin.name}: {p}: blob {lock.files[p]} is not in the cache"
+                       for p in sorted(gone)]

@@ -15,7 +15,8 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
 from mkdocs.structure.toc import get_toc
 
-from reader.cache import Cache
+from reader import __version__
+from reader.cache import Cache, code_version, library_versions
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
 from reader.render.generate import generate_site
@@ -49,6 +50,11 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.stencils = Stencils()
         self.laying_out: Stage | None = None
         """Pages through the theme (a stage of `reader build`'s progress)."""
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """The footer of every page names what built it (the versions every cache key holds)."""
+        config.copyright = " ".join(filter(None, (config.copyright, built_with())))
+        return config
 
     def on_env(self, env, /, *, config: MkDocsConfig, files: Files):
         """The theme's templates compile once, not on every build (jinja checks their source);
@@ -124,3 +130,10 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.slots[page.file.src_uri] = (page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
 
+
+
+def built_with() -> str:
+    """`Built by reader 0.1.0 (code <version>) with CPython 3.12.1, libcst 1.9.0, ...`."""
+    versions = ", ".join(f"{name} {version}" if name != "Python" else version
+                         for name, version in library_versions().items())
+    return f"Built by reader {__version__} (code {code_version()}) with {versions}."

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from reader.cache import finish_interrupted
 from reader.errors import Location, PinError, UnsafeSourceError
 from reader.inputs import read_input, shown
 
@@ -160,7 +161,9 @@ def _parse_toml(text: str, label: str) -> dict[str, Any]:
 
 
 def load_pins(path: Path) -> dict[str, Pin]:
-    """Read and validate `pins.toml`; every problem is reported with its line."""
+    """Read and validate `pins.toml`; every problem is reported with its line. A `reader pin` killed
+    while it replaced pins.toml and pins.lock is completed first (both new, never one of each)."""
+    finish_interrupted(path.parent)
     return parse_pins(_read_text(path), shown(path))
 
 

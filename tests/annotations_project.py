@@ -31,10 +31,11 @@ def pin_project(root: Path, cache_root: Path, version: str, files: dict[str, str
     commit = COMMITS[version]
     cache = Cache(cache_root)
     shas = {path: cache.put_blob(text.encode()) for path, text in files.items()}
-    cache.write_manifest("jax", commit, {"commit": commit, "files": shas,
-                                         "missing": list(locked_only), "sources": ["test"]})
+    listed = dict(shas)
     for path in locked_only:
         shas[path] = blob_sha(path.encode())
+    cache.write_manifest(cache.manifest_path("jax", commit, shas), {
+        "commit": commit, "files": listed, "missing": list(locked_only), "sources": ["test"]})
     root.mkdir(parents=True, exist_ok=True)
     (root / "pins.toml").write_text(
         f'[pins.jax]\nrepo = "https://github.com/jax-ml/jax"\ncommit = "{commit}"\n'

@@ -150,14 +150,16 @@ def tree(version: int) -> dict[str, str]:
     }
 
 
-def make_demo(tmp: Path, monkeypatch) -> tuple[Upstream, Path]:
-    """The upstream (tags v0, v1) and a git project pinned to v0 with its notes accepted there.
+def make_demo(tmp: Path, monkeypatch, extra: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+              ) -> tuple[Upstream, Path]:
+    """The upstream (tags v0, v1; `extra` files added to each) and a git project pinned to v0 with
+    its notes accepted there.
 
     The pin's repo is unreachable on purpose; `READER_MIRROR_JAX` points at the upstream."""
-    upstream = make_upstream(tmp / "upstream", [tree(0), tree(1)])
+    upstream = make_upstream(tmp / "upstream", [{**tree(0), **extra[0]}, {**tree(1), **extra[1]}])
     monkeypatch.setenv("READER_MIRROR_JAX", upstream.url)
     root = write_project(tmp / "project", "jax", "https://example.invalid/jax", upstream.commits[0],
-                         tree(0), paths=("jax/_src/pallas",))
+                         {**tree(0), **extra[0]}, paths=("jax/_src/pallas",))
     text = (root / "pins.toml").read_text()
     (root / "pins.toml").write_text("# The demo's pins: keep this comment.\n" +
                                     text.replace("paths =", 'tag = "v0"\npaths ='))

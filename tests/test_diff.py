@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +23,7 @@ from reader.diff.printers import PRINTERS
 from reader.diff.sides import load_side
 from reader.errors import Location
 from reader.extract.fact import Fact, Facts, Unknown
-from tests.conftest import git
+from tests.conftest import REPO_ROOT, git
 from tests.diff_project import ANNOTATION, make_demo
 
 
@@ -303,3 +306,39 @@ def test_the_diff_command_offers_every_printer():
     from reader.commands.diff import FORMATS
 
     assert tuple(sorted(PRINTERS)) == FORMATS
+
+
+SHARED = "jax/_src/pallas/shared.py"
+"""A file whose v1 replaces each function by another on the very same line: an added and a removed
+symbol share each line, which only the name orders."""
+
+
+def _shared(prefix: str) -> str:
+    return "".join(f"def {prefix}{i}(x):\n    return x\n\n\n" for i in range(8))
+
+
+def test_diff_and_record_are_byte_identical_whatever_the_hash_seed(tmp_path, cache, monkeypatch):
+    upstream, root = make_demo(tmp_path, monkeypatch, ({SHARED: _shared("gone_")},
+                                                       {SHARED: _shared("new_")}))
+    (root / "annotations" / "shared.yaml").write_text(
+        "title: Shared\nslug: shared\nphase: 1\nkind: article\norder: 2\n"
+        f"summary: One file.\nreads:\n  - path: {SHARED}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "reads shared.py")
+    assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), READER_CACHE=str(cache.root),
+               READER_MIRROR_JAX=upstream.url)
+
+    def outputs(seed: str) -> list[bytes]:
+        out = []
+        for fmt in ("text", "markdown", "json"):
+            done = subprocess.run([sys.executable, "-m", "reader", "diff", "HEAD:pins.toml", "--format",
+                                   fmt, "--record", f"moves/{seed}-{fmt}.json"], cwd=root,
+                                  capture_output=True, env={**env, "PYTHONHASHSEED": seed})
+            assert done.returncode == 1, done.stderr
+            out += [done.stdout, (root / "moves" / f"{seed}-{fmt}.json").read_bytes()]
+        return out
+
+    first, second = outputs("1"), outputs("2")
+    assert b"new_0" in first[4] and b"gone_0" in first[5]
+    assert first == second

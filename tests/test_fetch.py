@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -93,7 +94,8 @@ def test_corrupt_cache_object_is_refetched(tmp_path, upstream, cache, monkeypatc
     sha = project.locks["up"].files["pkg/b.py"]
     (cache.root / "objects" / sha[:2] / sha[2:]).write_bytes(b"evil\n")
     assert verify_cached(project.pins["up"], project.locks["up"], cache) == [
-        f"up: pkg/b.py: blob {sha} missing or corrupt in the cache"]
+        f"up: pkg/b.py: blob {blob_sha(b'evil\n')} from the cache's copy {cache.object_path(sha)} "
+        f"does not match the lock's {sha}; the file was not used"]
     report = fetch_pin(project.pins["up"], project.locks["up"], cache)
     assert report.served == 3 and verify_cached(project.pins["up"], project.locks["up"], cache) == []
 
@@ -209,7 +211,7 @@ def test_kill_9_mid_fetch_then_rerun_completes(tmp_path, cache):
         time.sleep(whole * fraction)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        interrupted += cache.read_manifest("up", up.commits[0]) is None
+        interrupted += not list((cache.root / "pins").glob(f"up-{up.commits[0]}-*.json"))
     assert interrupted, "no kill landed before the fetch finished"
     # No partial file under a final name: every object present hashes to its name.
     for obj in (cache.root / "objects").rglob("*"):
@@ -274,3 +276,79 @@ def test_offline_fetch_names_every_source_tried_and_why(tmp_path):
     assert not list((tmp_path / "cache").rglob("*.tmp")) and not (tmp_path / "cache" / "pins").exists()
     status = reader("fetch", "--status")
     assert (status.returncode, status.stdout) == (1, f"up @ {'c' * 12}: not fetched\n")
+
+
+def _poison(cache: Cache, project: Project, files: dict[str, str]) -> list[str]:
+    """List `files` (another version's) as the pin's files, as a wrong `reader pin` once left the
+    cache: their blobs are in the cache, the list under the pin's key. Returns the paths whose
+    blob differs from the lock's."""
+    pin, lock = project.pins["jax"], project.locks["jax"]
+    listed = {p: cache.put_blob(t.encode()) for p, t in files.items()}
+    cache.write_manifest(cache.manifest_path("jax", pin.commit, lock.files),
+                         {"commit": pin.commit, "files": listed, "missing": [], "sources": ["git"]})
+    return sorted(p for p, s in listed.items() if lock.files[p] != s)
+
+
+def test_a_poisoned_file_list_is_refused_and_check_reads_the_pinned_code(tmp_path, cache,
+                                                                          monkeypatch, capsys):
+    from tests.diff_project import make_demo, tree
+
+    _, root = make_demo(tmp_path, monkeypatch)
+    project = Project.load(root)
+    assert main(["-C", str(root), "check"]) == 0
+    # Another version's code under this pin's key: `reader fetch` names each entry and exits 1.
+    poisoned = _poison(cache, project, tree(1))
+    assert poisoned == ["jax/_src/pallas/core.py", "jax/_src/pallas/primitives.py",
+                        "jax/_src/pallas/triton/lowering.py"]
+    capsys.readouterr()
+    assert main(["-C", str(root), "fetch"]) == 1
+    out = capsys.readouterr().out
+    where = cache.manifest_path("jax", project.pins["jax"].commit, project.locks["jax"].files)
+    for path in poisoned:
+        assert (f"reader: error: {path}: blob {blob_sha(tree(1)[path].encode())} from the cache's "
+                f"file list {where} does not match the lock's {project.locks['jax'].files[path]}") in out
+    assert "3 files refused" in out
+    # It served the right files again: the next fetch and --status agree.
+    assert main(["-C", str(root), "fetch"]) == 0
+    assert main(["-C", str(root), "fetch", "--status"]) == 0
+    assert "6/6 files from cache, verified" in capsys.readouterr().out
+    # Poisoned again, `reader check` reads the pinned code, not the listed one.
+    _poison(cache, project, tree(1))
+    assert main(["-C", str(root), "check"]) == 0
+    err = capsys.readouterr().err
+    assert "jax/_src/pallas/core.py: blob" in err and "fetching it again" in err
+    assert Corpus.open(project, cache).read_text("jax", "jax/_src/pallas/core.py") == \
+        tree(0)["jax/_src/pallas/core.py"]
+
+
+def test_a_flipped_bit_in_a_cached_blob_is_refetched_on_read(tmp_path, upstream, cache, monkeypatch):
+    monkeypatch.setenv("READER_MIRROR_UP", str(upstream.path))
+    project = _project(tmp_path, upstream)
+    corpus = Corpus.open(project, cache)
+    sha = project.locks["up"].files["pkg/b.py"]
+    obj = cache.object_path(sha)
+    data = bytearray(obj.read_bytes())
+    data[3] ^= 0x04
+    obj.write_bytes(bytes(data))
+    # The read hashes the bytes, drops the copy and fetches the file again.
+    assert corpus.read_text("up", "pkg/b.py") == PINNED_V1["pkg/b.py"]
+    assert blob_sha(obj.read_bytes()) == sha
+    # With no source left, the read is a located error, never the corrupt bytes.
+    obj.write_bytes(bytes(data))
+    monkeypatch.setenv("READER_MIRROR_UP", str(tmp_path / "gone"))
+    shutil.rmtree(cache.root / "git")
+    with pytest.raises(FetchError, match="left the cache and no source serves it again") as e:
+        Corpus.open(project, cache).read_bytes("up", "pkg/b.py")
+    assert str(e.value.location) == "pkg/b.py"
+
+
+@pytest.mark.parametrize("cut", [0, 10, -5])
+def test_a_truncated_file_list_is_fetched_again(tmp_path, upstream, cache, monkeypatch, cut):
+    monkeypatch.setenv("READER_MIRROR_UP", str(upstream.path))
+    project = _project(tmp_path, upstream)
+    fetch_pin(project.pins["up"], project.locks["up"], cache)
+    (where,) = (cache.root / "pins").glob("up-*.json")
+    where.write_bytes(where.read_bytes()[:cut])
+    report = fetch_pin(project.pins["up"], project.locks["up"], cache)
+    assert report.served == 3 and report.verified and report.sources == ("cache",)
+    assert verify_cached(project.pins["up"], project.locks["up"], cache) == []

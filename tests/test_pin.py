@@ -5,7 +5,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
+import signal
+import subprocess
+import sys
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -15,9 +20,10 @@ from reader.cache import Cache, blob_sha
 from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.diff.move import move_pin
-from reader.errors import FetchError
+from reader.errors import FetchError, InputError
 from reader.lockfile import lock_from_archive
 from reader.pins import Pin, load_lock, load_pins
+from tests.conftest import REPO_ROOT
 from tests.diff_project import make_demo, tree
 
 
@@ -228,3 +234,82 @@ def test_neither_to_nor_release_is_a_usage_error(demo, capsys):
     assert main(["-C", str(root), "pin", "jax"]) == 2
     assert "nothing to move to" in capsys.readouterr().err
     assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("git_reachable", [False, True])
+@pytest.mark.parametrize("to", ["the other release's", "all zeros"])
+def test_a_release_that_records_another_commit_is_refused_naming_both(demo, tmp_path, monkeypatch,
+                                                                       git_reachable, to):
+    upstream, root = demo
+    if not git_reachable:
+        monkeypatch.setenv("READER_MIRROR_JAX", str(tmp_path / "nowhere"))
+    before = _snapshot(root)
+    archive = _recording_sdist(tmp_path, upstream.commits[1], tree(1))
+    target = upstream.commits[0] if to == "the other release's" else "0" * 40
+    if git_reachable and to == "all zeros":
+        return  # a reachable repository without the commit is refused before any archive
+    with pytest.raises(InputError) as e:
+        move_pin(root, "jax", target, "jax==1.0", Cache(), download=lambda release, dest: archive)
+    assert e.value.message.startswith(f"--to {target} is not the commit jax==1.0 was built from: "
+                                      f"it records {upstream.commits[1]} (recorded as _git_hash")
+    assert str(e.value.location) == "jax-1.0.tar.gz:jax/version.py:4"
+    assert f"pass --to {upstream.commits[1]}" in str(e.value.hint)
+    assert _snapshot(root) == before
+
+
+KILLED_MID_WRITE = """
+import os, signal, sys
+from reader import cache
+from reader.cli import main
+real, written = cache.atomic_write, []
+
+def write_then_die(path, data, durable=True):
+    real(path, data, durable)
+    if path.name in (cache.JOURNAL, "pins.toml", "pins.lock"):
+        written.append(path.name)
+    if len(written) == 2:  # the journal, then one of the two files
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+
+cache.atomic_write = write_then_die
+sys.exit(main(["pin", "jax", "--to", "v1"]))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM"])
+def test_a_pin_killed_between_its_two_files_leaves_both_new(demo, cache, sig):
+    upstream, root = demo
+    old = _snapshot(root)
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), READER_CACHE=str(cache.root))
+    done = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, sig], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == -getattr(signal, sig), done.stderr
+    if sig == "SIGTERM":  # it waited until both files were written
+        assert not (root / cache_mod.JOURNAL).exists() and _snapshot(root) != old
+    else:  # killed outright: one file new, the journal says what the other must hold
+        assert (root / cache_mod.JOURNAL).exists() and (root / "pins.toml").read_bytes() == old[0]
+    pins = load_pins(root / "pins.toml")  # what every command reads first
+    assert pins["jax"].commit == upstream.commits[1]
+    assert load_lock(root / "pins.lock", pins)["jax"].files == _shas(tree(1))
+    assert not (root / cache_mod.JOURNAL).exists()
+    assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_pin_killed_at_any_moment_leaves_both_files_old_or_both_new(demo, cache, tmp_path, sig):
+    upstream, root = demo
+    old = _snapshot(root)
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), READER_CACHE=str(cache.root))
+    argv = [sys.executable, "-m", "reader", "pin", "jax", "--to", "v1"]
+    for delay in (0.3, 0.6, 0.9, 1.2, 1.5):
+        shutil.rmtree(cache.root, ignore_errors=True)
+        (root / "pins.toml").write_bytes(old[0])
+        (root / "pins.lock").write_bytes(old[1])
+        proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(sig)
+        proc.wait(timeout=120)
+        pins = load_pins(root / "pins.toml")
+        commit = pins["jax"].commit
+        assert commit in upstream.commits[:2]
+        assert load_lock(root / "pins.lock", pins)["jax"].files == _shas(tree(upstream.commits.index(commit)))

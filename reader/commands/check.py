@@ -34,13 +34,13 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.project)
     cache = Cache()
-    with cache.staged() as staging:  # input errors (exit 2) leave the cache as it was
+    # What it computed lands in the cache whatever it finds (results are keyed by their inputs):
+    # the next run, in the middle of a move, reads it back.
+    with cache.staged():
         report = checking.check(root, lambda: Corpus.open(Project.load(root), cache,
                                                           progress=progress),
                                 checking.computed_facts, cache, figures=FIGURES)
-        if report.exit_code == 2:
-            staging.discard()
-        elif args.run_claims:
+        if report.exit_code != 2 and args.run_claims:
             report = _run_claims(root, report, cache, args)
     if args.format == "json":
         print(printers.as_json(report))

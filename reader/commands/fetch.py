@@ -8,7 +8,7 @@ from pathlib import Path
 from reader.cache import Cache
 from reader.commands import add_quiet
 from reader.corpus import Project, fetch_all
-from reader.fetch import verify_cached
+from reader.fetch import cached_list, verify_cached
 from reader.progress import reporter, reporting
 
 
@@ -44,15 +44,15 @@ def _status(project: Project, cache: Cache, names: list[str]) -> int:
     code = 0
     for name in names or sorted(project.pins):
         pin, lock = project.pins[name], project.locks[name]
-        manifest = cache.read_manifest(name, pin.commit)
-        if manifest is None:
+        problems = verify_cached(pin, lock, cache)
+        if problems == [f"{name}: not fetched"]:
             print(f"{name} @ {pin.commit[:12]}: not fetched")
             code = 1
             continue
-        problems = verify_cached(pin, lock, cache)
+        listed = cached_list(pin, lock, cache)
         state = "verified" if not problems else f"NOT verified ({len(problems)} problems)"
-        print(f"{name} @ {pin.commit[:12]}: {len(manifest['files'])}/{len(lock.files)} files from "
-              f"{', '.join(manifest['sources'])}, {state}")
+        print(f"{name} @ {pin.commit[:12]}: {len(listed.files)}/{len(lock.files)} files from "
+              f"{', '.join(listed.sources)}, {state}")
         for problem in problems:
             print(f"  {problem}")
         code = code or (1 if problems else 0)

@@ -190,11 +190,9 @@ def check_notes(root: Path) -> tuple[str, ...]:
 
     cache = Cache()
     try:
-        with cache.staged() as staging:
+        with cache.staged():
             report = checking.check(root, lambda: Corpus.open(Project.load(root), cache),
                                     checking.computed_facts, cache, figures=FIGURES)
-            if report.exit_code == 2:
-                staging.discard()
     except ReaderError as e:
         return (str(e),)
     return tuple(str(p) for p in report.problems if p.severity is not Severity.NOTICE)

@@ -99,7 +99,8 @@ def diff_symbols(pin: str, path: str, old_text: str, new_text: str,
     old_sig, new_sig = signatures_of(old_tree), signatures_of(new_tree)
     added, removed = set(new) - set(old), set(old) - set(new)
     out = []
-    for name in sorted(set(old) | set(new), key=lambda n: (new[n] if n in new else old[n]).line):
+    # By line, then name: an added and a removed symbol may share a line (sets have no order).
+    for name in sorted(set(old) | set(new), key=lambda n: ((new[n] if n in new else old[n]).line, n)):
         a, b = old.get(name), new.get(name)
         if b is not None and a is None and not _inside(name, added):
             out.append(SymbolChange(status="added", pin=pin, path=path, qualname=name, kind=b.kind,

@@ -43,6 +43,22 @@ from reader.pins import (
 )
 
 
+def _recorded_if_any(archive: Path, release: str, sha: str, progress: Progress) -> RecordedCommit | None:
+    """The commit `release` records when it records one, which must be `sha` (`--to`): a release
+    names the files of one commit, and a pin must never pair one commit with another's files."""
+    try:
+        recorded = recorded_commit(archive, release)
+    except FetchError as e:
+        progress(f"{release}: {e.message}; the commit is not checked against it")
+        return None
+    if recorded.sha != sha:
+        raise InputError(f"--to {sha} is not the commit {release} was built from: it records "
+                         f"{recorded}", Location(f"{archive.name}:{recorded.where}"),
+                         f"pass --to {recorded.sha} (or leave --to out), or name the release "
+                         f"built from {sha[:12]}")
+    return recorded
+
+
 @dataclass(frozen=True)
 class PinMove:
     """What `reader pin` did: the pin before and after, its new lock entry and how it was served."""
@@ -55,7 +71,7 @@ class PinMove:
     """`git <url>` or `archive <release>`: where the new blob shas came from."""
     remarks: tuple[str, ...] = ()
     recorded: RecordedCommit | None = None
-    """Where the commit came from when `--to` was not given: the release's own record."""
+    """The commit as the release records it (with `--to`, when the release records one)."""
 
 
 def resolve_target(pin: Pin, target: str) -> tuple[str, str]:
@@ -120,7 +136,7 @@ def _new_lock(new: Pin, cache: Cache, archive: Callable[[], Path],
         progress(f"{new.name}: git unreachable ({e.message[:80]}); using the {new.release} archive")
     path = archive()
     lock = lock_from_archive(new, path)
-    return lock, "", ArchiveSource(lambda _release, _dest: path), f"archive {new.release}"
+    return lock, "", ArchiveSource(archive=path), f"archive {new.release}"
 
 
 def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache | None = None,
@@ -161,6 +177,8 @@ def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache
         new = replace(old, commit=sha, tag=tag, release=release, date="",
                       history=extended_history(old, release))
         lock, date, source, via = _new_lock(new, cache, archive, progress)
+        if target and release:
+            recorded = _recorded_if_any(archive(), release, sha, progress)
         new = replace(new, date=date)
         report = fetch_pin(new, lock, cache, [source], progress, refresh=True)
     remarks = []

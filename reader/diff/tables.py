@@ -24,7 +24,7 @@ def diff_rules(old: list[RuleTable], new: list[RuleTable]) -> list[RuleChange]:
     out = []
     for table in [*after, *(k for k in before if k not in after)]:
         a, b = before.get(table, {}), after.get(table, {})
-        for prim in sorted(set(a) | set(b), key=lambda k: (b.get(k) or a[k]).primitive.dotted):
+        for prim in sorted(set(a) | set(b), key=lambda k: ((b.get(k) or a[k]).primitive.dotted, k)):
             x, y = a.get(prim), b.get(prim)
             common = dict(backend=table[0], key=table[1],
                           primitive=(y or x).primitive.dotted)  # type: ignore[union-attr]
