@@ -285,3 +285,16 @@ def test_a_build_with_the_same_views_reads_their_summary_back_without_parsing_th
     changed.corpus = first.corpus
     with pytest.raises(pytest.fail.Exception, match="parsed again"):
         changed.coverage()
+
+
+def test_the_build_sums_the_coverage_lines_into_one(lab_text, raw):
+    from reader.commands.build import coverage_summary
+
+    _, views = _render(lab_text, _tables(without="exp"))
+    covs = [v.coverage for v in views if v.coverage is not None]
+    lines = [f"{HERE} {c.module}: {c.line()}" for c in covs] + [f"{HERE} x: refused (no GPU)"]
+    assert len(covs) >= 2
+    ops, located, linked = (sum(getattr(c, k) for c in covs) for k in ("ops", "located", "linked"))
+    assert coverage_summary(lines) == (
+        f"lowered {len(lines)} modules: {located:,}/{ops:,} ops located, {linked:,} linked to a "
+        "kernel line and a rule, 1 refused; each module: reader build --coverage, or its IR page")

@@ -4,7 +4,9 @@ the static site (mkdocs-material) into `site/`."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from reader.commands import add_quiet
@@ -23,6 +25,9 @@ def add_parser(sub) -> None:
     p.add_argument("--keep-going", action="store_true",
                    help="build the site even when a lab fails: its page says so, and the command "
                         "names it and exits 1")
+    p.add_argument("--coverage", action="store_true",
+                   help="print each lowered module's coverage: its ops located and linked, and "
+                        "those lacking a location or a rule (the IR pages show the same)")
     p.add_argument("--profile", action="store_true",
                    help="print each stage's wall and CPU time (the workers' included) and the ten "
                         "slowest files to scan, highlight and render")
@@ -39,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
         timings = profile.report() if profile is not None else []
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
     print(f"  {report.caching()}")
-    for line in report.coverage:  # the IR views: what each lowered module links, what it cannot
+    if report.coverage:  # the IR views: what each lowered module links, what it cannot
+        print(f"  {coverage_summary(report.coverage)}")
+    for line in report.coverage if args.coverage else ():
         print(f"  lowered {line}")
     if report.pruned:
         print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
@@ -52,3 +59,17 @@ def run(args: argparse.Namespace) -> int:
               f"{', '.join(str(f.location) for f in report.failures)}")
         return max(f.exit_code for f in report.failures)
     return 0
+
+
+COVERAGE_RE = re.compile(r": (\d+)/(\d+) ops located, (\d+)/\d+ linked")
+
+
+def coverage_summary(lines: Sequence[str]) -> str:
+    """One line for the lowered modules' coverage lines (`page module: 17/26 ops located, ...`,
+    or `...: refused (why)`)."""
+    counts = [tuple(int(n) for n in m.groups()) for line in lines if (m := COVERAGE_RE.search(line))]
+    located, ops, linked = (sum(c[i] for c in counts) for i in range(3))
+    refused = len(lines) - len(counts)
+    return (f"lowered {len(lines)} modules: {located:,}/{ops:,} ops located, {linked:,} linked to a "
+            f"kernel line and a rule" + (f", {refused} refused" if refused else "") +
+            "; each module: reader build --coverage, or its IR page")
