@@ -129,6 +129,19 @@ def test_a_symbol_defined_twice_is_ambiguous_without_a_quote():
     assert (b.status, b.span) == (Status.UNFINGERPRINTED, Span(5, 5))
 
 
+def test_a_quote_gone_from_every_definition_of_a_twice_defined_symbol_is_stale_not_ambiguous():
+    text = "try:\n  import numpy as np\n  X = 1\nexcept ImportError:\n  X = None\n"
+    n = accepted(note(symbol="X", quote=Quote("None")), text)
+    a = resolve_text(n, text.replace("X = None", "X = 0"), "m.py")
+    assert a.status is Status.STALE
+    assert a.message.startswith("quote 'None' is in none of the definitions of 'X' in m.py (lines 3, 5)")
+    assert "occurs in only one" not in a.hint
+    # A quote in both definitions is ambiguous, and the hint says what to do with the quote.
+    b = resolve_text(note(symbol="X", quote=Quote("X = ")), text, "m.py")
+    assert b.status is Status.AMBIGUOUS and "the quote is in 2 of them" in b.message
+    assert b.hint.startswith("lengthen the quote, or add `prefix`/`suffix`")
+
+
 def test_a_renamed_symbol_is_relocated_by_its_quote_but_never_silently():
     n = accepted(note(symbol="_pallas_call_dce_rule", quote=Quote("del used_outs")), NEW)
     renamed = NEW.replace("def _pallas_call_dce_rule(", "def _dce_rule(")

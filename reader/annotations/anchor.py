@@ -87,9 +87,17 @@ def _locate(note: Note, text: str, lines: list[str], where: str,
     if len(found) == 1:
         return found[0]
     spans = tuple(p.span or s.span for p, s in zip(places, syms, strict=True))
-    return _Place(problem="ambiguous", candidates=spans,
-                  message=f"symbol {note.symbol!r} is defined {len(syms)} times in {where} "
-                          f"(lines {_starts(spans)})",
+    defined = f"symbol {note.symbol!r} is defined {len(syms)} times in {where} (lines {_starts(spans)})"
+    if note.quote is not None and not found:
+        # The symbol is still there and the quote in none of its definitions: its code changed.
+        return _Place(problem="changed", candidates=spans,
+                      message=f"quote {_short(note.quote.exact)} is in none of the definitions of "
+                              f"{note.symbol!r} in {where} (lines {_starts(spans)})",
+                      hint="re-read the code, then fix the quote (or `lines`)")
+    if note.quote is not None:
+        return _Place(problem="ambiguous", candidates=spans, message=f"{defined}, and the quote is in "
+                      f"{len(found)} of them", hint="lengthen the quote, or add `prefix`/`suffix`")
+    return _Place(problem="ambiguous", candidates=spans, message=defined,
                   hint="add a `quote` that occurs in only one of them")
 
 
