@@ -131,7 +131,6 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         return output.replace(SLOT, body, 1)
 
 
-
 def built_with() -> str:
     """`Built by reader 0.1.0 (code <version>) with CPython 3.12.1, libcst 1.9.0, ...`."""
     versions = ", ".join(f"{name} {version}" if name != "Python" else version
