@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import html
-import multiprocessing
 import os
 import posixpath
 import re
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from reader.cache import Cache
-from reader.progress import counted
+from reader.workers import Workers
 
 # Attributes of tags only: `<` starts a tag (in text it is `&lt;`), so a note that shows
 # `<a href="x">` as text is not taken for a link.
@@ -68,7 +66,11 @@ def _scan_bytes(data: bytes) -> PageLinks:
     return scan(data.decode("utf-8", errors="replace"))
 
 
-def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int,
+MIN_PARALLEL = 32
+"""Fewer files to scan than this are scanned here (forking would cost more than it saves)."""
+
+
+def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: Workers,
               keys: dict[str, str]) -> dict[str, PageLinks]:
     """`scan` of each file, read back from `cache` when its bytes were scanned before; the rest
     on `workers` processes when there are many. `keys` gets each file's sha1 (its cache key)."""
@@ -80,12 +82,8 @@ def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int,
         if isinstance(hit, PageLinks):
             out[name] = hit
     todo = [name for name in names if name not in out]
-    if workers >= 2 and len(todo) >= 32 and "fork" in multiprocessing.get_all_start_methods():
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            done = pool.map(_scan_bytes, [data[n] for n in todo], chunksize=8)
-            scanned = list(counted("checking links", done, len(todo)))
-    else:
-        scanned = list(counted("checking links", (_scan_bytes(data[n]) for n in todo), len(todo)))
+    scanned = workers.map(_scan_bytes, [data[n] for n in todo], "checking links", chunk=8,
+                          least=MIN_PARALLEL)
     for name, found in zip(todo, scanned, strict=True):
         out[name] = found
         if cache is not None:
@@ -93,7 +91,7 @@ def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: int,
     return out
 
 
-def check_links(site: Path, cache: Cache | None = None, workers: int = 1,
+def check_links(site: Path, cache: Cache | None = None, workers: Workers | None = None,
                 digests: dict[str, str] | None = None) -> list[BrokenLink]:
     """Every broken internal link in the HTML files under `site`, sorted.
 
@@ -102,7 +100,8 @@ def check_links(site: Path, cache: Cache | None = None, workers: int = 1,
     """
     files, dirs = tree(site)
     keys: dict[str, str] = {} if digests is None else digests
-    pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache, workers, keys)
+    pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache,
+                      workers or Workers(1), keys)
     broken: list[BrokenLink] = []
     for name, links in pages.items():
         broken += broken_in(name, links, files, dirs, lambda target: pages[target].ids)
@@ -110,7 +109,7 @@ def check_links(site: Path, cache: Cache | None = None, workers: int = 1,
 
 
 def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str, str],
-                  cache: Cache | None = None, workers: int = 1) -> list[BrokenLink]:
+                  cache: Cache | None = None, workers: Workers | None = None) -> list[BrokenLink]:
     """Every broken internal link of `site`, whose HTML files are those of a site that passed,
     whose digests (sha1) were `before`, but for the `changed` ones (name -> their bytes now).
 

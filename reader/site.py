@@ -22,6 +22,7 @@ from reader.profile import mark
 from reader.progress import current
 from reader.render.generate import generate_site
 from reader.render.navigation import Generated
+from reader.workers import Workers
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         mark("link check")
         t = time.perf_counter()
         digests: dict[str, str] = {}
-        _fail_on(check_links(fresh, cache, jobs or os.cpu_count() or 1, digests), site_dir)
+        _fail_on(check_links(fresh, cache, Workers(jobs), digests), site_dir)
         steps.append(("link check", time.perf_counter() - t))
         mark("finish")
         if built.generated is not None:
@@ -176,7 +177,7 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
         progress("checking links")
         mark("link check")
         t = time.perf_counter()
-        _fail_on(check_changed(fresh, outputs, state.digests(), cache, jobs or os.cpu_count() or 1),
+        _fail_on(check_changed(fresh, outputs, state.digests(), cache, Workers(jobs)),
                  site_dir)
         steps.append(("link check", time.perf_counter() - t))
         mark("finish")

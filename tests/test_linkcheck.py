@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reader.linkcheck import check_links
+from reader.workers import Workers
 
 
 def write(root: Path, rel: str, body: str) -> None:
@@ -72,6 +73,6 @@ def test_a_page_checked_before_is_read_from_the_cache(tmp_path, monkeypatch):
 def test_many_pages_are_scanned_on_worker_processes_with_the_same_result(tmp_path):
     for i in range(40):
         write(tmp_path, f"p{i}.html", f'<a href="p{(i + 1) % 40}.html#x{i}">n</a><i id="x{i - 1}"></i>')
-    one = check_links(tmp_path, workers=1)
-    assert one == check_links(tmp_path, workers=2)
+    one = check_links(tmp_path, workers=Workers(1))
+    assert one == check_links(tmp_path, workers=Workers(2))
     assert [b.href for b in one] == ["p0.html#x39"]

@@ -18,6 +18,7 @@ from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.extract import build_index
 from reader.extract.parse import fast_ast
+from reader.workers import Workers
 from tests.conftest import git
 from tests.small_project import FILES, MIRROR, TOUR, Small, fetch_and_build, write_small
 
@@ -86,7 +87,7 @@ def modern(tmp_path_factory) -> Small:
 def test_the_index_resolves_names_inside_newer_syntax(modern, monkeypatch):
     monkeypatch.setenv("READER_CACHE", str(modern.cache))
     monkeypatch.setenv(MIRROR, str(modern.upstream))
-    index = build_index(Corpus.open(Project.load(modern.root)), workers=1)
+    index = build_index(Corpus.open(Project.load(modern.root)), workers=Workers(1))
     refs = {(r.line, r.col, r.target_module, r.target_qualname)
             for r in index.references("small", "pkg/modern.py")}
     assert {(13, 25, "pkg.core", "BlockSpec"), (14, 22, "pkg.core", "BlockSpec"),

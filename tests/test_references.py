@@ -12,6 +12,7 @@ from reader.corpus import Corpus, Project
 from reader.extract import Index, build_index, index_from_sources
 from reader.extract import index as index_mod
 from reader.model import Reference
+from reader.workers import Workers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -245,11 +246,11 @@ def test_cache_hit_on_second_run(tmp_path, monkeypatch):
     calls: list[str] = []
     real_job = index_mod._scan_job
     monkeypatch.setattr(index_mod, "_scan_job", lambda job: calls.append(job[1]) or real_job(job))
-    first = build_index(corpus, workers=1)
+    first = build_index(corpus, workers=Workers(1))
     assert sorted(calls) == sorted(m.removesuffix(".__init__") for m in
                                    (p.removesuffix(".py").replace("/", ".") for p in FILES))
     calls.clear()
-    second = build_index(corpus, workers=1)
+    second = build_index(corpus, workers=Workers(1))
     assert calls == []
     assert second.references("src", "pkg/_src/sub.py") == first.references("src", "pkg/_src/sub.py")
 
@@ -258,11 +259,11 @@ def test_a_second_index_reads_summaries_references_and_uses_from_the_cache(tmp_p
     cache = Cache(tmp_path / "cache")
     manifest = {path: cache.put_blob(text.encode()) for path, text in FILES.items()}
     corpus = Corpus(Project(tmp_path, {}, {}), cache, {"src": manifest})
-    first = build_index(corpus, workers=1)
+    first = build_index(corpus, workers=Workers(1))
     uses = {(m, s.qualname): first.where_used(m, s.qualname)
             for m in first.summaries for s in first.summaries[m].symbols}
     refs = {p: first.references("src", p) for p in FILES}
-    second = build_index(corpus, workers=1)
+    second = build_index(corpus, workers=Workers(1))
     assert not second.summaries.loaded  # read when first asked for
     monkeypatch.setattr(index_mod, "uses_by_target", lambda *_: pytest.fail("uses recomputed"))
     monkeypatch.setattr(Index, "references_of", lambda self, fs: pytest.fail("refs recomputed"))

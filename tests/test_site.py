@@ -175,17 +175,31 @@ def test_editing_a_note_renders_only_the_pages_that_show_it(small):
     assert "The spec, edited." not in (site / "source/pkg/call.py.html").read_text()
 
 
-def test_pages_rendered_on_worker_processes_equal_pages_rendered_in_one(small, tmp_path, monkeypatch):
+def test_the_parallel_build_equals_the_one_process_build(small, tmp_path, monkeypatch):
+    """`--jobs 1` forks nothing (every stage runs in the build's process: pdb works); two
+    workers fork for every stage that can, and the sites are byte for byte the same."""
+    import os
+
+    from reader import linkcheck
     from reader.render import parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 1)
-    for name in ("one", "two"):
-        monkeypatch.setenv("READER_CACHE", str(tmp_path / f"cache-{name}"))
-        shutil.copytree(small.cache / "objects", tmp_path / f"cache-{name}" / "objects")
-        shutil.copytree(small.cache / "pins", tmp_path / f"cache-{name}" / "pins")
-        report = build_site(small.root, tmp_path / name, jobs=1 if name == "one" else 2)
+    monkeypatch.setattr(linkcheck, "MIN_PARALLEL", 1)
+    fork, forks = os.fork, []
+
+    def counted_fork() -> int:
+        assert jobs != 1, "a one-process build forked"
+        forks.append(1)
+        return fork()
+    monkeypatch.setattr(os, "fork", counted_fork)
+    for jobs in (1, 2):
+        monkeypatch.setenv("READER_CACHE", str(tmp_path / f"cache-{jobs}"))
+        shutil.copytree(small.cache / "objects", tmp_path / f"cache-{jobs}" / "objects")
+        shutil.copytree(small.cache / "pins", tmp_path / f"cache-{jobs}" / "pins")
+        report = build_site(small.root, tmp_path / f"site-{jobs}", jobs=jobs)
         assert report.count("source") == (2, 0)
-    assert _files(tmp_path / "one") == _files(tmp_path / "two")
+    assert forks, "the two-worker build forked no worker"
+    assert _files(tmp_path / "site-1") == _files(tmp_path / "site-2")
 
 
 def test_stencilled_pages_equal_the_theme_rendering(tmp_path, cache, monkeypatch):

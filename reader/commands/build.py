@@ -18,7 +18,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("build", help="build the static site into site/ (swapped in only when complete)")
     p.add_argument("--site", metavar="DIR", help="where the site goes (default: site/ in the project)")
     p.add_argument("--jobs", type=int, default=0, metavar="N",
-                   help="worker processes for rendering (default: one per core)")
+                   help="worker processes (default: one per core); 1: every stage in this process")
     p.add_argument("--no-wait", action="store_true",
                    help="exit (code 3) instead of waiting when another build is writing the site")
     add_quiet(p)

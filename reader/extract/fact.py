@@ -19,6 +19,7 @@ from reader.extract.index import corpus_key
 if TYPE_CHECKING:
     from reader.corpus import Corpus
     from reader.extract.index import Index
+    from reader.workers import Workers
 
 FACTS_KIND = "facts"
 
@@ -98,15 +99,15 @@ def cached_facts(corpus: Corpus) -> Facts | None:
                        for u in data["unknown"]))
 
 
-def load_facts(corpus: Corpus, index: Index | None = None) -> Facts:
-    """Every fact, computed once per set of pinned blobs (`facts.compute_facts`), then read
-    from the cache."""
+def load_facts(corpus: Corpus, index: Index | None = None, workers: Workers | None = None) -> Facts:
+    """Every fact, computed once per set of pinned blobs (`facts.compute_facts`, on `workers`),
+    then read from the cache."""
     found = cached_facts(corpus)
     if found is not None:
         return found
     from reader.extract.facts import compute_facts  # the extractors (libcst): only on a miss
 
-    facts = compute_facts(corpus, index)
+    facts = compute_facts(corpus, index, workers)
     keep_facts(corpus, facts)
     return facts
 

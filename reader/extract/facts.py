@@ -7,12 +7,8 @@ alternatives, `*` one dotted component, `**` the rest of the name.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import threading
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, process
 from dataclasses import dataclass
 
 import libcst as cst
@@ -48,6 +44,7 @@ from reader.extract.structures import (
 from reader.extract.tokamax_facts import hopper_facts, load_sm90_params, sm90_facts
 from reader.extract.tpu_facts import load_tpu_facts
 from reader.model import module_of
+from reader.workers import Workers
 
 SM90_MODULE = "tokamax._src.ops.attention.pallas_mosaic_gpu_kernel_sm90"
 BARRIER = ("jax._src.pallas.mosaic_gpu.core", "Barrier")
@@ -133,11 +130,11 @@ _STRUCTURE_NAMES = ("pallas_call.**", "{blockspec|gridspec|blockmapping|gridmapp
 _SM90_NAMES = ("tokamax.sm90.**", "mosaic_gpu.{smem_alignment|reduction_scratch_bytes}")
 
 
-def compute_facts(corpus: Corpus, index: Index | None = None) -> Facts:
-    """Every fact, computed (`fact.load_facts` reads them from the cache first) on two processes
-    when there are two cores; without an `index` it builds one."""
-    workers = min(2, os.cpu_count() or 1)
-    return all_facts(corpus, index if index is not None else build_index(corpus), workers)
+def compute_facts(corpus: Corpus, index: Index | None = None, workers: Workers | None = None) -> Facts:
+    """Every fact, computed (`fact.load_facts` reads them from the cache first) on two of
+    `workers` (default: two processes when there are two cores); without an `index` it builds one."""
+    workers = workers or Workers(2)
+    return all_facts(corpus, index if index is not None else build_index(corpus, workers=workers), workers)
 
 
 @dataclass(frozen=True)
@@ -157,7 +154,7 @@ class _Group:
             return [], Unknown(self.patterns, e.location or Location(""), e.message, e.hint)
 
 
-def all_facts(corpus: Corpus, index: Index, workers: int = 1) -> Facts:
+def all_facts(corpus: Corpus, index: Index, workers: Workers | None = None) -> Facts:
     """Each group of facts, or an `Unknown` per name pattern of a group whose extractor could
     not read the pinned code; only `ExtractError` is caught, any other error is a bug."""
     def read(m: str) -> str:
@@ -172,8 +169,7 @@ def all_facts(corpus: Corpus, index: Index, workers: int = 1) -> Facts:
         _Group(("tpu.chips.{count|names}", "tpu.chip.**"), lambda: load_tpu_facts(corpus)),
         _Group(("corpus.**", "lines.**"), lambda: corpus_facts(corpus, index)),
     ]
-    split = workers >= 2 and len(index.files) >= MIN_SPLIT and _may_fork()
-    outcomes = _two_processes(groups) if split else [g.outcome() for g in groups]
+    outcomes = _two_processes(groups, workers or Workers(1), len(index.files) >= MIN_SPLIT)
     found = [f for facts, _ in outcomes for f in facts]
     unknown = [u for _, u in outcomes if u is not None]
     names = Counter(f.name for f in found)
@@ -187,46 +183,15 @@ MIN_SPLIT = 100
 """Fewer modules than this: the facts are computed here (a fork would cost more than it saves)."""
 
 
-def _may_fork() -> bool:
-    """Whether this process can fork safely: the start method exists and no other thread runs
-    but the threads of Python's own process pools (a build's: they take no lock the child
-    needs); any other thread may hold a lock at the fork, jax's for one, and deadlock the child."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return False
-    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
-    if any(not isinstance(t, _POOL_THREADS) and t.name != "QueueFeederThread" for t in others):
-        return False
-    try:  # and no thread Python did not start
-        return len(os.listdir("/proc/self/task")) == 1 + len(others)
-    except OSError:
-        return not others
-
-
-_POOL_THREADS: type | tuple[type, ...] = getattr(process, "_ExecutorManagerThread", ())
-"""The thread class of Python's process pools (none known: then no pool thread is allowed)."""
-
-_FORKED: list[_Group] = []
-"""The groups a forked process computes: set before it forks, so it inherits them (and the
-corpus and index they hold); only the results travel back."""
-
-
-def _two_processes(groups: list[_Group]) -> list[tuple[list[Fact], Unknown | None]]:
-    """Each group's outcome, in order: the `apart` ones on a forked process, the rest here."""
-    global _FORKED
-    apart = [i for i, g in enumerate(groups) if g.apart]
-    _FORKED = groups
-    try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-            there = pool.submit(_outcomes, apart)
-            here = {i: g.outcome() for i, g in enumerate(groups) if not g.apart}
-            here.update(zip(apart, there.result(), strict=True))
-    finally:
-        _FORKED = []
-    return [here[i] for i in range(len(groups))]
-
-
-def _outcomes(which: list[int]) -> list[tuple[list[Fact], Unknown | None]]:
-    return [_FORKED[i].outcome() for i in which]
+def _two_processes(groups: list[_Group], workers: Workers,
+                   split: bool) -> list[tuple[list[Fact], Unknown | None]]:
+    """Each group's outcome, in order: the `apart` ones beside (on a forked process when the
+    workers may fork now), the rest here."""
+    apart = [g for g in groups if g.apart] if split else []
+    there = workers.beside(lambda: [g.outcome() for g in apart]) if apart else list
+    here = {id(g): g.outcome() for g in groups if not (split and g.apart)}
+    here.update(zip(map(id, apart), there(), strict=True))
+    return [here[id(g)] for g in groups]
 
 
 # rules ------------------------------------------------------------------------------------------

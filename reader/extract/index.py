@@ -4,9 +4,8 @@ and the where-used lists; name resolution itself is `names.Resolver`."""
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -19,6 +18,7 @@ from reader.extract.references import Use, references_of, uses_by_target
 from reader.extract.scan import FileSummary, summarize
 from reader.model import Reference, Symbol, module_of
 from reader.progress import counted
+from reader.workers import Workers
 
 USES_KIND = "uses"
 """Cache kind of the corpus's where-used lists, keyed by every pinned blob."""
@@ -131,14 +131,14 @@ def _cache_key(blob: str, module: str) -> str:
     return hashlib.sha1(f"{module}\0{blob}\0{SCAN_VERSION}".encode()).hexdigest()
 
 
-def build_index(corpus: Corpus, cache: Cache | None = None, workers: int | None = None,
+def build_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | None = None,
                 pool: Executor | None = None) -> Index:
     """Scan every pinned `.py` file (a cache hit per unchanged blob) and index them; the scans
-    run on `pool` when given (else on `workers` processes of their own)."""
+    run on `pool` when given (else on `workers`, default two processes)."""
     return start_index(corpus, cache, workers, pool)()
 
 
-def start_index(corpus: Corpus, cache: Cache | None = None, workers: int | None = None,
+def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | None = None,
                 pool: Executor | None = None) -> Callable[[], Index]:
     """`build_index` in two steps: the scans start on `pool` now, and the returned function
     waits for them and gives the Index (the caller works in between)."""
@@ -155,8 +155,11 @@ def start_index(corpus: Corpus, cache: Cache | None = None, workers: int | None 
     started = pool.map(_scan_job, jobs, chunksize=4) if pool is not None and len(jobs) >= 8 else None
 
     def finish() -> Index:
-        results = started if started is not None else _run(jobs, workers)
-        for (module, _, _, key), data in zip(missing, counted("scanning files", results, len(jobs)), strict=True):
+        if started is not None:
+            results = list(counted("scanning files", started, len(jobs)))
+        else:
+            results = (workers or Workers(2)).map(_scan_job, jobs, "scanning files", chunk=4, least=8)
+        for (module, _, _, key), data in zip(missing, results, strict=True):
             cache.put_json(SCAN_KIND, key, data)
             summaries.loaded[module] = FileSummary.from_json(data)
         return Index(summaries, files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
@@ -223,11 +226,3 @@ class _Summaries(Mapping[str, FileSummary]):
 
     def __contains__(self, module: object) -> bool:
         return module in self.files
-
-
-def _run(jobs: list[tuple[str, str, bool, str]], workers: int | None) -> Iterable[dict]:
-    workers = workers or min(2, os.cpu_count() or 1)
-    if workers < 2 or len(jobs) < 8:
-        return [_scan_job(j) for j in jobs]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_scan_job, jobs, chunksize=4))

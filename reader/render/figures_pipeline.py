@@ -22,6 +22,7 @@ from typing import Any
 
 from reader.errors import Location, ReaderError
 from reader.render.figure import Figure, FigureInputs
+from reader.workers import isolated
 
 PIPELINE = "jax/_src/pallas/mosaic/pipeline.py"
 OPERANDS = ("x", "o")
@@ -205,11 +206,7 @@ def pinned_schedules(text: str, where: Location, steps: int,
     (once per arguments): executing the file registers its primitives and lowering rules in
     jax's global tables, which must stay as the installed jax made them in this process (the
     rule-table oracle compares them with the pinned source)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(_child_schedules, text, where, steps, buffer_counts).result()
+    return isolated(_child_schedules, text, where, steps, buffer_counts)
 
 
 def _child_schedules(text: str, where: Location, steps: int,

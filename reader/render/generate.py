@@ -45,6 +45,7 @@ from reader.render.schedule import Schedule
 from reader.render.searchindex import search_assets
 from reader.render.urls import RULES
 from reader.track import Track, load_track
+from reader.workers import Workers
 
 
 def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
@@ -74,7 +75,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         # highlight: pygments once per file, in the background
         run.highlight([(f.blob, f.text) for f in files], cache)
         # notes: resolved at the pins, with everything the pages share
-        site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles)
+        site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles, run.workers)
         # facts (and where-used lists): now on a cold build; else when a page first needs them
         run.while_highlighting(site.world.prose.load_facts, site.world.docs.prepare)
         # pages: every kind's, rendered or read back from the page cache
@@ -91,7 +92,7 @@ def pinned_files(corpus: Corpus) -> list[SourceFile]:
 
 def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
                labs: list[LabInfo], files: list[SourceFile], artifacts: ArtifactRun,
-               articles: list[Article]) -> Site:
+               articles: list[Article], workers: Workers) -> Site:
     """The notes at the pins, and everything pages are rendered from."""
     symbols = _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
     notes = {a.slug: note_views(a, resolve(a, corpus, symbols), corpus) for a in articles}
@@ -105,7 +106,7 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
     lab_refs = _lab_refs(index, labs, cache, world)
     docs = Docs(index, corpus, files, labs, lab_refs)
     prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
-                  lambda: {f.name: f.value for f in load_facts(corpus, index)},
+                  lambda: {f.name: f.value for f in load_facts(corpus, index, workers)},
                   Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world))
     by_name = {lab.name: lab for lab in labs}
     ir = IrPages(corpus, index, docs.files, by_name, artifacts.results)

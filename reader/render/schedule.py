@@ -1,6 +1,7 @@
 """When and where the site's recipe runs its steps (`generate.generate` says what they are).
 
-`with Schedule(jobs) as run:` holds one fork pool for the first steps; its methods, in order:
+`with Schedule(jobs) as run:` holds the build's `Workers` (`run.workers`: `jobs` processes, one
+meaning all in this process) and their pool for the first steps; its methods, in order:
 
 - `index(corpus, cache, meanwhile)`: the files no earlier build scanned, scanned on the pool
   while `meanwhile()` (reading the notes) runs here; gives the `Index` and that result.
@@ -17,7 +18,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from concurrent import futures
 from concurrent.futures import Executor, Future
@@ -32,8 +32,9 @@ from reader.extract.index import start_index
 from reader.render.highlight import submit_highlighting
 from reader.render.model import Page
 from reader.render.pagecache import PageCache
-from reader.render.parallel import Job, Rendered, render_cached, worker_pool
+from reader.render.parallel import Job, Rendered, render_cached
 from reader.render.prose import Prose
+from reader.workers import Workers
 
 T = TypeVar("T")
 
@@ -61,7 +62,7 @@ class Schedule:
     """One build's workers: `jobs` processes (default one per core); see the module's doc."""
 
     def __init__(self, jobs: int | None = None) -> None:
-        self.workers = jobs or os.cpu_count() or 1
+        self.workers = Workers(jobs)
         self._stack = ExitStack()
         self._pool: Executor | None = None
         self._highlighting: list[Future[None]] = []
@@ -69,7 +70,7 @@ class Schedule:
         """blob -> path, for the profile's names of highlighting tasks."""
 
     def __enter__(self) -> Schedule:
-        self._pool = self._stack.enter_context(worker_pool(self.workers))
+        self._pool = self._stack.enter_context(self.workers.pool())
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -111,11 +112,11 @@ class Schedule:
         out = render_cached(now, render, site.prose, cache, self.workers, site.prepare)
         if wait:
             profile.mark("lab pages")
-            out += render_cached(site.jobs(True), render, site.prose, cache, 1)
+            out += render_cached(site.jobs(True), render, site.prose, cache, Workers(1))
         profile.mark("assemble")
         return out
 
     def _close(self) -> None:
-        """Shut the pool down (see `parallel.worker_pool`); a second call does nothing."""
+        """Shut the pool down (see `Workers.pool`); a second call does nothing."""
         self._pool = None
         self._stack.close()

@@ -1,0 +1,63 @@
+"""The one owner of worker processes: one worker runs everything here; more fork, with the
+function inherited (never pickled) and the results in order; a worker's error is raised here."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from reader.workers import Workers, isolated
+
+
+def test_one_worker_runs_everything_in_this_process():
+    me = os.getpid()
+    assert Workers(1).map(lambda n: (n * n, os.getpid()), range(20)) == [(n * n, me) for n in range(20)]
+    assert not Workers(1).may_fork()
+    assert Workers(1).beside(os.getpid)() == me
+
+
+def test_two_workers_fork_with_the_function_inherited_and_keep_the_order():
+    held = threading.Lock()  # not picklable: the function reaches the workers by the fork
+    out = Workers(2).map(lambda n: (n, os.getpid(), held is not None), list(range(40)), chunk=3)
+    assert [n for n, _, _ in out] == list(range(40)) and all(ok for _, _, ok in out)
+    assert os.getpid() not in {pid for _, pid, _ in out}
+    assert Workers(2).beside(os.getpid)() != os.getpid()
+
+
+def _fails(n: int) -> int:
+    if n == 7:
+        raise ValueError(f"item {n}")
+    return n
+
+
+def test_a_workers_error_is_raised_here():
+    with pytest.raises(ValueError, match="item 7"):
+        Workers(2).map(_fails, list(range(20)))
+
+
+def test_no_fork_beside_a_thread_this_object_did_not_start():
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        workers = Workers(2)
+        assert not workers.may_fork()
+        assert workers.beside(os.getpid)() == os.getpid()  # computed here instead
+    finally:
+        stop.set()
+        other.join()
+    assert Workers(2).may_fork()
+
+
+def test_a_pools_own_threads_do_not_forbid_a_fork():
+    workers = Workers(2)
+    with workers.pool() as pool:
+        assert pool is not None
+        assert pool.submit(abs, -3).result() == 3
+        assert workers.may_fork()
+
+
+def test_isolated_runs_in_a_fresh_interpreter():
+    assert isolated(os.getpid) != os.getpid()
