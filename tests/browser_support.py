@@ -148,3 +148,81 @@ def search(browser, words: str, wanted=lambda href: True) -> list:
     box.send_keys(words)
     return wait(browser, lambda b: (links := b.find_elements("css selector", "a.rd-sr"))
                 and any(wanted(a.get_attribute("href") or "") for a in links) and links)
+
+
+def emulate(driver, width: int, height: int) -> None:
+    """The page's viewport becomes `width` x `height` CSS pixels; under 600 wide, a phone's (touch,
+    3 device pixels a pixel)."""
+    phone = width < 600
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "mobile": phone, "deviceScaleFactor": 3 if phone else 1})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": phone})
+
+
+# The code view as a reader meets it, for the tests and benchmarks/browser.py.
+
+# How many characters of a line its first row shows: a probe line of 400 zeros in the first code
+# view's first noted block (else its first block), from where its text starts to where the row
+# ends: its own box (where it would wrap), a box that clips it (a scrolling view), or the window.
+COLUMNS_JS = """
+const view = document.querySelector('.rd-code');
+if (!view) return null;
+const block = view.querySelector('.rd-noted') || view.querySelector('.rd-block');
+const chunk = block.querySelector('.rd-k');
+if (window.readerCode) window.readerCode.paint(chunk);
+const probe = chunk.children[0].cloneNode(false);
+probe.removeAttribute('id'); probe.removeAttribute('style');
+probe.textContent = '0'.repeat(400);
+chunk.appendChild(probe);
+const text = probe.firstChild, range = document.createRange();
+range.setStart(text, 0); range.setEnd(text, 1);
+const first = range.getBoundingClientRect();
+const style = getComputedStyle(probe), box = probe.getBoundingClientRect();
+let right = Math.min(box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth),
+                     document.documentElement.clientWidth);
+for (let el = probe.parentElement; el; el = el.parentElement) {
+  if (getComputedStyle(el).overflowX !== 'visible') right = Math.min(right, el.getBoundingClientRect().right);
+}
+const columns = Math.floor((right - first.left) / first.width + 0.01);
+probe.remove();
+return columns;
+"""
+
+# Scroll to the end as a reader does, a screen at a time, letting the page paint between steps.
+SCROLL_STEP_JS = """
+const before = window.scrollY;
+window.scrollBy(0, Math.round(innerHeight * 0.9));
+const done = arguments[arguments.length - 1];
+requestAnimationFrame(() => requestAnimationFrame(() => done([window.scrollY !== before,
+  document.documentElement.scrollHeight])));
+"""
+
+# Every code line laid out (as for printing), then: lines, lines on more than one row, and rows
+# that begin inside a word (a break between two word characters, or a row's first character
+# is one and the previous row's last is another).
+WRAPS_JS = """
+document.head.insertAdjacentHTML('beforeend',
+  '<style>.rd-k { content-visibility: visible !important; }</style>');
+window.dispatchEvent(new Event('beforeprint'));
+const lines = document.querySelectorAll('.rd-k > div');
+let wrapped = 0, midWord = 0;
+const range = document.createRange(), word = /[A-Za-z0-9_]/;
+for (const line of lines) {
+  const lh = parseFloat(getComputedStyle(line).lineHeight);
+  if (line.getBoundingClientRect().height < 1.5 * lh) continue;
+  wrapped++;
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  let prevChar = '', prevTop = null;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i++) {
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const r = range.getClientRects()[0];
+      if (!r) continue;
+      const ch = node.data[i];
+      if (prevTop !== null && r.top > prevTop + lh / 2 && word.test(ch) && word.test(prevChar)) midWord++;
+      prevTop = r.top; prevChar = ch;
+    }
+  }
+}
+return [lines.length, wrapped, midWord];
+"""

@@ -207,7 +207,8 @@ def test_article_has_its_toc_previous_next_and_home_a_clean_title(browser, serve
     browser.set_window_size(1400, 1000)
     _load(browser, f"{server}/articles/demo.html")
     toc = {a.get_attribute("href").rsplit("#", 1)[-1]: a.get_attribute("textContent").strip()
-           for a in browser.find_elements(By.CSS_SELECTOR, ".md-sidebar--secondary .md-nav__link[href*='#']")}
+           for a in browser.find_elements(By.CSS_SELECTOR,  # the contents, folded into the nav
+                                          ".md-sidebar--primary .md-nav--secondary .md-nav__link[href*='#']")}
     assert toc.get("h-the-cost") == "The cost", toc  # the prose's heading
     assert "pkg/call.py" in toc.values(), toc  # the file the article reads
     before = browser.find_element(By.CSS_SELECTOR, ".md-footer__link--prev").get_attribute("href")

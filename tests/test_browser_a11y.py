@@ -106,9 +106,9 @@ intro: |
 
   A table wider than the page:
 
-  | chip | generation | TensorCores per chip | sublanes | MXUs × columns | VMEM MiB | HBM GB | HBM GB/s | bf16 TFLOP/s | int8 TOP/s | SMEM KiB | ICI links per chip |
-  |---|---|---|---|---|---|---|---|---|---|---|---|
-  | v5e | 5 | 1 | 8 | 4 × 128 | 128 | 16 | 819 | 197 | 394 | 1024 | 4 |
+  | chip | generation | TensorCores per chip | sublanes | MXUs × columns | VMEM MiB | HBM GB | HBM GB/s | bf16 TFLOP/s | int8 TOP/s | SMEM KiB | ICI links per chip | SparseCores per chip | peak fp8 TFLOP/s | interconnect topology | release year |
+  |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+  | v5e | 5 | 1 | 8 | 4 × 128 | 128 | 16 | 819 | 197 | 394 | 1024 | 4 | 0 | none | 2D torus, 16 x 16 | 2023 |
 notes:
   - id: demo-call
     symbol: pallas_call

@@ -47,7 +47,7 @@ notes:
       A HiPrimitive pre-registers generic rules here, once per backend.
 """
 PAGE = "source/pkg/ops.py.html"
-DESKTOP, WIDE, PHONE = (1400, 1000), (1800, 1000), (412, 915)
+DESKTOP, WIDE, PHONE = (1400, 1000), (2000, 1000), (412, 915)  # the column from 120em (outline.css)
 
 
 def _line_of(name: str) -> int:

@@ -9,7 +9,7 @@ import re
 import pygments
 from pygments.lexers.python import PythonLexer
 
-from reader.render.code import CHUNK, CodeLines, MarginNote, code_view
+from reader.render.code import CHUNK, RUN_ON, CodeLines, MarginNote, code_view
 from reader.render.highlight import Highlight, LineLink, css_class, escape_code, highlight
 
 SOURCE = '''import jax  # a comment
@@ -73,8 +73,13 @@ def test_chunks_number_their_lines_and_notes_name_their_lines():
     runs = [("", len(line)) for line in lines]
     page = code_view(CodeLines(Highlight(lines, runs), "core-"), [MarginNote(3, 5, "<p>note</p>")])
     starts = re.findall(r'<div id="core-L(\d+)" style="counter-reset:l (\d+)">', page)
-    assert starts == [("1", "0"), ("3", "2"), ("6", "5"), (str(CHUNK + 6), str(CHUNK + 5)),
-                      (str(2 * CHUNK + 6), str(2 * CHUNK + 5))]
+    free = 6 + RUN_ON  # the first line after the note's run-on: its chunks take the whole width
+    assert starts == [("1", "0"), ("3", "2"), ("6", "5"), (str(free), str(free - 1)),
+                      (str(free + CHUNK), str(free + CHUNK - 1))]
+    blocks = re.findall(r'<div class="(rd-block[^"]*)"><div class="rd-lines"><div class="rd-k" style="--n:(\d+)"', page)
+    assert blocks == [("rd-block rd-free", "2"), ("rd-block rd-noted", "3"), ("rd-block", str(RUN_ON)),
+                      ("rd-block rd-free", str(CHUNK))]  # (the free block's first chunk)
     assert '<div class="rd-mn" data-lines="core-L3-L5"><p>note</p></div>' in page
+    assert '<button type="button" class="rd-wrap" aria-pressed="true"' in page
     assert page.startswith('<div class="rd-code highlight rd-margin"')
     assert 'rd-margin' not in code_view(CodeLines(Highlight(lines, runs)))

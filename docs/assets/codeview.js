@@ -3,11 +3,24 @@
 // link titles in the view's `data-c` and `data-t`) and its line-number links (`a.rd-n`, which
 // reader.js's line menu uses). Notes sit beside their lines and stick while their block scrolls;
 // a note taller than the room before the next note folds behind "more". Hovering or focusing a
-// note tints its lines, and a line tints its notes.
+// note tints its lines, and a line tints its notes. Long lines wrap at spaces or scroll sideways,
+// the reader's choice (the `.rd-wrap` toggle, kept in localStorage); the chunks not yet laid out
+// are sized as they will be, so that the page does not grow while it is read.
 (function () {
   var LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   var RUN = /([a-zA-Z]+)(\d+)/g;
-  var WIDE = "screen and (min-width: 60.0625em)";  // reader.css's narrow layout is max-width: 60em
+  var WRAP_KEY = "reader.wrap";
+  // Where a long line may wrap besides its spaces: after a dot, an opening bracket or a comma that
+  // a name follows (`lo_grid_mapping.|slice_index_ops`), never inside a name or a number. A painted
+  // line longer than its view's narrowest row gets a <wbr> there; `rowsOf` counts the same places.
+  var AFTER = "(?<=(?:^|[^0-9])\\.|[(\\[{,])(?=[^ )\\]},:.0-9])";
+  var CUT = new RegExp(AFTER, "g"), BREAK = new RegExp(AFTER + "|(?<= )(?=[^ ])");
+  var root = document.documentElement;
+
+  function stored() {
+    try { return window.localStorage.getItem(WRAP_KEY); } catch (err) { return null; }
+  }
+  if (stored() === "scroll") root.classList.add("rd-scroll");
 
   function tables(view) {  // code.py's _Shrunk.attributes
     if (!view.rdData) {
@@ -35,8 +48,22 @@
     return span;
   }
 
-  function paintLine(row, spec, data) {
-    var runs = [], m, r = -1, left = 0;
+  function cut(text, from, cuts) {  // `text` (at offset `from` of its line), a <wbr> at each cut inside
+    var out = document.createDocumentFragment(), last = 0;
+    for (var i = 1; i < text.length; i++) {
+      if (!cuts[from + i]) continue;
+      out.append(text.slice(last, i), document.createElement("wbr"));
+      last = i;
+    }
+    out.append(text.slice(last));
+    return out;
+  }
+
+  function paintLine(row, spec, data, room) {
+    var runs = [], m, r = -1, left = 0, whole = row.textContent, at = 0, cuts = {};
+    var indent = /^ */.exec(whole)[0].length;
+    if (indent) row.style.setProperty("--i", indent);  // the hanging indent of its wrapped rows
+    if (whole.length > room) whole.replace(CUT, function (match, offset) { cuts[offset] = true; return ""; });
     RUN.lastIndex = 0;
     while ((m = RUN.exec(spec))) runs.push([data.c[classIndex(m[1])] || "", +m[2]]);
     function current() {
@@ -48,13 +75,16 @@
         var text = node.data, pos = 0, out = document.createDocumentFragment();
         while (pos < text.length) {
           var cls = current(), take = left > 0 ? Math.min(left, text.length - pos) : text.length - pos;
-          out.appendChild(token(cls, document.createTextNode(text.substr(pos, take))));
+          if (cuts[at + pos] && at + pos) out.appendChild(document.createElement("wbr"));
+          out.appendChild(token(cls, cut(text.substr(pos, take), at + pos, cuts)));
           pos += take;
           left = Math.max(0, left - take);
         }
         row.replaceChild(out, node);
+        at += text.length;
       } else if (node.nodeType === 1 && node.textContent.length) {
         var cls2 = current();
+        if (cuts[at]) row.insertBefore(document.createElement("wbr"), node);
         if (node.tagName === "A") {  // a link keeps its place (and focus): the class goes on it
           var title = data.t[node.getAttribute("href")];
           if (title && !node.title) node.title = title;
@@ -63,6 +93,7 @@
           row.replaceChild(token(cls2, node.cloneNode(true)), node);
         }
         left = Math.max(0, left - node.textContent.length);
+        at += node.textContent.length;
       }
     });
     var number = document.createElement("a");
@@ -75,9 +106,10 @@
   function paint(chunk) {
     if (chunk.rdPainted) return;
     chunk.rdPainted = true;
-    var data = tables(chunk.closest(".rd-code"));
+    var view = chunk.closest(".rd-code"), data = tables(view);
     var specs = (chunk.getAttribute("data-h") || "").split(" ");
-    for (var i = 0; i < chunk.children.length; i++) paintLine(chunk.children[i], specs[i] || "", data);
+    var room = view.rdRoom || 40;  // size() measures it; before that, a phone's
+    for (var i = 0; i < chunk.children.length; i++) paintLine(chunk.children[i], specs[i] || "", data, room);
     chunk.classList.add("rd-on");
   }
   window.readerCode = {paint: paint};
@@ -97,15 +129,146 @@
     });
   }
 
-  // Notes: each block's notes get the room down to the next noted block (or the view's end);
-  // more than that folds, with a button to unfold (over what follows) and fold again.
+  // Rows a line of `text` takes when wrapped: the browser breaks it only at the places `BREAK`
+  // names (codeview.css: no break inside a word), so with a monospace font the rows follow from
+  // its characters, `first` of them on its first row and `rest` on each continuation row. A piece
+  // longer than a row overflows it: `overflows` is set.
+  var overflows = false;
+  function rowsOf(text, first, rest) {
+    var rows = 1, room = first, x = 0;
+    if (text.length <= first) return 1;
+    text.split(BREAK).forEach(function (piece) {
+      var ink = piece.replace(/ +$/, "").length;  // spaces at a row's end hang past it
+      if (x > 0 && x + ink > room) { rows++; room = rest; x = 0; }
+      if (ink > room) overflows = true;
+      x += piece.length;
+    });
+    return rows;
+  }
+
+  function linesOfChunk(chunk) {  // [text, indent] of each line, read once
+    if (!chunk.rdText) {
+      chunk.rdText = Array.prototype.map.call(chunk.children, function (row) {
+        var text = row.textContent;
+        return [text, /^ */.exec(text)[0].length];
+      });
+      chunk.rdLongest = Math.max.apply(null, chunk.rdText.map(function (t) { return t[0].length; }));
+    }
+    return chunk.rdText;
+  }
+
+  // The view's metrics, from a probe line laid out at the end of its first block: the width of a
+  // character, where a row's text starts (the gutter) and the room it keeps at its right.
+  function metrics(view) {
+    var lines = view.querySelector(".rd-lines"), probe = document.createElement("div");
+    probe.className = "rd-k";
+    probe.setAttribute("aria-hidden", "true");
+    probe.style.cssText = "content-visibility:visible;height:0;overflow:hidden;width:100%";
+    probe.innerHTML = "<div>0000000000</div>";
+    lines.appendChild(probe);
+    var row = probe.firstChild, range = document.createRange();
+    range.selectNodeContents(row.firstChild);
+    var text = range.getBoundingClientRect(), box = row.getBoundingClientRect();
+    var out = {ch: text.width / 10, gutter: text.left - box.left,  // padding-left + text-indent
+               right: parseFloat(getComputedStyle(row).paddingRight), view: view.clientWidth};
+    probe.remove();
+    return out;
+  }
+
+  // Each chunk's `--rows`: its height (in rows) before it is laid out. In the scrolling mode a line
+  // is one row, and a block holding a line wider than its view keeps its scrollbar (`rd-wide`).
+  function size(view) {
+    var m = metrics(view), scroll = root.classList.contains("rd-scroll");
+    view.rdRoom = Infinity;
+    view.querySelectorAll(":scope > .rd-block > .rd-lines").forEach(function (lines) {
+      var width = lines.clientWidth - m.gutter - m.right;
+      var first = Math.floor(width / m.ch + 0.01), wide = false;
+      view.rdRoom = Math.min(view.rdRoom, first);
+      lines.querySelectorAll(":scope > .rd-k").forEach(function (chunk) {
+        var text = linesOfChunk(chunk), rows = text.length;
+        if (chunk.rdLongest > first) {
+          wide = scroll;
+          if (!scroll) {
+            rows = 0;
+            text.forEach(function (t) {
+              var hang = Math.min((t[1] + 4) * m.ch, 0.4 * m.view);
+              rows += rowsOf(t[0], first, Math.max(1, Math.floor((width - hang) / m.ch + 0.01)));
+            });
+          }
+        }
+        chunk.style.setProperty("--rows", rows);
+      });
+      lines.classList.toggle("rd-wide", wide || overflows);
+      overflows = false;
+    });
+  }
+
+  // Sized on load and whenever a view's width or the mode changes; a chunk laid out before keeps
+  // the height it had (`contain-intrinsic-block-size: auto`) unless that is forgotten: `rd-resized`
+  // drops the `auto` for a frame.
+  function sizeAll(views) {
+    var widths = new Map();
+    function run(changed) {
+      changed.forEach(size);
+      if (widths.size && changed.length) {
+        changed.forEach(function (v) { v.classList.add("rd-resized"); });
+        requestAnimationFrame(function () {
+          requestAnimationFrame(function () {
+            changed.forEach(function (v) { v.classList.remove("rd-resized"); });
+          });
+        });
+      }
+    }
+    var first = true;
+    function observe(entries) {
+      var changed = [];
+      entries.forEach(function (e) {
+        var w = Math.round(e.contentRect.width);
+        if (widths.get(e.target) !== w) changed.push(e.target);
+        widths.set(e.target, w);
+      });
+      if (first) { first = false; changed.forEach(size); return; }
+      run(changed);
+    }
+    if (!("ResizeObserver" in window)) views.forEach(size);
+    else {
+      var watch = new ResizeObserver(observe);
+      views.forEach(function (v) { watch.observe(v); });
+    }
+    return function () { run(views); };
+  }
+
+  // The wrap toggle: every view's button shows the one choice, kept for the next pages.
+  function toggles(resize) {
+    var buttons = Array.prototype.slice.call(document.querySelectorAll(".rd-wrap"));
+    function show() {
+      var wrap = !root.classList.contains("rd-scroll");
+      buttons.forEach(function (b) { b.setAttribute("aria-pressed", String(wrap)); });
+    }
+    buttons.forEach(function (button) {
+      button.addEventListener("click", function () {
+        var scroll = !root.classList.contains("rd-scroll");
+        root.classList.toggle("rd-scroll", scroll);
+        try { window.localStorage.setItem(WRAP_KEY, scroll ? "scroll" : "wrap"); } catch (err) { /* not kept */ }
+        show();
+        resize();
+      });
+    });
+    show();
+  }
+
+  // Notes: each block's notes get the room down to the next noted block or the next block that
+  // takes the whole width (or the view's end); more than that folds, with a button to unfold (over
+  // what follows) and fold again. Only where the notes stand beside the lines (a grid).
   function fold(view) {
-    var blocks = view.querySelectorAll(":scope > .rd-noted"), wide = matchMedia(WIDE).matches;
-    var tops = Array.prototype.map.call(blocks, function (b) { return b.getBoundingClientRect().top; });
+    var marks = view.querySelectorAll(":scope > .rd-noted, :scope > .rd-free");
+    var tops = Array.prototype.map.call(marks, function (b) { return b.getBoundingClientRect().top; });
     tops.push(view.getBoundingClientRect().bottom);
-    Array.prototype.forEach.call(blocks, function (block, i) {
+    Array.prototype.forEach.call(marks, function (block, i) {
+      if (!block.classList.contains("rd-noted")) return;
       var notes = block.querySelector(".rd-ns"), room = Math.floor(tops[i + 1] - tops[i]);
       var button = notes.querySelector(":scope > .rd-more");
+      var wide = getComputedStyle(block).display === "grid";
       var folds = wide && notes.scrollHeight > room + 1;
       notes.classList.toggle("rd-fold", folds);
       if (folds && notes.style.getPropertyValue("--rd-room") !== room + "px") {
@@ -214,6 +377,7 @@
     if (!chunks.length) return;
     paintFirst(chunks);
     paintNear(chunks);
+    toggles(sizeAll(Array.prototype.slice.call(document.querySelectorAll(".rd-code"))));
     var views = Array.prototype.slice.call(document.querySelectorAll(".rd-code.rd-margin"));
     if (views.length) {
       foldAll(views);

@@ -1,11 +1,11 @@
 // A source page's outline: its classes (methods nested), functions and module-level names, each a
-// link to its line. On a desktop it is a sticky column beside the code (open by default on wide
-// screens; the reader's choice persists in localStorage); on narrower screens a drawer that its
+// link to its line. On a wide desktop (outline.css) it is a sticky column beside the code (open by
+// default; the reader's choice persists in localStorage); on narrower screens a drawer that its
 // button opens and Escape, a chosen name or a click outside closes. A filter box narrows the names;
 // the name whose line the URL names is marked current. Works from file://.
 (function () {
   var KEY = "reader.outline";
-  var column = window.matchMedia("(min-width: 76.25em)");
+  var column = window.matchMedia("(min-width: 120em)");  // outline.css
 
   function stored() {
     try { return window.localStorage.getItem(KEY); } catch (err) { return null; }

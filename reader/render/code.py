@@ -35,6 +35,9 @@ class CodeLines:
 
 CHUNK = 50
 """Lines per chunk: the unit the browser lays out and highlights only near the viewport."""
+RUN_ON = 40
+"""Unannotated lines after a noted block that keep the notes' column free, for a long note to run
+on beside them; the lines after those take the whole width (`rd-free`)."""
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LINK_RE = re.compile(r'<a href="([^"]*)" title="([^"]*)">')
 
@@ -141,10 +144,11 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
               spans: Sequence[tuple[int, int]] | None = None, gap_href: str = "") -> str:
     """The HTML of `spans` of a file (all of it by default), with each note beside its lines.
 
-    Lines covered by notes form a block with the notes in a margin column (`rd-margin`: every
-    block keeps the column free then, so a long note can run on beside the lines that follow);
-    the rest of the lines form plain blocks. Between two shown spans a gap line says which lines
-    are left out and links to `gap_href` (the whole file's page) when given.
+    Lines covered by notes form a block with the notes in a margin column (`rd-margin`); the rest
+    of the lines form plain blocks, which keep the column free for `RUN_ON` lines after a noted
+    block (a long note runs on beside them) and beyond that take the whole width (`rd-free`).
+    Between two shown spans a gap line says which lines are left out and links to `gap_href`
+    (the whole file's page) when given. A bar above the lines holds the wrap toggle (codeview.js).
     """
     total = len(code.highlighted.lines)
     shown = merge_spans([(max(1, a), min(total, b)) for a, b in (spans or [(1, total)]) if a <= total])
@@ -157,28 +161,40 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
             parts.append(_gap(previous_end + 1, start - 1, code.prefix, gap_href))
         inside = [MarginNote(max(n.start, start), min(n.end, end), n.html)
                   for n in notes if n.start <= end and n.end >= start]
-        cursor = start
+        cursor, after_note = start, False
         for g_start, g_end, members in _groups(inside):
             if g_start > cursor:
-                parts.append(_plain(code, cursor, g_start - 1, shrunk))
+                parts.append(_plain(code, cursor, g_start - 1, shrunk, after_note))
             notes_html = "".join(_note(m, code.prefix) for m in members)
             parts.append(f'<div class="rd-block rd-noted"><div class="rd-lines">'
                          f'{_rows(code, g_start, g_end, shrunk)}</div>'
                          f'<aside class="rd-notes"><div class="rd-ns">{notes_html}</div></aside></div>')
-            cursor = g_end + 1
+            cursor, after_note = g_end + 1, True
             noted = True
         if cursor <= end:
-            parts.append(_plain(code, cursor, end, shrunk))
+            parts.append(_plain(code, cursor, end, shrunk, after_note))
         previous_end = end
     if shown and previous_end < total:
         parts.append(_gap(previous_end + 1, total, code.prefix, gap_href))
     margin = " rd-margin" if noted else ""
     body = "".join(parts)  # first: it fills the tables
-    return f'<div class="rd-code highlight{margin}"{shrunk.attributes()}>{body}</div>'
+    return f'<div class="rd-code highlight{margin}"{shrunk.attributes()}>{_BAR}{body}</div>'
 
 
-def _plain(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
-    return f'<div class="rd-block"><div class="rd-lines">{_rows(code, start, end, shrunk)}</div></div>'
+_BAR = ('<div class="rd-bar"><button type="button" class="rd-wrap" aria-pressed="true" '
+        'title="Long lines wrap at spaces, their continuation indented; off, they scroll sideways">'
+        'Wrap long lines</button></div>')
+"""The wrap toggle's place, kept from the start (codeview.js wires it; without it, hidden)."""
+
+
+def _plain(code: CodeLines, start: int, end: int, shrunk: _Shrunk, after_note: bool) -> str:
+    """Plain lines: the first `RUN_ON` after a noted block keep the notes' column, the rest are free."""
+    keep = min(end, start + RUN_ON - 1) if after_note else start - 1
+    out = ""
+    for first, last, cls in ((start, keep, "rd-block"), (keep + 1, end, "rd-block rd-free")):
+        if first <= last:
+            out += f'<div class="{cls}"><div class="rd-lines">{_rows(code, first, last, shrunk)}</div></div>'
+    return out
 
 
 def _gap(start: int, end: int, prefix: str, href: str) -> str:

@@ -1,0 +1,180 @@
+"""The site as a reader meets it, in headless Chromium: figures per part, printed beside targets.
+
+    python benchmarks/browser.py SITE [--before SITE] [--part NAME ...] [--size WxH ...] [--page REL ...]
+
+Parts (`--part`, repeatable; default all):
+  layout  for each page (default: the pallas_call article and core.py's source page) and viewport
+          (default 1280x800 and 1440x900; `390x844` emulates a phone): the columns of code a line
+          shows before it wraps or is cut (target >= 80), the share of code lines that take more
+          than one row (<= 2%) and of those wrapped inside a word, and the page's height change
+          once scrolled to its end, step by step as a reader scrolls (<= 1%).
+
+Pages are opened from file:// with a fresh profile each (the flags of tests/browser_support.py),
+so a stored choice (the wrap toggle) does not carry over. `--before` measures a second build (e.g.
+main's) side by side. Nothing here asserts: the figures are for the issue's record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser_support import (  # noqa: E402
+    CHROMEDRIVER,
+    CHROMIUM,
+    COLUMNS_JS,
+    FLAGS,
+    SCROLL_STEP_JS,
+    WRAPS_JS,
+    emulate,
+)
+
+PAGES = ("articles/pallas-call.html", "source/jax/_src/pallas/core.py.html")
+SIZES = ("1280x800", "1440x900")
+
+
+@dataclass(frozen=True)
+class Viewport:
+    width: int
+    height: int
+
+    @property
+    def phone(self) -> bool:
+        return self.width < 600
+
+    def __str__(self) -> str:
+        return f"{self.width}x{self.height}"
+
+
+def viewport(text: str) -> Viewport:
+    try:
+        width, height = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a size as WIDTHxHEIGHT, e.g. 1280x800") from None
+    return Viewport(width, height)
+
+
+@contextmanager
+def browser(size: Viewport) -> Iterator:
+    """A fresh headless Chromium whose viewport is `size` (a phone's: touch, 3x pixels)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    with tempfile.TemporaryDirectory(prefix="browser-bench-") as profile:
+        options = webdriver.ChromeOptions()
+        for flag in FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={profile}")
+        options.binary_location = CHROMIUM or ""
+        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        try:
+            driver.set_page_load_timeout(120)
+            driver.set_script_timeout(300)
+            emulate(driver, size.width, size.height)
+            yield driver
+        finally:
+            driver.quit()
+
+
+def load(driver, page: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(page.as_uri())
+    WebDriverWait(driver, 120).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    driver.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+# ---- layout -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layout:
+    columns: int | None
+    lines: int
+    wrapped: int
+    mid_word: int
+    height_before: int
+    height_after: int
+
+    @property
+    def wrapped_share(self) -> float:
+        return self.wrapped / self.lines if self.lines else 0.0
+
+    @property
+    def height_change(self) -> float:
+        return (self.height_after - self.height_before) / self.height_before
+
+
+def measure_layout(page: Path, size: Viewport) -> Layout:
+    with browser(size) as driver:
+        load(driver, page)
+        columns = driver.execute_script(COLUMNS_JS)
+        driver.execute_script("window.scrollTo(0, 0)")
+        height_before = driver.execute_script("return document.documentElement.scrollHeight")
+        height_after = height_before
+        for _ in range(5000):
+            moved, height_after = driver.execute_async_script(SCROLL_STEP_JS)
+            if not moved:
+                break
+            time.sleep(0.02)
+        lines, wrapped, mid_word = driver.execute_script(WRAPS_JS)
+    return Layout(columns, lines, wrapped, mid_word, height_before, height_after)
+
+
+def layout_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport]) -> None:
+    print("\nlayout: code columns (>= 80), wrapped lines (<= 2%), height change when scrolled to the end (<= 1%)")
+    print(f"  {'page':<40}{'viewport':>10}{'site':>8}{'columns':>9}{'wrapped':>16}{'mid-word':>10}"
+          f"{'height px: load -> end':>28}{'change':>9}")
+    for rel in pages:
+        for size in sizes:
+            for name, site in sites.items():
+                got = measure_layout(site / rel, size)
+                print(f"  {rel:<40}{size!s:>10}{name:>8}{got.columns if got.columns is not None else '-':>9}"
+                      f"{f'{got.wrapped}/{got.lines} {got.wrapped_share:.1%}':>16}{got.mid_word:>10}"
+                      f"{f'{got.height_before:,} -> {got.height_after:,}':>28}{got.height_change:>+9.2%}",
+                      flush=True)
+
+
+PARTS: dict[str, Callable[[dict[str, Path], list[str], list[Viewport]], None]] = {
+    "layout": layout_part,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", type=Path)
+    parser.add_argument("--before", type=Path, help="a second site to show side by side (e.g. main's)")
+    parser.add_argument("--part", action="append", choices=sorted(PARTS), default=[],
+                        help="a part to run (repeatable); default: all")
+    parser.add_argument("--size", action="append", type=viewport, default=[],
+                        help=f"a viewport WIDTHxHEIGHT (repeatable); default: {', '.join(SIZES)}")
+    parser.add_argument("--page", action="append", default=[],
+                        help=f"a page relative to the site (repeatable); default: {', '.join(PAGES)}")
+    args = parser.parse_args(argv)
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        print("needs chromium and chromedriver on PATH", file=sys.stderr)
+        return 2
+    sites = {"after": args.site.resolve()}
+    if args.before:
+        sites = {"before": args.before.resolve(), **sites}
+    for site in sites.values():
+        missing = [rel for rel in args.page or PAGES if not (site / rel).is_file()]
+        if missing:
+            print(f"{site}: no {', '.join(missing)}; build the site first (reader build)", file=sys.stderr)
+            return 2
+    sizes = args.size or [viewport(s) for s in SIZES]
+    for part in args.part or list(PARTS):
+        PARTS[part](sites, list(args.page or PAGES), sizes)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
