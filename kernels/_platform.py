@@ -1,4 +1,5 @@
-"""Where a lab runs: native on a GPU, interpreted elsewhere; and small helpers every lab shares."""
+"""Where a lab runs: native on a GPU or a TPU, interpreted elsewhere; and small helpers every lab
+shares."""
 
 from __future__ import annotations
 
@@ -35,9 +36,16 @@ def on_gpu() -> bool:
     return jax.default_backend() == "gpu"
 
 
+def on_tpu() -> bool:
+    """True when jax runs on a TPU (or builds for one, `TARGET("tpu")`): kernels compile with Mosaic."""
+    if TARGET.value is not None:
+        return TARGET.value == "tpu"
+    return jax.default_backend() == "tpu"
+
+
 def interpret() -> bool:
-    """`interpret=` for a portable kernel: native on a GPU, the HLO interpreter elsewhere."""
-    return not on_gpu() and TARGET.value != "tpu"
+    """`interpret=` for a portable kernel: native on a GPU or a TPU, the HLO interpreter elsewhere."""
+    return not on_gpu() and not on_tpu()
 
 
 def compiler_params(num_warps: int = 4, num_stages: int = 2) -> Any:
@@ -109,10 +117,20 @@ def lower_for_gpu(fn: Any, *args: Any) -> str:
 
 
 def where() -> str:
-    """One line saying how this run executes its kernels."""
+    """One line saying how this run executes its kernels, and why."""
     if on_gpu():
-        return f"native on {jax.devices()[0].device_kind} (Pallas Triton backend, deprecated since jax 0.11.0)"
-    return f"interpret mode on {jax.default_backend()} (no GPU or TPU here)"
+        return (f"native on {jax.devices()[0].device_kind} (Pallas Triton backend, deprecated since jax "
+                "0.11.0), since jax's default backend is a GPU")
+    if on_tpu():
+        return f"native on {jax.devices()[0].device_kind} (Mosaic TPU), since jax's default backend is a TPU"
+    return f"interpret mode on {jax.default_backend()}, since jax finds no GPU or TPU here"
+
+
+def tpu_where() -> str:
+    """`where()` for a TPU-only kernel: native on a TPU, the TPU interpreter anywhere else."""
+    if on_tpu():
+        return where()
+    return f"in the TPU interpreter on {jax.default_backend()}, since jax finds no TPU here"
 
 
 def max_abs_error(a: Any, b: Any) -> float:

@@ -30,6 +30,7 @@ from kernels import _platform as plat
 from kernels import flash_attention_bwd
 from kernels.flash_attention import attention_reference
 
+# %% The op: its configs, its dispatch key, the kernel it wraps
 LADDER = (32, 64, 128)
 
 
@@ -97,6 +98,7 @@ class FlashAttentionOp(tokamax.Op[Any, jax.Array, None, Config, DispatchKey]):
         return DispatchKey(q.shape[2], k.shape[2], q.shape[3], str(q.dtype), bool(ba.kwargs["causal"]))
 
 
+# %% Tuning it with tokamax's Autotuner
 def use_flag_defaults() -> None:
     """tokamax reads its options as absl flags, parsing sys.argv on first use; when the program
     is not an absl app (pytest, `reader run`), its argv is not absl's: keep the defaults."""
@@ -135,6 +137,7 @@ def tune(op: FlashAttentionOp, seq: int = 128, head_dim: int = 32, causal: bool 
     return Tuning(bound.autotuning_cache_key, timings, data.fastest_config, cached, error)
 
 
+# %% What the site shows: the kernel lowered
 def lowerings() -> list[plat.Lowering]:
     """The op's forward kernel at the smallest config of `LADDER`, lowered for the site (reader/ir)."""
     from kernels.flash_attention import flash_forward, loop_kernel
@@ -143,6 +146,7 @@ def lowerings() -> list[plat.Lowering]:
         a, b, c, causal=True, block_q=LADDER[0], block_k=LADDER[0]), (q, k, v))]
 
 
+# %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("autotuned_op", __doc__)
     p.add_argument("--seq", type=int, default=128)

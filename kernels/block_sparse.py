@@ -36,6 +36,7 @@ from kernels.flash_attention import HIGHEST, MASK_VALUE, attention_reference
 EMPTY, PARTIAL, FULL = 0, 1, 2
 
 
+# %% The mask, and the schedule built from it
 def window_with_sinks(seq: int, window: int = 80, sinks: int = 16) -> np.ndarray:
     """Causal attention to the last `window` keys and to the first `sinks` keys."""
     rows, cols = np.arange(seq)[:, None], np.arange(seq)[None, :]
@@ -86,6 +87,7 @@ def build_schedule(mask: np.ndarray, block_q: int, block_k: int) -> Schedule:
     return Schedule(labels, kv_index, kind, mask_index, stack)
 
 
+# %% The kernel: it reads its own schedule from scalar memory
 def sparse_kernel(kv_index_ref, kind_ref, mask_index_ref, q_ref, k_ref, v_ref, mask_ref, o_ref,
                   m_ref, l_ref, acc_ref, *, scale: float):
     r, j = pl.program_id(1), pl.program_id(2)
@@ -139,11 +141,12 @@ def block_sparse_attention(q, k, v, schedule: Schedule, *, block_q: int, block_k
     return pl.pallas_call(
         functools.partial(sparse_kernel, scale=scale), grid_spec=grid_spec,
         out_shape=jax.ShapeDtypeStruct(q.shape, q.dtype),
-        interpret=False if plat.TARGET.value == "tpu" else pltpu.InterpretParams(),
+        interpret=False if plat.on_tpu() else pltpu.InterpretParams(),
     )(jnp.asarray(schedule.kv_index), jnp.asarray(schedule.kind), jnp.asarray(schedule.mask_index),
       q, k, v, jnp.asarray(schedule.partial_masks))
 
 
+# %% The references: splash attention and its block labels
 def splash_reference(q, k, v, mask: np.ndarray, *, sm_scale: float) -> jax.Array:
     """jax's splash attention on the same mask, interpreted (it takes q pre-scaled)."""
     from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as splash
@@ -151,7 +154,7 @@ def splash_reference(q, k, v, mask: np.ndarray, *, sm_scale: float) -> jax.Array
 
     heads = q.shape[0]
     multi = mask_lib.MultiHeadMask([mask_lib.NumpyMask(mask)] * heads)
-    kernel = splash.make_splash_mha(multi, head_shards=1, q_seq_shards=1, interpret=True)
+    kernel = splash.make_splash_mha(multi, head_shards=1, q_seq_shards=1, interpret=not plat.on_tpu())
     return jax.jit(kernel)(q * sm_scale, k, v)
 
 
@@ -165,6 +168,7 @@ def splash_labels(mask: np.ndarray, block_q: int, block_k: int) -> np.ndarray:
     return np.asarray(mask_info.block_mask)[0]
 
 
+# %% Checked against the references
 @dataclass(frozen=True)
 class Check:
     vs_dense: float
@@ -186,6 +190,7 @@ def check(heads: int = 2, seq: int = 256, head_dim: int = 64, block_q: int = 32,
     return schedule, Check(plat.max_abs_error(out, dense), plat.max_abs_error(out, splash), same)
 
 
+# %% What the site shows: the kernel lowered, the labels drawn
 def lowerings() -> list[plat.Lowering]:
     """The sparse kernel on a window-with-sinks mask, lowered natively (reader/ir)."""
     seq, block = 256, 32
@@ -204,6 +209,7 @@ def artifacts(out_dir: Path) -> list[Path]:
     return [plat.write(out_dir, "block_sparse.labels.svg", svg)]
 
 
+# %% The lab's run
 def picture(labels: np.ndarray) -> str:
     """The block labels as text: '.' empty, 'p' partial, '#' full."""
     return "\n".join("    " + " ".join(".p#"[v] for v in row) for row in labels)
@@ -218,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     nq, nk = schedule.labels.shape
     counts = {name: int((schedule.labels == v).sum()) for name, v in (("empty", EMPTY), ("partial", PARTIAL), ("full", FULL))}
     print(f"block_sparse: 2 heads, seq {args.seq}, head_dim 64, blocks {args.block}; causal window 80 + 16 "
-          f"sink tokens; TPU interpreter")
+          f"sink tokens; {plat.tpu_where()}")
     print(f"block labels ({nq} x {nk}; '.' empty, 'p' partial, '#' full):\n{picture(schedule.labels)}")
     print(f"{counts['empty']} empty, {counts['partial']} partial ({len(schedule.partial_masks)} distinct mask "
           f"blocks kept), {counts['full']} full; the grid runs {nq} x {schedule.steps} steps per head "

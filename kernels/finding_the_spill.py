@@ -13,10 +13,11 @@ registers and the `bytes spill stores` / `bytes spill loads` it reports: the spi
 compiler's output rather than guessed. The PTX itself holds no spill (`st.local`): PTX
 registers are virtual and unlimited, and it is ptxas that spills, so the lab disassembles the
 cubin (the bundled `nvdisasm`, with line info) and lists the SASS `STL` spill stores with the
-Triton IR line each comes from. The register count read off the IR types is a lower bound:
-128 x 128 passes it and still spills. This is pip Triton's pipeline (3.9 measured), not XLA's
-own Triton, which compiles the same bytes on a GPU; without `triton` installed the compile step
-is skipped with that reason. The Pallas Triton backend is deprecated since jax 0.11.0 but
+Triton IR line each comes from. On a GPU runtime the lab lowers and compiles for that GPU (its
+compute capability) instead, and runs the kernel natively. The register count read off the IR
+types is a lower bound: 128 x 128 passes it and still spills. This is pip Triton's pipeline
+(3.9 measured), not XLA's own Triton, which compiles the same bytes on a GPU; without `triton`
+installed the compile step is skipped with that reason. The Pallas Triton backend is deprecated since jax 0.11.0 but
 still lowers at the pinned jax 0.12.0.1 (with a DeprecationWarning).
 
 Exercises: jax/_src/pallas/triton/lowering.py::lower_jaxpr_to_triton_module, jax/_src/pallas/triton/lowering.py::_dot_general_lowering, jax/_src/pallas/triton/lowering.py::_scan_lowering_rule, jax/_src/pallas/triton/core.py::CompilerParams, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/triton/gpu_info.py::get_gpu_info
@@ -49,11 +50,13 @@ SIZE = 512
 # "Maximum number of 32-bit registers per thread": 255 for every compute capability from 3.5
 # on (CUDA C++ Programming Guide, the technical specifications per compute capability table).
 MAX_REGISTERS = 255
-ARCH = "sm_90a"
+SM90 = 90
+"""The compute capability a host without a GPU compiles for (an H100)."""
 NO_TRITON_REASON = ("triton is not installed (pip install triton, or this project's `labs` extra): "
                     "it compiles the Triton IR to PTX and bundles the ptxas that reads it")
 
 
+# %% The kernel: a Triton matmul whose accumulator lives in registers
 def matmul_kernel(x_ref, y_ref, o_ref, *, bk: int):
     def step(k, acc):
         x = x_ref[:, pl.ds(k * bk, bk)]
@@ -83,6 +86,7 @@ def tag(block: tuple[int, int, int]) -> str:
     return "x".join(map(str, block))
 
 
+# %% The Triton IR jax hands XLA, and the registers it asks for
 def triton_ir(block: tuple[int, int, int], size: int = SIZE) -> str:
     """The Triton IR jax hands XLA for one block shape, as text without locations: the bytecode
     `pallas_call_lowering` serializes into its `__gpu$xla.gpu.triton` custom call, re-read."""
@@ -158,6 +162,7 @@ def pressure(block: tuple[int, int, int], size: int = SIZE) -> tuple[Pressure, s
     return Pressure(block, carried, loaded, len(ir.splitlines())), ir
 
 
+# %% The compiler's own report: ptxas and the SASS
 @dataclass(frozen=True)
 class Spill:
     """What ptxas reported for one compiled kernel."""
@@ -201,11 +206,26 @@ def spill_stores(sass: str) -> list[SpillStore]:
     return out
 
 
+def arch(capability: int) -> str:
+    """ptxas's `-arch` for a compute capability: `sm_90a` (the architecture-specific features
+    Hopper and later kernels use), `sm_80`."""
+    return f"sm_{capability}{'a' if capability >= 90 else ''}"
+
+
+def capability() -> int:
+    """The compute capability to compile for: this runtime's GPU, else an H100's."""
+    if plat.on_gpu() and plat.TARGET.value is None:
+        major, _, minor = str(jax.devices()[0].compute_capability).partition(".")
+        return int(major) * 10 + int(minor or 0)
+    return SM90
+
+
 @dataclass(frozen=True)
 class Compiled:
-    """One block shape compiled by pip Triton for sm_90, with what ptxas and the SASS say."""
+    """One block shape compiled by pip Triton for one GPU, with what ptxas and the SASS say."""
 
     block: tuple[int, int, int]
+    capability: int
     ir: str
     ptxas_report: str
     spill: Spill
@@ -229,9 +249,10 @@ def have_triton() -> bool:
     return True
 
 
-def compile_for_sm90(block: tuple[int, int, int], ir: str | None = None) -> Compiled:
-    """Compile the kernel's Triton IR with pip Triton for an H100 (no GPU needed), ask the
-    bundled ptxas about spills, and find the spill stores in the cubin's SASS."""
+def compile_for(block: tuple[int, int, int], ir: str | None = None, cc: int = SM90) -> Compiled:
+    """Compile the kernel's Triton IR with pip Triton for compute capability `cc` (an H100 by
+    default: no GPU needed), ask the bundled ptxas about spills, and find the spill stores in the
+    cubin's SASS."""
     if not have_triton():
         raise RuntimeError(NO_TRITON_REASON)
     import time
@@ -247,18 +268,18 @@ def compile_for_sm90(block: tuple[int, int, int], ir: str | None = None) -> Comp
         source.write_text(ir)
         with warnings.catch_warnings():  # Triton 3.9 warns that its FP-fusion default will change
             warnings.simplefilter("ignore", UserWarning)
-            kernel = triton.compile(str(source), target=GPUTarget("cuda", 90, 32),
+            kernel = triton.compile(str(source), target=GPUTarget("cuda", cc, 32),
                                     options={"num_warps": NUM_WARPS, "num_stages": NUM_STAGES})
         ptx, cubin = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         ptx.write_text(kernel.asm["ptx"])
         cubin.write_bytes(kernel.asm["cubin"])
-        report = _tool([get_ptxas(90).path, "-v", f"-arch={ARCH}", str(ptx), "-o", str(Path(tmp) / "v.cubin")])
+        report = _tool([get_ptxas(cc).path, "-v", f"-arch={arch(cc)}", str(ptx), "-o", str(Path(tmp) / "v.cubin")])
         sass = _tool([triton.knobs.nvidia.nvdisasm.path, "--print-line-info", str(cubin)])
     found = parse_ptxas(report)
     if len(found) != 1:
         raise ValueError(f"expected ptxas to report one function for block {block}, got {len(found)}")
     text = kernel.asm["ptx"]
-    return Compiled(block, ir, report.replace(tmp, "."), found[0], len(text.splitlines()),
+    return Compiled(block, cc, ir, report.replace(tmp, "."), found[0], len(text.splitlines()),
                     len(re.findall(r"\bst\.local\b", text)), tuple(spill_stores(sass)),
                     time.perf_counter() - start)
 
@@ -270,6 +291,7 @@ def _tool(command: list[str]) -> str:
     return done.stdout + done.stderr
 
 
+# %% Checked against jnp, and the report printed
 def check(block: tuple[int, int, int], size: int = 256) -> float:
     """Max abs error of the kernel at one block shape (interpreted on a CPU)."""
     x, y = plat.randn(6, (size, size), (size, size))
@@ -282,7 +304,7 @@ def describe(c: Compiled, timed: bool = True) -> str:
     the compile time, which the page leaves out so that it shows the same text every build)."""
     s = c.spill
     took = f", compiled in {c.seconds:.1f} s" if timed else ""
-    lines = [f"ptxas -v -arch={ARCH} ({c.ptx_lines} lines of PTX{took}): "
+    lines = [f"ptxas -v -arch={arch(c.capability)} ({c.ptx_lines} lines of PTX{took}): "
              f"{s.registers} registers, {s.spill_stores} bytes spill stores, {s.spill_loads} bytes spill loads",
              f"st.local in the PTX: {c.ptx_local_stores} (PTX registers are virtual; ptxas spills)",
              f"STL spill stores in the SASS (nvdisasm): {len(c.stores)}"]
@@ -294,6 +316,7 @@ def describe(c: Compiled, timed: bool = True) -> str:
     return "\n".join(lines)
 
 
+# %% What the site shows: the kernel lowered, each block's report
 def lowerings() -> list[plat.Lowering]:
     """The Triton matmul at the smallest block shape, lowered with locations (reader/ir)."""
     x, y = plat.randn(3, (256, 256), (256, 256))
@@ -310,15 +333,16 @@ def artifacts(out_dir: Path) -> list[Path]:
         if not have_triton():
             text = f"compile: skipped ({NO_TRITON_REASON})"
         else:
-            c = compile_for_sm90(block, ir)
+            c = compile_for(block, ir)
             report = "\n".join(line for line in c.ptxas_report.strip().splitlines()
                                if "Compile time" not in line)
-            text = (f"$ ptxas -v -arch={ARCH} finding_the_spill.{tag(block)}.ptx\n"
+            text = (f"$ ptxas -v -arch={arch(c.capability)} finding_the_spill.{tag(block)}.ptx\n"
                     f"{report}\n\n{describe(c, timed=False)}")
         paths.append(plat.write(out_dir, f"finding_the_spill.{tag(block)}.ptxas.txt", text))
     return paths
 
 
+# %% The lab's run
 def _report(p: Pressure) -> None:
     plat.banner(f"block {p.block}, {NUM_WARPS} warps ({32 * NUM_WARPS} threads): {p.ir_lines} lines of Triton IR")
     print(f"carried round the K loop (scf.for iter_args): {', '.join(p.carried)}")
@@ -340,18 +364,20 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"a block shape to compile (repeatable; default {' '.join(map(tag, BLOCKS))})")
     args = p.parse_args(argv)
     print(f"finding_the_spill: {SIZE}^3 float32 Triton matmul, {plat.where()}")
+    cc = capability()
     print(f"check at 256^3 with block {BLOCKS[0]}: max abs error vs jnp {check(BLOCKS[0]):.2e}")
     if have_triton():
         import triton
-        print(f"compile: pip triton {triton.__version__} for GPUTarget('cuda', 90, 32), "
-              f"num_warps={NUM_WARPS}, num_stages={NUM_STAGES}, on this host")
+        where = "this runtime's GPU" if plat.on_gpu() else "an H100, on this host without a GPU"
+        print(f"compile: pip triton {triton.__version__} for GPUTarget('cuda', {cc}, 32) ({where}), "
+              f"num_warps={NUM_WARPS}, num_stages={NUM_STAGES}")
     for block in args.block or BLOCKS:
         pressure_, ir = pressure(block)
         _report(pressure_)
         if not have_triton():
             print(f"compile: skipped ({NO_TRITON_REASON})")
             continue
-        print(describe(compile_for_sm90(block, ir)))
+        print(describe(compile_for(block, ir, cc)))
     return 0
 
 

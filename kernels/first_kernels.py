@@ -29,6 +29,7 @@ from kernels import _platform as plat
 BLOCK = (8, 128)
 
 
+# %% The kernels: add, scale and a row sum, over refs
 def add_kernel(x_ref, y_ref, o_ref):
     o_ref[...] = x_ref[...] + y_ref[...]
 
@@ -46,6 +47,7 @@ def rowsum_kernel(x_ref, o_ref):
     o_ref[...] = jax.lax.fori_loop(0, x_ref.shape[1] // BLOCK[1], step, zero).astype(o_ref.dtype)
 
 
+# %% The calls: a grid of (8, 128) blocks
 def _tile_spec():
     return pl.BlockSpec(BLOCK, lambda i, j: (i, j))
 
@@ -82,6 +84,7 @@ def rowsum(x: jax.Array) -> jax.Array:
         interpret=plat.interpret(), compiler_params=plat.compiler_params())(x)
 
 
+# %% Checked against jnp, with the two jaxprs of each call
 @dataclass(frozen=True)
 class KernelRun:
     """One kernel's result checked against jnp, with its two jaxprs."""
@@ -109,6 +112,7 @@ def run(rows: int = 32, cols: int = 256) -> list[KernelRun]:
     return runs
 
 
+# %% What the site shows: the kernels lowered, the jaxprs as files
 def lowerings() -> list[plat.Lowering]:
     """The three kernels as the site shows them lowered (reader/ir): one small tile grid each."""
     x, y = plat.randn(0, (16, 256), (16, 256))
@@ -126,6 +130,7 @@ def artifacts(out_dir: Path) -> list[Path]:
     return paths
 
 
+# %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("first_kernels", __doc__)
     p.add_argument("--rows", type=int, default=32, help="rows (a multiple of 8)")

@@ -57,6 +57,7 @@ MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)  # finite, as the TPU kernel
 HIGHEST = jax.lax.Precision.HIGHEST                   # f32 dots stay f32 (IEEE, not TF32, on a GPU)
 
 
+# %% The diagonal tests and the key-block ranges
 def below_or_on_diag(r, block_r: int, c, block_c: int):
     """Query block r sees some key of key block c: its last row reaches the block's first column."""
     return (r + 1) * block_r - 1 >= c * block_c
@@ -81,6 +82,7 @@ def kv_block_ranges(r, block_q: int, block_k: int, num_kv: int, causal: bool):
     return unmasked, visible
 
 
+# %% The kernel: online softmax over key blocks
 def attend_block(q, k, v, carry, *, rows=None, cols=None):
     """One online-softmax update of (m, l, acc) by a key/value block; mask when rows/cols given."""
     m, denom, acc = carry
@@ -132,6 +134,7 @@ def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, m_scratch, l_scratch, acc_
         lse_ref[...] = m_scratch[...] + jnp.log(l_scratch[...])
 
 
+# %% The call: specs, grid and the TPU interpreter
 def kv_index_map(block_q: int, block_k: int, causal: bool) -> Callable[..., tuple[Any, int]]:
     """Grid step (h, r, c) -> the K/V block to hold: c, clamped to r's last visible block when
     causal, so a step above the diagonal names the block already held and nothing is copied."""
@@ -172,7 +175,7 @@ def tiled_call(kernel: Callable[..., None], q, k, v, *, causal: bool, sm_scale: 
 
 def tpu_interpret() -> Any:
     """`interpret=` for the TPU-shaped kernel: native on a TPU, the TPU interpreter elsewhere."""
-    return False if jax.default_backend() == "tpu" else pltpu.InterpretParams()
+    return False if plat.on_tpu() else pltpu.InterpretParams()
 
 
 @functools.partial(jax.jit, static_argnames=("kernel", "causal", "sm_scale", "block_q", "block_k", "clamp"))
@@ -193,6 +196,7 @@ def flash_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = N
 
 # -- The same derivation for a GPU: the key loop inside one program ---------------------------
 
+# %% The same kernel as one loop per query block
 def loop_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, *, sm_scale: float, causal: bool, block_k: int):
     block_q, head_dim = q_ref.shape
     r = pl.program_id(2)
@@ -242,6 +246,7 @@ def flash_forward(q, k, v, *, causal: bool = False, sm_scale: float | None = Non
         interpret=plat.interpret(), compiler_params=plat.compiler_params())(q, k, v)
 
 
+# %% The references
 def attention_reference(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
                         mask: jax.Array | None = None) -> jax.Array:
     """Plain attention: the N x N scores, masked, softmaxed, applied to v (float32, HIGHEST)."""
@@ -265,6 +270,7 @@ def tpu_reference(q, k, v, *, causal: bool, sm_scale: float, block: int = 128) -
         return jax.block_until_ready(fn(q, k, v))
 
 
+# %% Counting the schedule: blocks run, masked, skipped and copied
 @dataclass(frozen=True)
 class BlockCount:
     total: int
@@ -360,6 +366,7 @@ def schedule_labels(seq: int, block_q: int, block_k: int) -> list[list[int]]:
     return labels
 
 
+# %% What the site shows: the kernels lowered, the schedule drawn
 def lowerings() -> list[plat.Lowering]:
     """The two forward kernels lowered for the site (reader/ir): the TPU-shaped `flash_kernel`
     (causal, key blocks on the grid) and the GPU-shaped `loop_kernel` (key loop inside)."""
@@ -384,6 +391,7 @@ def artifacts(out_dir: Path) -> list[Path]:
 
 # -- Checks: the solution, and a learner's kernel ---------------------------------------------
 
+# %% Checked against the references, and a blind kernel the same way
 @dataclass(frozen=True)
 class Check:
     causal: bool
@@ -459,6 +467,7 @@ def check_kernel(kernel: Callable[..., None]) -> list[KernelCheck]:
     return out
 
 
+# %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("flash_attention", __doc__)
     p.add_argument("--seq", type=int, default=256)
@@ -466,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--block", type=int, default=64, help="block_q = block_k")
     args = p.parse_args(argv)
     print(f"flash_attention: q, k, v (1, 2, {args.seq}, {args.head_dim}) float32, blocks {args.block}; "
-          f"flash_kernel under the TPU interpreter, loop_kernel in {plat.where()}")
+          f"flash_kernel {plat.tpu_where()}; loop_kernel {plat.where()}")
     for c in check(seq=args.seq, head_dim=args.head_dim, block=args.block):
         print(f"  causal={c.causal!s:5}: flash_kernel max abs error vs jnp reference {c.vs_reference:.2e}, "
               f"vs jax's TPU kernel (TPU interpreter) {c.vs_tpu_kernel:.2e}; loop_kernel vs jnp "

@@ -34,6 +34,7 @@ from kernels.flash_attention import (
 )
 
 
+# %% The backward kernels: dk and dv per key block, dq per query block
 def q_block_ranges(c, block_q: int, block_k: int, num_q: int, causal: bool):
     """`(start, masked_end)` of the query blocks that see key block c: [start, masked_end) need a mask."""
     if not causal:
@@ -108,6 +109,7 @@ def dq_kernel(q_ref, k_ref, v_ref, do_ref, lse_ref, delta_ref, dq_ref, *,
     dq_ref[...] = dq.astype(dq_ref.dtype)
 
 
+# %% The calls, and the custom VJP that joins them to the forward pass
 def _whole(seq: int, d: int):
     return pl.BlockSpec((None, None, seq, d), lambda b, h, i: (b, h, 0, 0))
 
@@ -167,6 +169,7 @@ def flash_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = N
     return _flash(q, k, v, causal, scale, block_q, block_k)
 
 
+# %% Checked against jax.grad of the reference
 @dataclass(frozen=True)
 class GradCheck:
     causal: bool
@@ -197,6 +200,7 @@ def check(batch: int = 1, heads: int = 2, seq: int = 128, head_dim: int = 32,
     return out
 
 
+# %% What the site shows: the kernels lowered
 def lowerings() -> list[plat.Lowering]:
     """The backward's two kernels (dK/dV, then dQ) lowered for the site (reader/ir)."""
     q, k, v, o, do = plat.randn(12, *[(1, 2, 128, 32)] * 5)
@@ -206,6 +210,7 @@ def lowerings() -> list[plat.Lowering]:
         *a, causal=True, scale=scale, block_q=32, block_k=64), (q, k, v, o, lse, do))]
 
 
+# %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("flash_attention_bwd", __doc__)
     p.add_argument("--seq", type=int, default=128)

@@ -37,6 +37,7 @@ SHAPE = (256, 128)
 BLOCK = (128, 128)
 
 
+# %% The kernels, and their calls for each backend
 def exp_add_kernel(x_ref, y_ref, o_ref):
     o_ref[...] = jnp.exp(x_ref[...]) * 2.0 + y_ref[...]
 
@@ -92,6 +93,7 @@ def matmul_mosaic_gpu(x: jax.Array, y: jax.Array, *, debug: bool = False) -> jax
                            (x.shape[0] // 128,), in_specs, out_spec, debug)(x, y)
 
 
+# %% The ladder: the kernel in every IR on the way down
 @dataclass(frozen=True)
 class Rung:
     """One IR on the way down: its name, the file it is saved as, and its text."""
@@ -144,6 +146,7 @@ def ladder() -> list[Rung]:
     ]
 
 
+# %% Checked against jnp, and a rung that refuses
 def check() -> float:
     """Max abs error of the ladder's kernel, run here (interpreted, or natively on a GPU)."""
     x, y = plat.randn(4, SHAPE, SHAPE)
@@ -199,6 +202,7 @@ def refusals() -> list[Refusal]:
     return out
 
 
+# %% What the site shows: every rung lowered with locations
 def lowerings() -> list[plat.Lowering]:
     """What the site shows lowered with locations: the ladder's kernel and the refusing matmul."""
     x, y = plat.randn(4, SHAPE, SHAPE)
@@ -218,6 +222,7 @@ def artifacts(out_dir: Path) -> list[Path]:
     return [plat.write(out_dir, r.filename, r.text) for r in ladder()]
 
 
+# %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("lowering_ladder", __doc__)
     p.add_argument("--out", type=Path, help="save every rung into this directory")

@@ -34,6 +34,7 @@ from jax.sharding import Mesh, PartitionSpec
 from kernels import _platform as plat
 from kernels.flash_attention import attention_reference, flash_forward, loop_kernel
 
+# %% One ring step: a flash block, merged by log-sum-exp
 AXIS = "ring"
 CHILD_MARKER = "KERNELS_RING_CHILD"
 
@@ -52,6 +53,7 @@ def merge(o_a, lse_a, o_b, lse_b):
     return o_a * jnp.exp(lse_a - lse)[..., None] + o_b * jnp.exp(lse_b - lse)[..., None], lse
 
 
+# %% The ring: shard_map, with ppermute passing k and v on
 def ring_body(q, k, v, *, n: int, causal: bool, scale: float, block: int):
     """What one device runs: n steps of attend-then-shift; returns its rows of the output."""
     me = jax.lax.axis_index(AXIS)
@@ -93,6 +95,7 @@ def ring_attention(q, k, v, mesh: Mesh, *, causal: bool = False, block: int = 32
         return jax.jit(fn)(q, k, v)
 
 
+# %% Host devices for the ring
 def cpu_mesh(n: int) -> Mesh:
     devices = jax.devices("cpu")
     if len(devices) < n:
@@ -120,6 +123,7 @@ def rerun_with_devices(n: int, argv: list[str]) -> subprocess.CompletedProcess[s
                           capture_output=True, text=True, check=False)
 
 
+# %% Checked against single-device attention
 @dataclass(frozen=True)
 class Check:
     causal: bool
@@ -140,6 +144,7 @@ def check(n: int = 4, batch: int = 1, heads: int = 2, seq: int = 256, head_dim: 
     return out
 
 
+# %% What the site shows: the kernel lowered
 def lowerings() -> list[plat.Lowering]:
     """The kernel each ring step runs (LAB·3.2's `loop_kernel` on one shard's blocks), lowered
     for the site (reader/ir); the ring itself (ppermute over devices) is outside the kernel."""
@@ -148,6 +153,7 @@ def lowerings() -> list[plat.Lowering]:
         a, b, c, causal=True, scale=1.0 / math.sqrt(32), block=32), (q, k, v))]
 
 
+# %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = plat.parser("ring_attention", __doc__)
@@ -163,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         print(done.stderr, end="", file=sys.stderr)
         return done.returncode
     print(f"ring_attention: (1, 2, {args.seq}, 32) float32 over a ring of {args.devices} host devices, "
-          f"{args.seq // args.devices} rows each; flash kernel blocks 32, interpreted")
+          f"{args.seq // args.devices} rows each; flash kernel blocks 32, in interpret mode on the host "
+          f"devices, since the ring needs {args.devices} devices whatever chip the runtime has")
     for c in check(n=args.devices, seq=args.seq):
         print(f"  causal={c.causal!s:5}: max abs error vs single-device attention {c.error:.2e}; "
               f"{c.blocks_computed} of {c.blocks_total} device-block pairs computed, "

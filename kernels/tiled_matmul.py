@@ -26,6 +26,7 @@ from kernels import _platform as plat
 from kernels._svg import PALETTE, Svg
 
 
+# %% The chips: peak FLOP/s and HBM bandwidth from their spec sheets
 @dataclass(frozen=True)
 class Chip:
     """Dense bf16 peak and HBM bandwidth of one chip, from its public spec sheet."""
@@ -62,6 +63,7 @@ ESTIMATE_SIZE = (8192, 8192, 8192, 2)
 """`(M, N, K, bytes per element)` of the roofline estimate: a bf16 matmul worth a chip."""
 
 
+# %% The kernel: one output tile per program, K walked in bk steps
 def matmul_kernel(x_ref, y_ref, o_ref, *, bk: int):
     # x_ref is this program's (bm, K) panel, y_ref its (K, bn) panel: walk K in bk steps.
     def step(k, acc):
@@ -90,6 +92,7 @@ def matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int] = (128, 128, 
         interpret=plat.interpret(), compiler_params=plat.compiler_params())(x, y)
 
 
+# %% The roofline of each block shape
 @dataclass(frozen=True)
 class Estimate:
     """The roofline of one block shape on one chip for an `M x K @ K x N` matmul."""
@@ -128,6 +131,7 @@ def estimate(block: tuple[int, int, int], chip: Chip,
     return Estimate(block, chip, 2.0 * m * n * k, hbm_bytes(m, n, k, itemsize, block))
 
 
+# %% Checked against jnp, and the roofline drawn
 def check(size: int = 256) -> dict[tuple[int, int, int], float]:
     """Max abs error against jnp of the kernel at each block shape (float32, size^3)."""
     x, y = plat.randn(1, (size, size), (size, size))
@@ -179,6 +183,7 @@ def _axes(svg: Svg, left: int, top: int, w: int, h: int, x_hi: float, y_hi: floa
     svg.text(18, top + h / 2, "attainable TFLOP/s (bf16 dense), log scale", 12, "middle", rotate=-90)
 
 
+# %% What the site shows: the kernel lowered, the roofline
 def lowerings() -> list[plat.Lowering]:
     """The kernel lowered for the site (reader/ir), at the first block shape on a 256^3 matmul."""
     x, y = plat.randn(1, (256, 256), (256, 256))
@@ -190,6 +195,7 @@ def artifacts(out_dir: Path) -> list[Path]:
     return [plat.write(out_dir, "tiled_matmul.roofline.svg", roofline_svg())]
 
 
+# %% The lab's run
 def report() -> str:
     m, n, k, itemsize = ESTIMATE_SIZE
     lines = [f"roofline estimate for a {m}x{k} @ {k}x{n} matmul, {itemsize}-byte elements:",

@@ -73,3 +73,29 @@ def test_main_prints_the_schedule(capsys):
     assert lab.main([]) == 0
     out = capsys.readouterr().out
     assert "start DMA x[0:8, 0:128]" in out and "compute step 5" in out
+
+
+def test_trace_regions_and_overlap_of_a_hand_written_tpu_trace():
+    trace = {"traceEvents": [
+        {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/host:CPU"}},
+        {"ph": "M", "pid": 7, "name": "process_name", "args": {"name": "/device:TPU:0"}},
+        {"ph": "M", "pid": 8, "name": "process_name", "args": {"name": "/device:TPU:1"}},
+        {"ph": "X", "pid": 7, "tid": 2, "ts": 10.0, "dur": 1.0, "name": "ep_copy_in"},
+        {"ph": "X", "pid": 7, "tid": 2, "ts": 11.0, "dur": 2.0, "name": "ep_wait_in"},
+        {"ph": "X", "pid": 7, "tid": 2, "ts": 13.0, "dur": 8.0, "name": "ep_run_kernel"},
+        {"ph": "X", "pid": 7, "tid": 2, "ts": 0.0, "dur": 30.0, "name": "fusion.1"},
+        {"ph": "X", "pid": 8, "tid": 2, "ts": 5.0, "dur": 9.0, "name": "ep_run_kernel"},
+        {"ph": "X", "pid": 1, "tid": 2, "ts": 1.0, "dur": 9.0, "name": "ep_wait_in"},
+    ]}
+    regions = lab.trace_regions(trace)
+    assert [(r.name, r.start, r.duration) for r in regions] == [
+        ("ep_copy_in", 10.0, 1.0), ("ep_wait_in", 11.0, 2.0), ("ep_run_kernel", 13.0, 8.0)]
+    lines = lab.overlap(regions)
+    assert lines[-1].startswith("waiting on DMAs is 20.0% of compute + waits")
+    assert lab.trace_regions({"traceEvents": trace["traceEvents"][:1]}) == []
+
+
+def test_main_says_what_a_cpu_cannot_show(capsys):
+    assert lab.main([]) == 0
+    out = capsys.readouterr().out
+    assert "since jax finds no TPU here" in out and "== what a CPU cannot show ==" in out

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-COMMANDS = ("fetch", "lock", "run", "check", "accept", "rules", "facts", "build", "serve", "pin", "diff")
+COMMANDS = ("fetch", "lock", "run", "notebooks", "check", "accept", "rules", "facts", "build", "serve", "pin",
+            "diff")
 
 
 def progress(message: str) -> None:

@@ -37,6 +37,7 @@ from reader.render.labs import (
 from reader.render.model import NoteView, Page
 from reader.render.moves import load_moves
 from reader.render.navigation import Generated, Written, assemble
+from reader.render.notebook import notebook_assets
 from reader.render.overview import FileInfo
 from reader.render.pagecache import PageCache, page_key, world_key
 from reader.render.parallel import Job, Rendered
@@ -122,6 +123,7 @@ def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[
     ready = world.artifacts.results()
     figures = _figures(world)
     assets = [a for name in world.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
+    assets += notebook_assets(world.corpus.project.root, list(world.labs.values()), world.corpus.pins, world.cache)
     assets += figures.assets(_figures_in(text for a in site.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
     failures = tuple(e for name, r in ready.items()

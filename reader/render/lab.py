@@ -17,7 +17,7 @@ from reader.render.model import Asset, Page, PageLink, SourceDoc
 from reader.render.pages import linked_lines, page_markdown, symbol_anchors
 from reader.render.prose import Prose
 from reader.render.templates import render
-from reader.render.urls import lab_page, rel, rel_file
+from reader.render.urls import lab_notebook, lab_page, rel, rel_file
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class LabDoc:
     artifacts: LabArtifacts = LabArtifacts()
     articles: tuple[tuple[str, str], ...] = ()
     """(article page `src_uri`, title) of the articles that link the lab."""
+    colab: str = ""
+    """Its notebook opened in Colab from the project's repository; "" when none is configured."""
 
 
 def description(docstring: str) -> str:
@@ -61,7 +63,8 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                   artifacts=artifacts, error=lab.artifacts.error,
                   failed_at=str(Location(lab.info.path, lab.artifacts.line)),
                   code=Markup(code), lowered=lowered,
-                  articles=[(rel(here, page), title) for page, title in lab.articles])
+                  articles=[(rel(here, page), title) for page, title in lab.articles],
+                  notebook=rel_file(here, lab_notebook(lab.info.name)), colab=lab.colab)
     title = lab.info.heading
     markdown = page_markdown(title, prose.html(description(lab.info.docstring), here), ["toc"])
     return Page(here, title, markdown, body), assets

@@ -20,6 +20,11 @@ def lab_page(name: str) -> str:
     return f"labs/{name}.md"
 
 
+def lab_notebook(name: str) -> str:
+    """The lab's notebook on the site, beside its page (reader/render/notebook.py)."""
+    return f"labs/{name}.ipynb"
+
+
 def phase_page(number: int) -> str:
     return f"phase-{number}/index.md"
 

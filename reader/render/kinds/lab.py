@@ -15,6 +15,7 @@ from reader.render.lab import LabDoc, render_lab
 from reader.render.labs import LabArtifacts, LabInfo
 from reader.render.links import linked_refs
 from reader.render.model import DefinitionView, Page, SourceDoc
+from reader.render.notebook import colab_url, project_colab
 from reader.render.prose import SourceResolver
 from reader.render.urls import article_page, lab_page
 
@@ -26,6 +27,8 @@ class LabInputs:
     """(page, title) of the articles that link the lab."""
     artifacts: str
     """The digest of the lab's artifacts (`digest`): the page reads them from `World.artifacts`."""
+    colab: str
+    """Its notebook's "Open in Colab" URL at the project's commit; "" when none is configured."""
 
 
 class LabKind:
@@ -37,12 +40,13 @@ class LabKind:
     def inputs(self, site: Site, name: str) -> LabInputs:
         readers = tuple((article_page(a.slug), a.title) for a in site.articles.values()
                         if name in a.kernels)
-        return LabInputs(name, readers, digest(site.world.artifacts.results().get(name)))
+        colab = colab_url(*project_colab(site.world.corpus.project.root), name)
+        return LabInputs(name, readers, digest(site.world.artifacts.results().get(name)), colab)
 
     def render(self, world: World, inputs: LabInputs) -> Page:
         lab = world.labs[inputs.name]
         doc = lab_doc(lab, world.index, world.lab_refs[lab.name], world.prose.source,
-                      world.artifacts.results(), inputs.readers)
+                      world.artifacts.results(), inputs.readers, inputs.colab)
         return render_lab(doc, world.cache, world.prose, world.ir.site)[0]
 
     def prose(self, world: World, inputs: LabInputs) -> Iterable[str]:
@@ -50,13 +54,13 @@ class LabKind:
 
 
 def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: SourceResolver,
-            ready: Mapping[str, LabArtifacts], readers: tuple[tuple[str, str], ...]) -> LabDoc:
+            ready: Mapping[str, LabArtifacts], readers: tuple[tuple[str, str], ...], colab: str = "") -> LabDoc:
     symbols = tuple(symbols_of(lab.text))
     doc = SourceDoc("", lab.path, blob_sha(lab.text.encode()), lab.text, lab_page(lab.name),
                     definitions=tuple(DefinitionView(s) for s in symbols),
                     refs=linked_refs(index, refs))
     exercises = tuple((path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
-    return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers)
+    return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers, colab)
 
 
 def digest(artifacts: LabArtifacts | None) -> str:

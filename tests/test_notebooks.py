@@ -1,0 +1,158 @@
+"""Each lab's notebook (reader/render/notebook.py): generated from its module, committed up to date
+in notebooks/, pinning pins.toml's releases in its first cell, and run top to bottom on this
+machine's CPU with its printed errors checked against the lab's references."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from kernels import LABS as REGISTRY
+from reader.cli import main as reader
+from reader.render.notebook import colab_url, notebook_path, releases_of, run_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+LABS = list(REGISTRY)
+
+NUMBER = r"(\d\.\d\de[+-]\d\d)"
+REFERENCES = {
+    # lab: (the lines that print an error against a reference, how many, the lab's tolerance)
+    "first_kernels": (rf"max abs error vs jnp {NUMBER}", 3, 1e-4),
+    "tiled_matmul": (rf"max abs error vs jnp {NUMBER}", 2, 1e-3),
+    "pipelining": (rf"max abs error vs jnp {NUMBER}", 1, 1e-3),
+    "lowering_ladder": (rf"max abs error vs jnp {NUMBER}", 1, 1e-5),
+    "finding_the_spill": (rf"max abs error vs jnp {NUMBER}", 1, 1e-3),
+    "flash_attention": (rf"(?:vs jnp reference|vs jax's TPU kernel \(TPU interpreter\)|loop_kernel vs jnp) {NUMBER}",
+                        6, 1e-5),
+    "flash_attention_bwd": (rf"\b(?:o|dq|dk|dv) {NUMBER}", 8, 1e-5),
+    "block_sparse": (rf"(?:vs dense masked reference|vs splash attention \(interpret\)) {NUMBER}", 2, 1e-5),
+    "autotuned_op": (rf"max abs error of the op vs the jnp reference: {NUMBER}", 1, 1e-5),
+    "ring_attention": (rf"max abs error vs single-device attention {NUMBER}", 2, 1e-5),
+}
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _notebook(name: str):
+    return nbformat.read(ROOT / notebook_path(name), as_version=4)
+
+
+def test_every_lab_has_a_notebook_and_a_reference_check():
+    assert sorted(LABS) == sorted(REFERENCES) and len(LABS) == 10
+    assert sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb")) == sorted(LABS)
+
+
+def test_committed_notebooks_are_up_to_date(capsys):
+    assert reader(["-C", str(ROOT), "notebooks", "--check"]) == 0, capsys.readouterr().err
+
+
+def test_a_stale_or_stray_notebook_is_reported_and_regenerated(tmp_path, capsys):
+    for name in ("kernels", "notebooks"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pins.toml", "pins.lock", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    lab = tmp_path / "kernels" / "tiled_matmul.py"
+    lab.write_text(lab.read_text().replace("# %% The roofline of each block shape", "# %% The roofline"))
+    (tmp_path / "notebooks" / "gone.ipynb").write_text("{}")
+    assert reader(["-C", str(tmp_path), "notebooks", "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "notebooks/tiled_matmul.ipynb: out of date" in err and "notebooks/gone.ipynb: no lab makes it" in err
+    assert reader(["-C", str(tmp_path), "notebooks"]) == 0
+    assert not (tmp_path / "notebooks" / "gone.ipynb").exists()
+    assert "## The roofline" in [c.source for c in nbformat.read(tmp_path / "notebooks" / "tiled_matmul.ipynb", 4).cells]
+    assert reader(["-C", str(tmp_path), "notebooks", "--check"]) == 0
+
+
+@pytest.mark.parametrize("name", LABS)
+def test_first_cell_installs_the_pinned_releases(name):
+    pins = tomllib.loads((ROOT / "pins.toml").read_text())["pins"]
+    releases = [pin["release"] for pin in pins.values()]
+    first = _notebook(name).cells[0]
+    assert first.cell_type == "code"
+    installed = releases_of(first.source)
+    assert set(releases) <= set(installed), (releases, installed)
+    jax = next(r for r in releases if r.startswith("jax=="))
+    assert f"jaxlib=={jax.partition('==')[2]}" in installed
+    assert "jax[{chip}]" in first.source and 'print("installed:"' in first.source
+
+
+def test_a_lab_importing_triton_installs_the_labs_extra_pin():
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["labs"]
+    triton = next(r for r in extra if r.startswith("triton=="))
+    assert triton in releases_of(_notebook("finding_the_spill").cells[0].source)
+    assert not any(r.startswith("triton") for r in releases_of(_notebook("first_kernels").cells[0].source))
+
+
+@pytest.mark.parametrize("name", LABS)
+def test_cells_follow_the_lab_sections_and_hold_its_code_once(name):
+    nb, text = _notebook(name), (ROOT / "kernels" / f"{name}.py").read_text()
+    nbformat.validate(nb)
+    titles = re.findall(r"^# %% (.+)$", text, re.MULTILINE)
+    headings = [c.source[3:].split("\n")[0] for c in nb.cells
+                if c.cell_type == "markdown" and c.source.startswith("## ")]
+    assert headings[0] == "The lab's helpers" and headings[1:-1] == titles and headings[-1] == "Run it"
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and "%%writefile" not in c.source)
+    defined = [n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    assert all(len(re.findall(rf"^(?:def|class) {d}\b", code, re.MULTILINE)) == 1 for d in defined), name
+    assert '__name__ == "__main__"' not in code and ast.get_docstring(ast.parse(text)).splitlines()[0] not in code
+    assert nb.cells[-1].source == "assert main([]) == 0"
+
+
+def test_helpers_written_beside_the_notebook_are_the_project_modules():
+    nb = _notebook("ring_attention")
+    written = {c.source.splitlines()[0].split()[1]: c.source.split("\n", 1)[1]
+               for c in nb.cells if c.source.startswith("%%writefile")}
+    assert sorted(written) == ["lab_support/kernels/__init__.py", "lab_support/kernels/_platform.py",
+                               "lab_support/kernels/_svg.py", "lab_support/kernels/flash_attention.py"]
+    for path, source in written.items():
+        assert source == (ROOT / path.removeprefix("lab_support/")).read_text().rstrip()
+
+
+def test_colab_url_shape():
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    assert colab_url("https://github.com/owner/reader", sha, "pipelining") == (
+        f"https://colab.research.google.com/github/owner/reader/blob/{sha}/notebooks/pipelining.ipynb")
+    assert colab_url("https://github.com/owner/reader.git/", sha, "x").startswith(
+        "https://colab.research.google.com/github/owner/reader/blob/")
+    assert colab_url("https://gitlab.com/owner/reader", sha, "x") == ""
+    assert colab_url("https://github.com/owner/reader", "HEAD", "x") == ""
+    assert colab_url("", sha, "x") == ""
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """Every notebook run top to bottom on a fresh kernel (this machine's CPU: interpret mode),
+    as many at once as the machine has cores: (executed notebook or None, seconds, error)."""
+    def one(name: str):
+        try:
+            nb, seconds = run_notebook(ROOT / notebook_path(name), tmp_path_factory.mktemp(name))
+            return nb, seconds, ""
+        except Exception as e:  # a failing cell: reported by the lab's own test below
+            return None, 0.0, f"{type(e).__name__}: {str(e)[-3000:]}"
+
+    with ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
+        runs = dict(zip(LABS, pool.map(one, LABS), strict=True))
+    print("\nnotebook CPU run times: " + ", ".join(f"{n} {s:.1f} s" for n, (_, s, _) in runs.items()))
+    return runs
+
+
+@pytest.mark.parametrize("name", LABS)
+def test_notebook_runs_on_a_cpu_and_matches_the_lab_references(executed, name):
+    nb, seconds, error = executed[name]
+    assert not error, error
+    out = ANSI.sub("", "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream"))
+    setup = "".join(o.get("text", "") for o in nb.cells[0].outputs)
+    assert "runtime: no TPU or GPU found, so the kernels run in interpret mode on the CPU" in setup
+    assert re.search(r"(interpret mode|TPU interpreter)[^\n]*, since ", out), out[:500]  # where, and why
+    pattern, count, tolerance = REFERENCES[name]
+    errors = [float(x) for x in re.findall(pattern, out)]
+    assert len(errors) == count, (pattern, out[-2000:])
+    assert all(e <= tolerance for e in errors), errors
+    print(f"{name}: {seconds:.1f} s")
