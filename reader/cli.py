@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib
 import sys
@@ -75,5 +76,9 @@ def _os_error(e: OSError | UnicodeDecodeError) -> InputError:
     what = e.strerror or str(e)
     if e.filename2:
         what += f" (with {e.filename2})"
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return InputError(f"cannot write the file: {what}", where,
+                          "free some space on that disk, then run it again (what was written "
+                          "before is kept whole: the old site, the cache)")
     return InputError(f"cannot use the file: {what}", where,
                       "check that it exists, is the right kind of file and can be read")

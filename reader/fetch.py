@@ -190,13 +190,16 @@ def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | N
     also reads and hashes each cached blob. An entry of the list that disagrees with the lock, or
     a blob whose bytes do not hash to its name, is refused (reported in `mismatches`), dropped and
     served again."""
-    if not refresh and (hit := cached_list(pin, lock, cache, verify)).complete:
-        return hit.report(pin, lock)
+    first = None if refresh else cached_list(pin, lock, cache, verify)
+    if first and first.complete:
+        return first.report(pin, lock)
     with cache.locked(on_wait=lambda: progress("another reader fetch holds the cache; waiting")):
-        listed = cached_list(pin, lock, cache, verify) if not refresh else None
+        listed = None if refresh else cached_list(pin, lock, cache, verify)
         if listed and listed.complete:
             return listed.report(pin, lock)
-        refused = listed.refused if listed else ()
+        # A corrupt copy the first look removed reads as absent now: keep what it found.
+        refused = tuple(dict.fromkeys((first.refused if first else ()) +
+                                      (listed.refused if listed else ())))
         for mismatch in refused:
             progress(f"{pin.name}: {mismatch}; fetching it again")
         report = _fetch_locked(pin, lock, cache, sources or default_sources(pin, cache), progress)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reader.serve_http import inject
-from tests.small_project import Small, build_small
+from tests.small_project import Small, build_small, tree_digest
 
 TIMEOUT = 120.0
 """Generous: a build on a loaded machine; the speed is measured by benchmarks/run.py."""
@@ -100,6 +100,26 @@ def test_a_saved_note_shows_on_the_served_page(served):
     code, css = served.get("assets/reader.css")
     assert code == 200 and "__reader__" not in css
     assert served.get("no/such/page.html")[0] == 404
+
+
+def test_a_build_while_serve_rebuilds_both_finish_and_the_site_is_whole(served):
+    small = served.small
+    track = small.root / "track.yaml"
+    track.write_text(track.read_text().replace("A small track", "A changed track"))
+    served.edit("body: The spec.", "body: The spec, saved.")  # serve rebuilds: and so does build
+    build = subprocess.run([sys.executable, "-m", "reader", "build", "--jobs", "1"], cwd=small.root,
+                           env=small.env(), capture_output=True, text=True, timeout=TIMEOUT)
+    assert build.returncode == 0, build.stderr
+    assert "The spec, saved." in served.until("articles/tour.html", lambda p: "saved." in p)
+    assert "A changed track" in served.until("index.html", lambda p: "A changed track" in p)
+    site = small.root / "site"
+    assert sorted(p.name for p in small.root.glob(".site-*")) == []
+    # Whole: one more build (after serve's, which waits for the lock) changes nothing.
+    before = tree_digest(site)
+    again = subprocess.run([sys.executable, "-m", "reader", "build", "--jobs", "1"], cwd=small.root,
+                           env=small.env(), capture_output=True, text=True, timeout=TIMEOUT)
+    assert again.returncode == 0, again.stderr
+    assert tree_digest(site) == before
 
 
 def test_a_broken_note_shows_its_error_and_a_fix_recovers(served):

@@ -4,6 +4,7 @@ mid-fetch, a kill between the two renames of the swap; each in child processes o
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 import filelock
 import pytest
 
+from reader.cache import blob_sha
 from reader.site import lock_path, recover
 from tests.small_project import Small, build_small, reader, tree_digest, write_small
 
@@ -149,3 +151,96 @@ def test_kill_9_mid_fetch_then_rerun_completes_and_verifies(tmp_path):
     assert re.fullmatch(rf"small @ {small.commit[:12]}: 150/150 files from (cache, )?git \S+, "
                         r"verified\n", status.stdout), status.stdout
 
+
+
+def test_a_flipped_bit_in_a_cached_blob_still_builds_the_right_site(small):
+    site = small.root / "site"
+    old = tree_digest(site)
+    sha = next(line.split('"')[3] for line in (small.root / "pins.lock").read_text().splitlines()
+               if line.startswith('"pkg/core.py"'))
+    obj = small.cache / "objects" / sha[:2] / sha[2:]
+    data = bytearray(obj.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    obj.write_bytes(bytes(data))
+    shutil.rmtree(small.cache / "derived")  # so that the build reads the blob
+    done = reader(small, *BUILD)
+    assert done.returncode == 0, done.stderr
+    assert "small: fetching files: 1/1" in done.stderr  # the one file, from the upstream again
+    assert tree_digest(site) == old
+    assert blob_sha(obj.read_bytes()) == sha
+    # `reader fetch` reads every blob: a flipped bit is named, refused and served again.
+    obj.write_bytes(bytes(data))
+    fetched = reader(small, "fetch")
+    assert fetched.returncode == 1 and f"from the cache's copy {obj} does not match the lock's {sha}" \
+        in fetched.stdout
+    assert reader(small, "fetch").returncode == 0 and blob_sha(obj.read_bytes()) == sha
+
+
+def test_truncated_cache_entries_are_computed_again(small):
+    site = small.root / "site"
+    old = tree_digest(site)
+    cut = 0
+    for entry in [*small.cache.glob("derived/*/**/*"), *small.cache.glob("pins/*.json")]:
+        if entry.is_file():
+            entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
+            cut += 1
+    assert cut > 20
+    change_the_title(small)  # a build that renders, then back: the site must be the old one
+    assert reader(small, *BUILD).returncode == 0
+    change_the_title_back = small.root / "track.yaml"
+    change_the_title_back.write_text(change_the_title_back.read_text().replace("A changed track",
+                                                                               "A small track"))
+    done = reader(small, *BUILD)
+    assert done.returncode == 0, done.stderr
+    assert tree_digest(site) == old
+    assert reader(small, "fetch", "--status").returncode == 0
+
+
+def _files(digest: dict[str, str]) -> dict[str, str]:
+    """A cache's files, without its folders and (empty) lock files."""
+    return {k: v for k, v in digest.items() if v != "/" and not k.endswith(".lock")}
+
+
+ENOSPC = """
+import errno, sys
+import mkdocs.utils
+from reader import cache
+from reader.cli import main
+where, after = sys.argv[1], int(sys.argv[2])
+calls = [0]
+
+def full(*args, **kwargs):
+    calls[0] += 1
+    if calls[0] > after:
+        raise OSError(errno.ENOSPC, "No space left on device", str(args[1]))
+    return real(*args, **kwargs)
+
+if where == "site":
+    real = mkdocs.utils.write_file
+    mkdocs.utils.write_file = full
+else:
+    real = cache.atomic_write
+    cache.atomic_write = full
+sys.exit(main(["build", "--jobs", "1"]))
+"""
+
+
+@pytest.mark.parametrize("where, after", [("site", 3), ("cache", 5)])
+def test_a_full_disk_mid_build_is_one_located_error_and_loses_nothing(small, where, after):
+    site = small.root / "site"
+    old = tree_digest(site)
+    change_the_title(small)
+    shutil.rmtree(small.cache / "derived")  # every result is written again
+    cache_before = tree_digest(small.cache)
+    full = subprocess.run([sys.executable, "-c", ENOSPC, where, str(after)], cwd=small.root,
+                          env=small.env(), capture_output=True, text=True, timeout=180)
+    assert full.returncode == 2, full.stderr
+    errors = [line for line in full.stderr.splitlines() if line.startswith("reader: error:")]
+    assert len(errors) == 1 and "No space left on device" in errors[0], full.stderr
+    assert "free some space" in errors[0] and "Traceback" not in full.stderr
+    assert tree_digest(site) == old and leftovers(small) == []
+    # The cache holds nothing of the failed build (no half result, no staging folder left).
+    assert _files(tree_digest(small.cache)) == _files(cache_before)
+    done = reader(small, *BUILD)
+    assert done.returncode == 0, done.stderr
+    assert "A changed track" in (site / "index.html").read_text()
