@@ -129,7 +129,8 @@ def test_colab_url_shape():
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
     """Every notebook run top to bottom on a fresh kernel (this machine's CPU: interpret mode),
-    as many at once as the machine has cores: (executed notebook or None, seconds, error)."""
+    as many at once as the machine has cores, at most 4 (each kernel holds its own jax):
+    (executed notebook or None, seconds, error)."""
     def one(name: str):
         try:
             nb, seconds = run_notebook(ROOT / notebook_path(name), tmp_path_factory.mktemp(name))
@@ -137,7 +138,7 @@ def executed(tmp_path_factory):
         except Exception as e:  # a failing cell: reported by the lab's own test below
             return None, 0.0, f"{type(e).__name__}: {str(e)[-3000:]}"
 
-    with ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
+    with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:
         runs = dict(zip(LABS, pool.map(one, LABS), strict=True))
     print("\nnotebook CPU run times: " + ", ".join(f"{n} {s:.1f} s" for n, (_, s, _) in runs.items()))
     return runs
