@@ -340,13 +340,18 @@ class Region:
 
 
 def trace_regions(trace: dict) -> list[Region]:
-    """The `ep_*` regions of the first TPU core in a Chrome/Perfetto trace, in time order."""
+    """The emit_pipeline regions (`ep_copy_in`, ..., however the trace prefixes them) of the first
+    TPU core in a Chrome/Perfetto trace, in time order."""
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
-    tpus = sorted(e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+    tpus = sorted((str(e.get("args", {}).get("name", "")), e["pid"]) for e in events
+                  if e.get("ph") == "M" and e.get("name") == "process_name"
                   and str(e.get("args", {}).get("name", "")).startswith("/device:TPU:"))
-    return sorted((Region(e["name"], float(e["ts"]), float(e.get("dur", 0.0))) for e in events
-                   if e.get("ph") == "X" and tpus and e.get("pid") == tpus[0]
-                   and str(e.get("name", "")).startswith("ep_")), key=lambda r: r.start)
+    regions = []
+    for e in events:
+        scope = re.search(r"\bep_\w+", str(e.get("name", "")))
+        if e.get("ph") == "X" and tpus and e.get("pid") == tpus[0][1] and scope:
+            regions.append(Region(scope.group(0), float(e["ts"]), float(e.get("dur", 0.0))))
+    return sorted(regions, key=lambda r: r.start)
 
 
 def tpu_profile(logdir: Path, runs: int = 3) -> tuple[float, list[Region], Path | None]:

@@ -78,12 +78,12 @@ def test_main_prints_the_schedule(capsys):
 def test_trace_regions_and_overlap_of_a_hand_written_tpu_trace():
     trace = {"traceEvents": [
         {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/host:CPU"}},
-        {"ph": "M", "pid": 7, "name": "process_name", "args": {"name": "/device:TPU:0"}},
+        {"ph": "M", "pid": 9, "name": "process_name", "args": {"name": "/device:TPU:0"}},
         {"ph": "M", "pid": 8, "name": "process_name", "args": {"name": "/device:TPU:1"}},
-        {"ph": "X", "pid": 7, "tid": 2, "ts": 10.0, "dur": 1.0, "name": "ep_copy_in"},
-        {"ph": "X", "pid": 7, "tid": 2, "ts": 11.0, "dur": 2.0, "name": "ep_wait_in"},
-        {"ph": "X", "pid": 7, "tid": 2, "ts": 13.0, "dur": 8.0, "name": "ep_run_kernel"},
-        {"ph": "X", "pid": 7, "tid": 2, "ts": 0.0, "dur": 30.0, "name": "fusion.1"},
+        {"ph": "X", "pid": 9, "tid": 2, "ts": 10.0, "dur": 1.0, "name": "ep_copy_in"},
+        {"ph": "X", "pid": 9, "tid": 2, "ts": 11.0, "dur": 2.0, "name": "ep_wait_in"},
+        {"ph": "X", "pid": 9, "tid": 2, "ts": 13.0, "dur": 8.0, "name": "kernel/ep_run_kernel"},
+        {"ph": "X", "pid": 9, "tid": 2, "ts": 0.0, "dur": 30.0, "name": "fusion.1"},
         {"ph": "X", "pid": 8, "tid": 2, "ts": 5.0, "dur": 9.0, "name": "ep_run_kernel"},
         {"ph": "X", "pid": 1, "tid": 2, "ts": 1.0, "dur": 9.0, "name": "ep_wait_in"},
     ]}
