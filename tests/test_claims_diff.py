@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import zipfile
 from pathlib import Path
 
@@ -113,3 +114,14 @@ def test_diff_reports_the_claim_whose_behaviour_changed_under_identical_code(tmp
     assert out.count("re-read") == 3  # the summary, the quote-only note, the claim
     envs = sorted(p.name for p in (tmp_path / "cache" / "envs").iterdir())
     assert len(envs) == 2  # one environment per side's releases, made once
+    markdown = main(["-C", str(root), "diff", str(root / "pins.toml"), str(new / "pins.toml"),
+                     "--format", "markdown"])
+    out = capsys.readouterr().out
+    assert markdown == 1
+    assert ("| `n-answer` | `annotations/demo.yaml:16` | `fakelib.answer()` | `41` | `42` |"
+            in out.splitlines())
+    assert main(["-C", str(root), "diff", str(root / "pins.toml"), str(new / "pins.toml"),
+                 "--format", "json"]) == 1
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    assert [(c["note"], c["old"], c["new"]) for c in changes if c["section"] == "claims"] == [
+        ("n-answer", "41", "42")]
