@@ -11,6 +11,7 @@ folder and tests/test_notebooks.py checks that it is up to date.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -80,7 +81,7 @@ def project_colab(root: Path) -> tuple[str, str]:
 
 def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin]) -> NotebookInputs:
     try:
-        ast.parse(lab.text)
+        _tree(lab.text)
     except SyntaxError as e:
         raise InputError(f"lab {lab.name!r} is not valid Python: {e.msg}", Location(lab.path, e.lineno),
                          f"fix it (python -m kernels.{lab.name} shows the same error)") from None
@@ -105,33 +106,47 @@ def _helpers(root: Path, text: str) -> tuple[tuple[str, str], ...]:
         for module in sorted(_kernels_modules(todo.pop())):
             path = f"kernels/{module}.py"
             if path not in found:
+                if not (root / path).is_file():
+                    raise InputError(f"a lab imports kernels.{module}, which has no file", Location(path),
+                                     "add the module or remove the import")
                 found[path] = (root / path).read_text(encoding="utf-8")
                 todo.append(found[path])
     return tuple(sorted(found.items(), key=lambda item: (not item[0].endswith("__init__.py"), item[0])))
 
 
-def _kernels_modules(text: str) -> set[str]:
+@functools.lru_cache(maxsize=64)
+def _kernels_modules(text: str) -> frozenset[str]:
     """Names of the `kernels` submodules a module imports (`from kernels import _platform`,
     `from kernels.flash_attention import x`)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(_tree(text)):
         if isinstance(node, ast.ImportFrom) and node.module == "kernels":
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kernels."):
             out.add((node.module or "").split(".")[1])
-    return out
+    return frozenset(out)
 
 
 def _imports(*texts: str) -> set[str]:
     """The top-level names of every module the texts import, anywhere in their code."""
+    return set().union(*map(_imported, texts))
+
+
+@functools.lru_cache(maxsize=64)
+def _imported(text: str) -> frozenset[str]:
     out: set[str] = set()
-    for text in texts:
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.Import):
-                out |= {a.name.split(".")[0] for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                out.add(node.module.split(".")[0])
-    return out
+    for node in ast.walk(_tree(text)):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module.split(".")[0])
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _tree(text: str) -> ast.Module:
+    """A module's syntax tree, parsed once however many labs import it."""
+    return ast.parse(text)
 
 
 def _labs_pins(root: Path) -> list[str]:
