@@ -116,8 +116,9 @@ def render_fixture() -> dict[str, str]:
         stem = Path(page.src_uri).name.removesuffix(".md").removesuffix(".py")
         out[f"{stem}.html"] = page.html
         out[f"{stem}.md"] = page.markdown
-        for asset in page.assets:  # a source page's hover-card data
-            out[f"{stem}.cards.js"] = asset.data.decode("utf-8")
+        for asset in page.assets:  # a source page's hover-card data and scopes
+            kind = asset.src_uri.split("/")[1]  # assets/cards/..., assets/scopes/...
+            out[f"{stem}.{kind}.js"] = asset.data.decode("utf-8")
         if page.search:  # the page's places in the search index
             out[f"{stem}.search.json"] = json.dumps([asdict(e) for e in page.search], indent=1,
                                                     ensure_ascii=False) + "\n"

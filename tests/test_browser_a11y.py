@@ -182,6 +182,25 @@ def test_axe_finds_no_serious_violation_with_search_open(browser, server, scheme
     assert not violations, _report(violations)
 
 
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_axe_finds_no_serious_violation_with_the_finder_and_go_to_line_open(browser, server, scheme):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{server}/source/pkg/core.py.html")
+    set_scheme(browser, scheme)
+    wait(browser, lambda b: b.find_elements("css selector", ".rd-scope"))
+    ActionChains(browser).send_keys("t").perform()
+    wait(browser, lambda b: b.find_elements("css selector", ".rd-finder-list a"))
+    found = axe_violations(browser, scheme)
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    ActionChains(browser).send_keys("l").perform()
+    wait(browser, lambda b: b.find_element("css selector", "input.rd-goto-input").is_displayed())
+    found += axe_violations(browser, scheme)
+    assert not found, _report(found)
+
+
 def _active(browser) -> dict:
     return browser.execute_script(
         "const a = document.activeElement; return {tag: a.tagName, id: a.id, cls: String(a.className),"

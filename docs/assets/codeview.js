@@ -111,6 +111,7 @@
     var room = view.rdRoom || 40;  // size() measures it; before that, a phone's
     for (var i = 0; i < chunk.children.length; i++) paintLine(chunk.children[i], specs[i] || "", data, room);
     chunk.classList.add("rd-on");
+    chunk.dispatchEvent(new Event("rd-painted", {bubbles: true}));  // scope.js marks names again
   }
   window.readerCode = {paint: paint};
 

@@ -313,9 +313,8 @@
     input.autocomplete = "off";
     input.spellcheck = false;
     var close = document.createElement("button");
-    close.type = "submit";
+    close.type = "button";
     close.className = "rd-search-close";
-    close.value = "close";
     close.textContent = "Close";
     form.appendChild(input);
     form.appendChild(close);
@@ -330,12 +329,11 @@
     document.body.appendChild(dialog);
     var timer = 0;
     input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(ask, 120); });
-    form.addEventListener("submit", function (e) {
-      if (e.submitter !== close) {  // Enter in the box opens the first result
-        e.preventDefault();
-        var first = list.querySelector("a.rd-sr");
-        if (first) first.click();
-      }
+    close.addEventListener("click", function () { dialog.close(); });
+    form.addEventListener("submit", function (e) {  // Enter in the box opens the first result
+      e.preventDefault();
+      var first = list.querySelector("a.rd-sr");
+      if (first) first.click();
     });
     dialog.addEventListener("keydown", step);
     dialog.addEventListener("click", function (e) { if (e.target === dialog) dialog.close(); });

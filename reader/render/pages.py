@@ -17,6 +17,7 @@ from reader.render.highlight import Highlight, LineLink, hidden_characters, high
 from reader.render.model import SLOT, NoteView, Page, SourceDoc
 from reader.render.outline import outline, outline_data
 from reader.render.prose import Prose
+from reader.render.scopes import scope_script
 from reader.render.search import definition_entries, page_entry
 from reader.render.templates import render
 from reader.render.urls import article_page, line_id, rel
@@ -147,5 +148,5 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
     return Page(page, title or doc.path, page_markdown(title or doc.path, "", ["toc"]), body,
-                (cards,), search)
+                (cards, scope_script(doc.path, doc.blob, doc.text, cache)), search)
 

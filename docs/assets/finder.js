@@ -1,0 +1,146 @@
+// Two keys of a code browser, as on GitHub: `t` finds a file by the letters of its path (the list
+// is search's `files` piece, loaded on first use), `l` goes to a line of the page's code.
+(function () {
+  var SHOWN = 50;
+
+  function typing(el) {
+    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  function dialog(cls, label, placeholder, type) {
+    var d = document.createElement("dialog");
+    d.className = "rd-search " + cls;
+    d.setAttribute("aria-label", label);
+    var form = document.createElement("form");
+    form.method = "dialog";
+    form.className = "rd-search-form";
+    var input = document.createElement("input");
+    input.type = type;
+    input.className = cls + "-input rd-dialog-input";
+    input.placeholder = placeholder;
+    input.setAttribute("aria-label", label);
+    input.autocomplete = "off";
+    input.spellcheck = false;
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "rd-search-close";
+    close.addEventListener("click", function () { d.close(); });
+    close.textContent = "Close";
+    form.appendChild(input);
+    form.appendChild(close);
+    var status = document.createElement("p");
+    status.className = "rd-search-status";
+    status.setAttribute("role", "status");
+    d.appendChild(form);
+    d.appendChild(status);
+    document.body.appendChild(d);
+    d.addEventListener("click", function (e) { if (e.target === d) d.close(); });
+    return {dialog: d, form: form, input: input, status: status};
+  }
+
+  // The file finder: a path's letters in order, the file name's first and together preferred.
+  function score(path, query) {
+    var name = path.lastIndexOf("/") + 1, at = -1, total = 0, run = 0;
+    for (var i = 0; i < query.length; i++) {
+      var next = path.indexOf(query[i], at + 1);
+      if (next < 0) return -1;
+      run = next === at + 1 ? run + 1 : 0;
+      total += (next >= name ? 2 : 0) + run * 3 - (next - at - 1) * 0.01;
+      at = next;
+    }
+    if (path.slice(name).indexOf(query) === 0) total += 20;
+    return total - path.length * 0.001;
+  }
+
+  var finder = null;
+  function openFinder() {
+    if (!finder) {
+      finder = dialog("rd-finder", "Find a file", "Letters of a file's path", "search");
+      finder.list = document.createElement("ul");
+      finder.list.className = "rd-finder-list";
+      finder.dialog.appendChild(finder.list);
+      finder.input.addEventListener("input", narrow);
+      finder.form.addEventListener("submit", function (e) {  // Enter opens the first file
+        e.preventDefault();
+        var first = finder.list.querySelector("a");
+        if (first) first.click();
+      });
+      finder.dialog.addEventListener("keydown", step);
+    }
+    if (!finder.dialog.open) finder.dialog.showModal();
+    finder.input.focus();
+    finder.input.select();
+    window.readerSearch.load("files").then(function (table) {
+      finder.files = (table && table.files) || [];
+      narrow();
+    });
+  }
+  function narrow() {
+    if (!finder.files) return;
+    var query = finder.input.value.toLowerCase().replace(/\s+/g, "");
+    var found = finder.files.map(function (f) { return [f[0], query ? score(f[0].toLowerCase(), query) : 0]; })
+      .filter(function (x) { return x[1] >= 0; });
+    if (query) found.sort(function (a, b) { return b[1] - a[1]; });
+    finder.list.textContent = "";
+    found.slice(0, SHOWN).forEach(function (x) {
+      var li = document.createElement("li"), a = document.createElement("a");
+      a.className = "rd-sr rd-sr-code";
+      a.href = window.readerSearch.base + "source/" + x[0] + ".html";
+      a.textContent = x[0];
+      li.appendChild(a);
+      finder.list.appendChild(li);
+    });
+    finder.status.textContent = found.length + " file" + (found.length === 1 ? "" : "s") +
+      (found.length > SHOWN ? ", the first " + SHOWN + " shown" : "");
+  }
+  function step(e) {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    var links = [finder.input].concat(Array.prototype.slice.call(finder.list.querySelectorAll("a")));
+    var at = links.indexOf(document.activeElement);
+    if (at < 0) return;
+    e.preventDefault();
+    links[Math.max(0, Math.min(links.length - 1, at + (e.key === "ArrowDown" ? 1 : -1)))].focus();
+  }
+
+  // Go to line: the page's own lines (`#L<n>`).
+  var goto = null;
+  function lastLine() {
+    var lines = document.querySelectorAll(".rd-file .rd-k > div[id^='L']");
+    var m = lines.length ? /^L(\d+)$/.exec(lines[lines.length - 1].id) : null;
+    return m ? +m[1] : 0;
+  }
+  function openGoto() {
+    var last = lastLine();
+    if (!last) return;
+    if (!goto) {
+      goto = dialog("rd-goto", "Go to line", "Line number", "number");
+      goto.input.min = "1";
+      goto.form.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var n = parseInt(goto.input.value, 10);
+        if (!(n >= 1 && n <= last)) { goto.status.textContent = "A line from 1 to " + last; return; }
+        goto.dialog.close();
+        location.hash = "#L" + n;
+        var line = document.getElementById("L" + n);
+        if (line) {
+          if (window.readerCode) window.readerCode.paint(line.closest(".rd-k"));
+          line.scrollIntoView({block: "center"});
+          var number = line.querySelector("a.rd-n");
+          if (number) number.focus({preventScroll: true});
+        }
+      });
+    }
+    goto.input.max = String(last);
+    goto.status.textContent = "Lines 1 to " + last;
+    if (!goto.dialog.open) goto.dialog.showModal();
+    goto.input.value = "";
+    goto.input.focus();
+  }
+
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || document.querySelector("dialog[open]")) return;
+    if (e.key === "t" && window.readerSearch) { e.preventDefault(); openFinder(); }
+    else if (e.key === "l" && lastLine()) { e.preventDefault(); openGoto(); }
+  });
+  window.readerFinder = {files: openFinder, line: openGoto};
+})();

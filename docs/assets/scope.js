@@ -1,0 +1,231 @@
+// A source page's scopes (reader/render/scopes.py: each class and function with its lines and
+// local names, from `assets/scopes/<path>.js`): a sticky line over the code naming the class and
+// function of the topmost line in view, the outline's entry for it marked; and a name's
+// occurrences marked (the CSS highlight `rd-ref`) when it is hovered, selected or focused: a
+// local's in its function, any other name's in the whole file, not in strings or comments.
+(function () {
+  var script = document.currentScript;
+  var BASE = script ? script.src.replace(/assets\/scope\.js(?:[?#].*)?$/, "") : "";
+  var IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
+  var LIMIT = 5000;  // occurrences marked at most
+  var scopes = null, view = null, bar = null, count = null, current = null;
+
+  window.readerScopes = {add: function (path, data) {
+    scopes = data.map(function (s) {
+      return {start: s[0], end: s[1], kind: s[2], qualname: s[3], names: s[4] ? s[4].split(" ") : []};
+    });
+    update();
+  }};
+
+  function pagePath() {  // `source/<path>.html` -> `<path>`
+    var here = location.href.split("#")[0].split("?")[0];
+    if (here.indexOf(BASE) !== 0) return null;
+    var m = /^source\/(.+)\.html$/.exec(decodeURIComponent(here.slice(BASE.length)));
+    return m ? m[1] : null;
+  }
+
+  // The scopes holding line n, outermost first.
+  function chain(n) {
+    return (scopes || []).filter(function (s) { return s.start <= n && n <= s.end; });
+  }
+
+  function lineNumber(el) {
+    var line = el && el.closest && el.closest(".rd-k > div[id]");
+    var m = line && /^L(\d+)$/.exec(line.id);
+    return m ? +m[1] : 0;
+  }
+
+  // The sticky line.
+  function topLine() {  // the first line below the bar: the last chunk, then line, starting above it
+    var y = bar.getBoundingClientRect().bottom + 2;
+    var chunk = last(view.querySelectorAll(".rd-k"), y);
+    var line = chunk && last(chunk.children, y);
+    return line ? lineNumber(line) : 0;
+  }
+  function last(els, y) {
+    var lo = 0, hi = els.length - 1, found = null;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (els[mid].getBoundingClientRect().top <= y) { found = els[mid]; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found;
+  }
+  function update() {
+    if (!bar || !scopes) return;
+    var n = topLine(), held = n ? chain(n) : [];
+    var key = held.map(function (s) { return s.qualname; }).join(" ");
+    if (key === current) return;
+    current = key;
+    var where = bar.querySelector(".rd-scope-where");
+    where.textContent = "";
+    held.forEach(function (s, i) {
+      if (i) where.appendChild(document.createTextNode(" › "));
+      var a = document.createElement("a");
+      a.href = "#L" + s.start;
+      a.textContent = (s.kind === "c" ? "class " : "def ") + s.qualname.split(".").pop();
+      where.appendChild(a);
+    });
+    if (!held.length) where.textContent = "module level";
+    follow(held.length ? held[held.length - 1] : null);
+  }
+  function follow(scope) {  // the outline's entry for the scope in view
+    var list = document.querySelector(".rd-ol");
+    if (!list) return;
+    var was = list.querySelector("a.rd-here");
+    var link = scope ? list.querySelector('a[href="#L' + scope.start + '"]') : null;
+    if (was === link) return;
+    if (was) was.classList.remove("rd-here");
+    if (!link) return;
+    link.classList.add("rd-here");
+    var panel = link.closest(".rd-outline-panel");
+    if (panel && panel.scrollHeight > panel.clientHeight) {
+      var top = link.offsetTop - panel.clientHeight / 2;
+      panel.scrollTop = Math.max(0, top);
+    }
+  }
+
+  // Occurrences.
+  function occurrences(name, line) {
+    var local = null;
+    chain(line).forEach(function (s) { if (s.kind === "f" && s.names.indexOf(name) >= 0) local = s; });
+    var inner = (scopes || []).filter(function (s) {  // scopes where the name means another thing
+      return s !== local && s.kind === "f" && s.names.indexOf(name) >= 0 &&
+        (!local || (local.start < s.start && s.end <= local.end));
+    });
+    var from = local ? local.start : 1, to = local ? local.end : Infinity;
+    var pattern = new RegExp((local ? "(?<![A-Za-z0-9_.])" : "(?<![A-Za-z0-9_])") + name + "(?![A-Za-z0-9_])", "g");
+    var ranges = [];
+    var lines = view.querySelectorAll(".rd-k > div[id]");
+    for (var i = 0; i < lines.length && ranges.length < LIMIT; i++) {
+      var n = lineNumber(lines[i]);
+      if (n < from || n > to) continue;
+      if (inner.some(function (s) { return s.start <= n && n <= s.end; })) continue;
+      if (lines[i].textContent.indexOf(name) < 0) continue;
+      collect(lines[i], pattern, ranges);
+    }
+    return ranges;
+  }
+  function collect(line, pattern, ranges) {
+    var walk = document.createTreeWalker(line, NodeFilter.SHOW_TEXT), node;
+    while ((node = walk.nextNode())) {
+      var parent = node.parentElement;
+      if (parent.closest("a.rd-n") || /(^|\s)(s\w*|c\w*)(\s|$)/.test(parent.className)) continue;
+      pattern.lastIndex = 0;
+      var m;
+      while ((m = pattern.exec(node.data))) {
+        var r = new Range();
+        r.setStart(node, m.index);
+        r.setEnd(node, m.index + m[0].length);
+        ranges.push(r);
+      }
+    }
+  }
+
+  var marked = {name: "", line: 0};
+  function mark(name, line) {
+    if (!window.CSS || !CSS.highlights || !scopes) return;
+    if (name === marked.name && (!name || sameScope(line, marked.line))) return;
+    marked = {name: name, line: line};
+    if (!name) {
+      CSS.highlights.delete("rd-ref");
+      count.textContent = "";
+      return;
+    }
+    var ranges = occurrences(name, line);
+    CSS.highlights.set("rd-ref", new Highlight(...ranges));
+    count.textContent = ranges.length + " × " + name;
+  }
+  function sameScope(a, b) {
+    var x = chain(a), y = chain(b);
+    return x.length === y.length && x.every(function (s, i) { return s === y[i]; });
+  }
+  function again() {  // a chunk painted: its text nodes are new
+    if (!marked.name) return;
+    var m = marked;
+    marked = {name: "", line: 0};
+    mark(m.name, m.line);
+  }
+
+  function wordAt(x, y) {
+    var pos = document.caretPositionFromPoint ? document.caretPositionFromPoint(x, y) : null;
+    var node = pos ? pos.offsetNode : null, at = pos ? pos.offset : 0;
+    if (!pos && document.caretRangeFromPoint) {
+      var r = document.caretRangeFromPoint(x, y);
+      node = r && r.startContainer;
+      at = r ? r.startOffset : 0;
+    }
+    if (!node || node.nodeType !== 3 || !view.contains(node)) return null;
+    var text = node.data, start = at, end = at;
+    while (start > 0 && /\w/.test(text[start - 1])) start--;
+    while (end < text.length && /\w/.test(text[end])) end++;
+    var word = text.slice(start, end);
+    return IDENT.test(word) && IDENT.exec(word)[0] === word && !/^\d/.test(word)
+      ? {name: word, line: lineNumber(node.parentElement)} : null;
+  }
+
+  function setUp() {
+    view = document.querySelector(".rd-file .rd-code");
+    var path = pagePath();
+    if (!view || !path) return;
+    bar = document.createElement("div");
+    bar.className = "rd-scope";
+    bar.innerHTML = '<span class="rd-scope-where"></span><span class="rd-scope-count" role="status"></span>' +
+      '<span class="rd-scope-keys"><button type="button" data-k="line">Go to line <kbd>l</kbd></button>' +
+      '<button type="button" data-k="files">Find a file <kbd>t</kbd></button></span>';
+    bar.addEventListener("click", function (e) {
+      var b = e.target.closest("button[data-k]");
+      if (b && window.readerFinder) window.readerFinder[b.getAttribute("data-k")]();
+    });
+    count = bar.querySelector(".rd-scope-count");
+    view.parentNode.insertBefore(bar, view);
+    var header = document.querySelector(".md-header");
+    function stick() {  // under the header, whatever its height
+      var h = header ? header.getBoundingClientRect().height : 0;
+      bar.style.top = h + "px";
+      view.style.setProperty("--rd-scope-top", (h + bar.getBoundingClientRect().height) + "px");
+    }
+    stick();
+    window.addEventListener("resize", stick);
+    var tag = document.createElement("script");
+    tag.src = BASE + "assets/scopes/" + path.split("/").map(encodeURIComponent).join("/") + ".js";
+    tag.async = true;
+    document.head.appendChild(tag);
+    var pending = false;
+    window.addEventListener("scroll", function () {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () { pending = false; update(); });
+    }, {passive: true});
+    var hover = 0;
+    view.addEventListener("mousemove", function (e) {
+      clearTimeout(hover);
+      hover = setTimeout(function () {
+        if (hasSelection()) return;
+        var w = wordAt(e.clientX, e.clientY);
+        if (w) mark(w.name, w.line);
+      }, 120);
+    });
+    view.addEventListener("mouseleave", function () {
+      clearTimeout(hover);
+      if (!hasSelection()) mark("", 0);
+    });
+    document.addEventListener("selectionchange", function () {
+      var sel = window.getSelection(), text = sel ? sel.toString().trim() : "";
+      if (text && view.contains(sel.anchorNode) && IDENT.exec(text) && IDENT.exec(text)[0] === text) {
+        mark(text, lineNumber(sel.anchorNode.parentElement));
+      }
+    });
+    view.addEventListener("focusin", function (e) {  // a name's link reached by Tab
+      var a = e.target.closest("a:not(.rd-n)"), text = a ? a.textContent : "";
+      if (a && IDENT.exec(text) && IDENT.exec(text)[0] === text) mark(text, lineNumber(a));
+    });
+    view.addEventListener("rd-painted", again);
+  }
+  function hasSelection() {
+    var sel = window.getSelection();
+    return sel && sel.toString().trim() && view.contains(sel.anchorNode);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp);
+  else setUp();
+})();

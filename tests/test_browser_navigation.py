@@ -1,0 +1,178 @@
+"""A source page as a code browser, in a real headless browser: the sticky line names the class
+and function at the top of the view, a name's occurrences are marked (a local's in its function
+only), `t` finds a file, `l` goes to a line; each from the keyboard too."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.browser_support import build_small_site, chromium, pallas_files, serve_folder, wait
+
+pytestmark = pytest.mark.browser
+
+SCOPES = '''"""Scopes."""
+import math
+
+total = 0
+
+
+def area(width, height):
+  total = width * height
+  return total
+
+
+class Shape:
+
+  def scale(self, total):
+    for i in range(3):
+      total = total * 2
+    return total + math.pi
+
+
+def use():
+  return total
+
+
+def long_one(x):
+''' + "  x = x + 1\n" * 80 + "  return x\n"
+FILES = {**pallas_files(["load"]), "pkg/scopes.py": SCOPES}
+TRACK = """title: "A navigation track"
+summary: "Files."
+phases:
+  - title: "Only phase"
+    summary: "Everything."
+    entries:
+      - source: pkg/scopes.py
+      - source: pkg/core.py
+"""
+PAGE = "source/pkg/scopes.py.html"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return build_small_site(tmp_path_factory.mktemp("navigation"), FILES, TRACK, {}, paths=("pkg", "jax"))[0]
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    yield from serve_folder(site)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with tempfile.TemporaryDirectory() as profile:
+        yield from chromium(Path(profile), logs=True)
+
+
+def _open(browser, url: str) -> None:
+    browser.set_window_size(1280, 800)
+    browser.get(url)
+    wait(browser, lambda b: b.execute_script(
+        "const w = document.querySelector('.rd-scope-where'); return w && w.textContent"))
+
+
+def _scope(browser) -> str:
+    return browser.execute_script("return document.querySelector('.rd-scope-where').textContent")
+
+
+def _hover(browser, line: int, name: str, nth: int = 0) -> None:
+    """The pointer on the `nth` `name` of line `line` (scrolled into view first)."""
+    browser.execute_script("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", f"L{line}")
+    x, y = browser.execute_script("""
+      const [id, name, nth] = arguments, line = document.getElementById(id);
+      const walk = document.createTreeWalker(line, NodeFilter.SHOW_TEXT); let node, seen = 0;
+      while ((node = walk.nextNode())) {
+        let at = -1;
+        while ((at = node.data.indexOf(name, at + 1)) >= 0) {
+          if (seen++ === nth) { const r = new Range(); r.setStart(node, at + 1); r.setEnd(node, at + 2);
+            const b = r.getBoundingClientRect(); return [b.x + 1, b.y + b.height / 2]; }
+        }
+      }""", f"L{line}", name, nth)
+    browser.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+
+
+def _marked(browser) -> list[tuple[int, str]]:
+    """(line, text) of each range of the `rd-ref` highlight."""
+    return [tuple(x) for x in browser.execute_script("""
+      const h = CSS.highlights.get('rd-ref'); if (!h) return [];
+      return [...h].map(r => [+r.startContainer.parentElement.closest('[id^=L]').id.slice(1), r.toString()]);""")]
+
+
+def test_the_sticky_line_names_the_function_at_the_top_of_the_view(browser, server):
+    _open(browser, f"{server}/{PAGE}")
+    assert _scope(browser) == "module level"
+    browser.execute_script("document.getElementById('L60').scrollIntoView({block: 'start'})")
+    wait(browser, lambda b: _scope(b) == "def long_one")
+    browser.execute_script("document.getElementById('L16').scrollIntoView({block: 'start'})")
+    wait(browser, lambda b: _scope(b) == "class Shape › def scale")
+    bar, header = (browser.execute_script("return document.querySelector(arguments[0]).getBoundingClientRect().toJSON()", s)
+                   for s in (".rd-scope", ".md-header"))
+    assert abs(bar["top"] - header["bottom"]) < 2, (bar, header)  # stuck right under the header
+    link = browser.find_element("css selector", ".rd-scope-where a:last-child")
+    assert link.get_attribute("href").endswith("#L14")
+
+
+def test_a_local_is_marked_in_its_function_and_a_global_in_the_file(browser, server):
+    _open(browser, f"{server}/{PAGE}")
+    _hover(browser, 9, "total")  # area's own `total`
+    wait(browser, lambda b: _marked(b) == [(8, "total"), (9, "total")])
+    assert browser.find_element("css selector", ".rd-scope-count").text == "2 × total"
+    _hover(browser, 17, "total")  # scale's parameter: the def line and its body
+    wait(browser, lambda b: _marked(b) == [(14, "total"), (16, "total"), (16, "total"), (17, "total")])
+    _hover(browser, 21, "total")  # the module's, read in use()
+    wait(browser, lambda b: _marked(b) == [(4, "total"), (21, "total")])
+    _hover(browser, 17, "math")  # an import: everywhere in the file
+    wait(browser, lambda b: _marked(b) == [(2, "math"), (17, "math")])
+
+
+def test_a_focused_name_is_marked_from_the_keyboard(browser, server):
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, f"{server}/source/pkg/call.py.html")
+    link = browser.find_element("css selector", '.rd-k a[href$="core.py.html#L6"]')
+    browser.execute_script("arguments[0].focus()", link)
+    wait(browser, lambda b: [t for _, t in _marked(b)] == ["BlockSpec", "BlockSpec"])
+    link.send_keys(Keys.TAB)
+
+
+def test_t_finds_a_file_and_l_goes_to_a_line(browser, server):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, f"{server}/{PAGE}")
+    ActionChains(browser).send_keys("t").perform()
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-finder-input"))
+    assert browser.switch_to.active_element == box
+    box.send_keys("pkgcor")
+    wait(browser, lambda b: [a.text for a in b.find_elements("css selector", ".rd-finder-list a")][:1] == ["pkg/core.py"])
+    box.send_keys(Keys.ENTER)
+    wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html"))
+    wait(browser, lambda b: b.find_elements("css selector", ".rd-scope"))
+    ActionChains(browser).send_keys("l").perform()
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-goto-input"))
+    box.send_keys("13", Keys.ENTER)
+    wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html#L13"))
+    top = browser.execute_script("return document.getElementById('L13').getBoundingClientRect().top")
+    assert 0 < top < browser.execute_script("return innerHeight")
+    assert browser.switch_to.active_element.get_attribute("aria-label") == "line 13"
+
+
+def test_the_sticky_lines_buttons_open_both_from_the_keyboard(browser, server):
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, f"{server}/{PAGE}")
+    buttons = browser.find_elements("css selector", ".rd-scope-keys button")
+    assert [b.text for b in buttons] == ["Go to line l", "Find a file t"]
+    buttons[0].send_keys(Keys.ENTER)
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-goto-input"))
+    assert browser.switch_to.active_element == box
+    box.send_keys(Keys.ESCAPE)
+    buttons[1].send_keys(Keys.ENTER)
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-finder-input"))
+    wait(browser, lambda b: len(b.find_elements("css selector", ".rd-finder-list a")) >= 3)
+    box.send_keys(Keys.ARROW_DOWN)
+    assert browser.switch_to.active_element.tag_name == "a"
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
