@@ -8,6 +8,13 @@ Parts (`--part`, repeatable; default all):
           shows before it wraps or is cut (target >= 80), the share of code lines that take more
           than one row (<= 2%) and of those wrapped inside a word, and the page's height change
           once scrolled to its end, step by step as a reader scrolls (<= 1%).
+  search  for each of QUERIES, typed as soon as the home page
+          has loaded (served over HTTP): the time from the load event to the first result shown,
+          the bytes search fetched (its scripts and index; target <= 300 KB) and the first
+          result's link. Works on material's search too (a `--before` build of main).
+  weight  the home page's first visit: every byte it fetches (target <= 500 KB); and the 10
+          heaviest pages (by HTML bytes, of the first site): their HTML bytes (<= 600 KB) and
+          DOMContentLoaded, the median of `--runs` cold loads from file:// (<= 1 s).
 
 Pages are opened from file:// with a fresh profile each (the flags of tests/browser_support.py),
 so a stored choice (the wrap toggle) does not carry over. `--before` measures a second build (e.g.
@@ -17,6 +24,7 @@ main's) side by side. Nothing here asserts: the figures are for the issue's reco
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import time
@@ -39,6 +47,7 @@ from tests.browser_support import (  # noqa: E402
 )
 
 PAGES = ("articles/pallas-call.html", "source/jax/_src/pallas/core.py.html")
+QUERIES = ("BlockSpec", "aval_to_ir_type", "Storing into an accumulator", '"wait with no matching signal"')
 SIZES = ("1280x800", "1440x900")
 
 
@@ -143,8 +152,154 @@ def layout_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport])
                       flush=True)
 
 
+# ---- search and weight: pages served over HTTP, bytes from Chrome's network log ---------------
+
+_FIRST_RESULT_JS = """
+window.__first = 0;
+new MutationObserver((_, seen) => {
+  const hit = document.querySelector('a.rd-sr, .md-search-result__link');
+  if (hit && !window.__first) { window.__first = performance.now(); window.__href = hit.href; seen.disconnect(); }
+}).observe(document.body, {childList: true, subtree: true});
+"""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    url: str
+    bytes: int
+    at_ms: float
+    """When the request was sent, from the page's navigation start."""
+
+
+def fetched(driver) -> list[Fetched]:
+    """Every response the page received since the last call, with its bytes on the wire."""
+    import json
+
+    sent: dict[str, tuple[str, float]] = {}
+    out, start = [], None
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        params = msg.get("params", {})
+        if msg["method"] == "Network.requestWillBeSent":
+            start = params["timestamp"] if start is None else start
+            sent[params["requestId"]] = (params["request"]["url"], (params["timestamp"] - start) * 1000)
+        elif msg["method"] == "Network.loadingFinished" and params["requestId"] in sent:
+            url, at = sent[params["requestId"]]
+            out.append(Fetched(url, int(params.get("encodedDataLength", 0)), at))
+    return out
+
+
+@contextmanager
+def served(site: Path) -> Iterator[str]:
+    from tests.browser_support import serve_folder
+
+    server = serve_folder(site)
+    url = next(server)
+    try:
+        yield url
+    finally:
+        next(server, None)  # the server shuts down
+
+
+@contextmanager
+def logged_browser(size: Viewport) -> Iterator:
+    """`browser` with Chrome's network log on."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    with tempfile.TemporaryDirectory(prefix="browser-bench-") as profile:
+        options = webdriver.ChromeOptions()
+        for flag in FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={profile}")
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+        options.binary_location = CHROMIUM or ""
+        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        try:
+            driver.set_page_load_timeout(120)
+            emulate(driver, size.width, size.height)
+            yield driver
+        finally:
+            driver.quit()
+
+
+def _search_related(url: str) -> bool:
+    path = url.split("?")[0]
+    return "/search/" in path or "search" in path.rsplit("/", 1)[-1] or "/workers/" in path
+
+
+def measure_search(url: str, query: str) -> tuple[float | None, int, str]:
+    """(ms from the load event to the first result, bytes search fetched, the first result's link)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with logged_browser(Viewport(1280, 800)) as driver:
+        driver.get(f"{url}/index.html")
+        WebDriverWait(driver, 120).until(
+            lambda d: d.execute_script("return performance.getEntriesByType('navigation')[0].loadEventEnd > 0"))
+        loaded = driver.execute_script("return performance.getEntriesByType('navigation')[0].loadEventEnd")
+        driver.execute_script(_FIRST_RESULT_JS)
+        driver.execute_script("(document.querySelector('.rd-search-open') || "
+                              "document.querySelector('label.md-search__icon')).click()")
+        box = WebDriverWait(driver, 30).until(lambda d: d.find_element(
+            "css selector", "input.rd-search-input, input.md-search__input"))
+        box.send_keys(query)
+        try:
+            WebDriverWait(driver, 60).until(lambda d: d.execute_script("return window.__first"))
+        except Exception:  # no result: still the bytes
+            pass
+        time.sleep(0.5)
+        first, href = driver.execute_script("return [window.__first, window.__href || '']")
+        got = sum(f.bytes for f in fetched(driver) if _search_related(f.url))
+    return (first - loaded if first else None), got, href.replace(url + "/", "")
+
+
+def search_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport], queries=QUERIES) -> None:
+    print("\nsearch: typed at the home page's load; ms to the first result, KB search fetched (<= 300), first result")
+    for query in queries:
+        for name, site in sites.items():
+            with served(site) as url:
+                ms, got, href = measure_search(url, query)
+            print(f"  {query:<34}{name:>8}{(f'{ms:,.0f} ms' if ms is not None else 'none'):>10}"
+                  f"{got / 1000:>10,.0f} KB  {href}", flush=True)
+
+
+def first_visit(site: Path) -> list[Fetched]:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with served(site) as url, logged_browser(Viewport(1280, 800)) as driver:
+        driver.get(f"{url}/index.html")
+        WebDriverWait(driver, 120).until(
+            lambda d: d.execute_script("return performance.getEntriesByType('navigation')[0].loadEventEnd > 0"))
+        time.sleep(2)  # what the page fetches after its load (a worker's index)
+        return fetched(driver)
+
+
+def weight_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport], runs: int = 3) -> None:
+    from benchmarks.pages import load_once
+
+    print("\nweight: the home page's first visit, every byte fetched over HTTP (<= 500 KB)")
+    for name, site in sites.items():
+        got = first_visit(site)
+        biggest = sorted(got, key=lambda f: -f.bytes)[:3]
+        print(f"  {name:>8}{sum(f.bytes for f in got) / 1000:>10,.0f} KB in {len(got)} files; biggest: "
+              + ", ".join(f"{f.url.rsplit('/', 1)[-1]} {f.bytes / 1000:,.0f} KB" for f in biggest), flush=True)
+    first = next(iter(sites.values()))
+    heaviest = sorted(first.rglob("*.html"), key=lambda p: -p.stat().st_size)[:10]
+    print(f"\nweight: the 10 heaviest pages: HTML KB (<= 600) and DOMContentLoaded, median of {runs} cold loads (<= 1,000 ms)")
+    for page in heaviest:
+        rel = page.relative_to(first).as_posix()
+        for name, site in sites.items():
+            if not (site / rel).is_file():
+                continue
+            dcl = statistics.median(load_once(site / rel).dcl_ms for _ in range(runs))
+            print(f"  {rel:<52}{name:>8}{(site / rel).stat().st_size / 1000:>10,.0f} KB{dcl:>10,.0f} ms",
+                  flush=True)
+
+
 PARTS: dict[str, Callable[[dict[str, Path], list[str], list[Viewport]], None]] = {
     "layout": layout_part,
+    "search": search_part,
+    "weight": weight_part,
 }
 
 
