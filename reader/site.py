@@ -284,7 +284,6 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
                   generated: Generated | None = None) -> _Built:
     """Generate the pages (unless given), then run mkdocs with them (not when a lab failed,
     unless `keep_going`)."""
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException

@@ -9,9 +9,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from reader.cache import library_versions
 from reader.commands import add_quiet
 from reader.profile import profiling
 from reader.progress import reporter, reporting
+
+MATERIAL_END_OF_LIFE = "2027-05-05"
+"""Material for MkDocs 9.x's end of life, as its own notice says (critical fixes until then)."""
 
 
 def add_parser(sub) -> None:
@@ -48,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {coverage_summary(report.coverage)}")
     for line in report.coverage if args.coverage else ():
         print(f"  lowered {line}")
+    material = library_versions()["mkdocs-material"]
+    if material.startswith("9."):
+        print(f"  Material for MkDocs {material} reaches end of life on {MATERIAL_END_OF_LIFE}: the plan "
+              "is ARCHITECTURE.md, 'The site generator and its end of life'")
     if report.pruned:
         print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
     for line in timings:
