@@ -7,7 +7,7 @@
 (function () {
   var script = document.currentScript;
   var BASE = script ? script.src.replace(/assets\/search\.js(?:[?#].*)?$/, "") : "";
-  var CHUNK = 100, TEXT_SHARDS = 64, BUCKET = 16, SHOWN = 20, CHECKED = 400, PREFIXED = 24;
+  var CHUNK = 100, TEXT_SHARDS = 64, BUCKET = 16, SHOWN = 20, CHECKED = 60, PREFIXED = 24;  // CHECKED: candidates a phrase is checked in
   var KINDS = {"class": 0, "function": 1, "method": 2, "variable": 3};
   var WORD = /[A-Za-z0-9_]+/g;
 
@@ -165,10 +165,10 @@
         var at = new Set(defs.map(function (d) { return d.file * 1e6 + d.line; }));
         var hits = (lines || []).filter(function (h) { return !at.has(h[0] * 1e6 + h[1]); });
         var checking = single ? hits.slice(0, SHOWN) : hits.slice(0, CHECKED);
-        var buckets = unique(ids.slice(0, CHECKED).map(function (id) { return "docs/" + Math.floor(id / BUCKET); }));
+        var buckets = unique(ids.slice(0, single ? SHOWN : CHECKED).map(function (id) { return "docs/" + Math.floor(id / BUCKET); }));
         return Promise.all([loadLines(checking), Promise.all(buckets.map(load))]).then(function () {
           return {defs: defs, files: files, code: single ? hits : rank(checking, query, codeText),
-                  prose: rank(ids.slice(0, CHECKED), query, proseText), common: lines === null,
+                  prose: single ? ids : rank(ids.slice(0, CHECKED), query, proseText), common: lines === null,
                   codeFirst: !!query.name && (defs.length > 0 || hits.length > 0)};
         });
       });
