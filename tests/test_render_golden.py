@@ -131,10 +131,13 @@ def test_article_notes_link_placeholders_and_stay_inert(rendered):
 
 
 def test_article_prose_is_indexed_and_code_is_not(rendered):
-    md = rendered["golden-article.md"]
-    intro, _, outro = md.partition("<!-- reader:page-body -->")
-    assert "Because <em>tiles</em>" in intro and 'id="rd-s-why-blocks"' in intro
-    assert "First kernels" in outro and 'class="rd-k"' not in md
+    page = rendered["golden-article.html"]
+    indexed = '<div class="rd-indexed" markdown="0">'
+    intro = page.split("\n</div>\n\n", 1)[0]
+    outro = page[page.rindex(indexed):]
+    assert intro.startswith(indexed) and "Because <em>tiles</em>" in intro and 'id="rd-s-why-blocks"' in intro
+    assert "First kernels" in outro and 'class="rd-k"' not in intro + outro
+    assert "reader:page-body" in rendered["golden-article.md"] and "tiles" not in rendered["golden-article.md"]
 
 
 def test_notes_from_an_article_appear_on_the_source_page_with_a_link_back(rendered):

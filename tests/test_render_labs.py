@@ -135,5 +135,16 @@ def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path
     assert '<a href="../source/pkg/core.py.html#L1">BlockSpec</a>' in page.html
     assert "../source/pkg/core.py.html#L1\tpkg.core.BlockSpec" in html.unescape(page.html)
     assert '<a href="../articles/a.html">An article</a>' in page.html
-    assert "<em>teaches</em>" in page.markdown and "<script>" not in page.markdown
-    assert "Exercises:" not in page.markdown
+    prose = page.html.split("\n</div>\n\n", 1)[0]  # what search indexes, before the code
+    assert "<em>teaches</em>" in prose and "<script>" not in prose and "Exercises:" not in prose
+
+
+def test_a_labs_artifacts_are_kept_across_an_edit_of_its_docstrings_words():
+    from reader.render.labs import code_of
+
+    lab = '"""LAB·0.1 · A toy.\n\nWhat it shows.\n"""\nimport jax\n\nx = 1\n'
+    reworded = lab.replace("What it shows.", "What it shows, reworded.")
+    longer = lab.replace("What it shows.", "What it shows.\nAnd more.")
+    assert code_of(reworded) == code_of(lab) and code_of(lab).endswith("\nimport jax\n\nx = 1\n")
+    assert code_of(longer) != code_of(lab)  # its ops' lines moved: the lowered IR's locations
+    assert code_of(lab.replace("x = 1", "x = 2")) != code_of(lab)

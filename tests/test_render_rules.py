@@ -34,4 +34,4 @@ def test_matrix_rows_columns_counts_and_links():
     assert 'href="source/pkg/lowering.py.html#L10"' in load and 'href="source/pkg/triton.py.html#L30"' in load
     assert 'href="source/pkg/primitives.py.html#L3"' in load
     assert "3 primitives have a lowering rule in at least one backend;\n2 of them in only one" in html
-    assert "TPU TC: 2, Triton: 1, Mosaic GPU Lane/WG: 1" in page.markdown
+    assert "TPU TC: 2, Triton: 1, Mosaic GPU Lane/WG: 1" in page.html

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from reader.model import SourceFile
 from reader.render.model import Page, SearchEntry
+from reader.render.pages import page_markdown, with_prose
 from reader.render.searchindex import (
     CHUNK,
     COMMON,
@@ -89,10 +90,10 @@ def test_a_word_on_too_many_lines_is_counted_not_listed():
 
 
 def test_the_prose_lists_pages_sections_and_notes_with_their_titles():
-    markdown = ('---\ntitle: T\n---\n\n<div class="rd-indexed" markdown="0">\n<p>Lede words.</p>\n'
-                '<h2 id="why">Why <code>x</code></h2>\n<p>Because of a wait with no matching signal.</p>\n</div>\n')
+    body = with_prose('<div class="rd-k">code</div>', '<p>Lede words.</p>\n<h2 id="why">Why <code>x</code></h2>\n'
+                      '<p>Because of a wait with no matching signal.</p>')
     note = SearchEntry("note-n1", "pkg/core.py, lines 5–7", "<p>A spec is frozen. It is <em>hashed</em>.</p>")
-    docs = documents([Page("articles/t.md", "T", markdown, search=(note,))])
+    docs = documents([Page("articles/t.md", "T", page_markdown("T"), body, search=(note,))])
     assert [(d.url, d.title, d.where, d.text) for d in docs] == [
         ("articles/t.html", "T", "", "Lede words."),
         ("articles/t.html#why", "Why x", "T", "Because of a wait with no matching signal."),

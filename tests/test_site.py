@@ -175,6 +175,15 @@ def test_editing_a_note_renders_only_the_pages_that_show_it(small):
     assert "The spec, edited." not in (site / "source/pkg/call.py.html").read_text()
 
 
+def test_editing_an_articles_prose_patches_its_page_without_mkdocs(small):
+    tour = small.root / "annotations" / "tour.yaml"
+    tour.write_text(tour.read_text().replace("See [[pkg/core.py::BlockSpec]]", "First see [[pkg/core.py::BlockSpec]]"))
+    report = build_site(small.root, jobs=1)
+    assert report.count("patched") == (1, 0)  # the article's page: no mkdocs run
+    assert report.count("source") == (0, 2) and report.count("article") == (1, 0)
+    assert "First see" in (small.root / "site/articles/tour.html").read_text()
+
+
 def test_the_parallel_build_equals_the_one_process_build(small, tmp_path, monkeypatch):
     """`--jobs 1` forks nothing (every stage runs in the build's process: pdb works); two
     workers fork for every stage that can, and the sites are byte for byte the same."""

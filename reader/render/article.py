@@ -18,6 +18,7 @@ from reader.render.pages import (
     margin_notes,
     page_markdown,
     symbol_anchors,
+    with_prose,
 )
 from reader.render.prose import Prose
 from reader.render.search import note_entries
@@ -84,7 +85,8 @@ def render_article(doc: ArticleDoc, cache: Cache | None, prose: Prose) -> Page:
         before.append(prose.html(text, here))
         before.append(claim_html(claim, doc.claim_setup, doc.checked) if claim else "")
     after = prose.html(doc.outro, here) if doc.outro else ""
-    markdown = page_markdown(doc.title, "\n".join(b for b in before if b), after=after)
+    markdown = page_markdown(doc.title)
+    body = with_prose(body, "\n".join(b for b in before if b), after)
     read = {r.doc.path for r in doc.reads}
     shown = [n for n in doc.notes if n.start is None or n.path in read]  # those with an id here
     return Page(here, doc.title, markdown, body, search=tuple(note_entries(shown, here, prose)))

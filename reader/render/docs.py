@@ -1,5 +1,6 @@
-"""The pinned files as pages show them (`SourceDoc`): definitions with their uses, references
-linked, the labs that use each file; built when first asked for."""
+"""The pinned files as pages show them (`SourceDoc`): definitions with their uses in the corpus,
+references linked; built when first asked for. The labs' uses of them (`lab_uses`, `labs_by_file`)
+are the source pages' own inputs."""
 
 from __future__ import annotations
 
@@ -19,22 +20,18 @@ from reader.render.urls import source_page as source_uri
 
 class Docs(Mapping[str, SourceDoc]):
     """Every pinned file's `SourceDoc` by path, each built when first asked for (a page read
-    back from the cache needs none). No notes: a page's notes are its own inputs."""
+    back from the cache needs none). No notes, no labs' uses: a page's own inputs."""
 
-    def __init__(self, index: Index, corpus: Corpus, files: Sequence[SourceFile],
-                 labs: Sequence[LabInfo], lab_refs: Mapping[str, Sequence[Reference]]):
+    def __init__(self, index: Index, corpus: Corpus, files: Sequence[SourceFile]):
         self.index, self.corpus = index, corpus
         self.files = {f.path: f for f in files}
-        self.lab_uses = uses_from({(lab.path, lab_page(lab.name)): lab_refs[lab.name] for lab in labs})
-        self.used_by = _labs_by_file(index, labs, lab_refs)
         self._built: dict[str, SourceDoc] = {}
 
     def __getitem__(self, path: str) -> SourceDoc:
         doc = self._built.get(path)
         if doc is None:
             f = self.files[path]
-            doc = source_doc(self.index, f, self.corpus.permalink(f.pin, f.path), self.lab_uses,
-                             self.used_by.get(path, ()))
+            doc = source_doc(self.index, f, self.corpus.permalink(f.pin, f.path), {})
             self._built[path] = doc
         return doc
 
@@ -53,8 +50,7 @@ class Docs(Mapping[str, SourceDoc]):
 
 
 def source_doc(index: Index, f: SourceFile, permalink: str,
-               extra_uses: dict[tuple[str, str], list[UseView]],
-               labs: tuple[tuple[str, str], ...] = ()) -> SourceDoc:
+               extra_uses: dict[tuple[str, str], list[UseView]]) -> SourceDoc:
     """A pinned file with its definitions, their uses, and its references resolved to pages."""
     module = module_of(f.path)
     summary = index.summaries.get(module)
@@ -63,7 +59,7 @@ def source_doc(index: Index, f: SourceFile, permalink: str,
     return SourceDoc(f.pin, f.path, f.blob, f.text, source_uri(f.path), permalink,
                      definitions=definitions(index, module, symbols, extra_uses, heads),
                      refs=linked_refs(index, index.references(f.pin, f.path)) if summary else (),
-                     labs=labs, docstring=summary.doc if summary is not None else "")
+                     docstring=summary.doc if summary is not None else "")
 
 
 def source_resolver(index: Index, docs: Mapping[str, SourceDoc]) -> SourceResolver:
@@ -78,7 +74,17 @@ def source_resolver(index: Index, docs: Mapping[str, SourceDoc]) -> SourceResolv
     return resolve_source
 
 
-def _labs_by_file(index: Index, labs: Sequence[LabInfo],
+def lab_uses(labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]]
+             ) -> dict[str, dict[str, tuple[UseView, ...]]]:
+    """Module -> qualname -> the labs' uses of that definition."""
+    out: dict[str, dict[str, tuple[UseView, ...]]] = defaultdict(dict)
+    found = uses_from({(lab.path, lab_page(lab.name)): refs[lab.name] for lab in labs})
+    for (module, qualname), uses in found.items():
+        out[module][qualname] = tuple(uses)
+    return out
+
+
+def labs_by_file(index: Index, labs: Sequence[LabInfo],
                   refs: Mapping[str, Sequence[Reference]]) -> dict[str, tuple[tuple[str, str], ...]]:
     """Pinned path -> (lab page, title) of every lab that references it or exercises it."""
     out: dict[str, set[tuple[str, str]]] = defaultdict(set)

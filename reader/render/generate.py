@@ -18,7 +18,7 @@ from reader.extract import Index
 from reader.extract.fact import load_facts
 from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.render.content import note_views
-from reader.render.docs import Docs, source_resolver
+from reader.render.docs import Docs, lab_uses, labs_by_file, source_resolver
 from reader.render.figure import FigureInputs
 from reader.render.figures import Figures
 from reader.render.irsite import IrPages, canonical_failure, wanted
@@ -105,14 +105,15 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
     titles = {**outlined, **{a.slug: a.title for a in articles}}
     world = world_key(corpus, labs, titles)
     lab_refs = _lab_refs(index, labs, cache, world)
-    docs = Docs(index, corpus, files, labs, lab_refs)
+    docs = Docs(index, corpus, files)
     prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
                   lambda: {f.name: f.value for f in load_facts(corpus, index, workers)},
                   Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world))
     by_name = {lab.name: lab for lab in labs}
     ir = IrPages(corpus, index, docs.files, by_name, artifacts.results)
     return Site(World(world, corpus, cache, index, docs, prose, by_name, lab_refs, artifacts, ir),
-                {a.slug: a for a in articles}, notes, on_file, load_moves(corpus.project.root))
+                {a.slug: a for a in articles}, notes, on_file, load_moves(corpus.project.root),
+                lab_uses(labs, lab_refs), labs_by_file(index, labs, lab_refs))
 
 
 def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[Rendered],
@@ -203,7 +204,7 @@ def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
     """Each lab's references into the corpus (cached: resolving them reads many modules)."""
     out = {}
     for lab in labs:
-        key = page_key(world, "lab-refs", lab.name)
+        key = page_key(world, "lab-refs", lab.name, lab.text)
         found = cache.get_object(LAB_REFS_KIND, key) if cache is not None else None
         if not isinstance(found, list):
             found = index.references_in(lab.text, lab.path)

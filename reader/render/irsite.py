@@ -28,7 +28,7 @@ from reader.render.ir import LOWERED, Lowered, Rules, coverage, parse_lowered
 from reader.render.irview import IrSite, render_lowered
 from reader.render.labs import LabArtifacts, LabInfo
 from reader.render.model import Page
-from reader.render.pages import page_markdown
+from reader.render.pages import page_markdown, with_prose
 from reader.render.urls import lab_page
 
 CANONICAL = "canonical"
@@ -191,7 +191,7 @@ class IrPages:
         intro = (f"<p>A pinned kernel lowered on a host without an accelerator (jax {v.lowered.jax}): "
                  "each op beside the kernel line it comes from, and linked to the lowering rule "
                  "that emitted it.</p>")
-        return Page(page, v.title, page_markdown(v.title, intro, ["toc"]), str(html))
+        return Page(page, v.title, page_markdown(v.title, ["toc"]), with_prose(str(html), intro))
 
     def coverage(self) -> list[str]:
         """One line per module: `page module: located/ops, linked/ops; what lacks a location or rule`."""

@@ -22,7 +22,7 @@ from reader.extract import Index
 from reader.model import Reference
 from reader.render.docs import Docs
 from reader.render.labs import ArtifactRun, LabInfo
-from reader.render.model import NoteView, Page
+from reader.render.model import NoteView, Page, UseView
 from reader.render.prose import Prose
 
 if TYPE_CHECKING:
@@ -34,8 +34,9 @@ I = TypeVar("I")  # noqa: E741  (a kind's inputs)
 @dataclass(frozen=True)
 class World:
     """What any page may be rendered from besides its inputs: functions of what the world key
-    hashes (`pagecache.world_key`: the pinned files with their pins, the labs, the titles), and
-    the labs' artifacts, which a page reading them names in its inputs by their digest."""
+    hashes (`pagecache.world_key`: the pinned files with their pins, the labs' names, titles,
+    phases and files, the pages' titles), and what a page reading it names in its inputs: the
+    labs' text (`lab_refs`: a lab's page), the labs' artifacts (by their digest)."""
 
     key: str
     corpus: Corpus
@@ -63,6 +64,10 @@ class Site:
     """Pinned path -> the notes on it, from every article."""
     moves: Sequence[tuple[str, MoveRecord]]
     """(file stem, record) of each finished pin move (`moves/*.json`)."""
+    lab_uses: Mapping[str, Mapping[str, tuple[UseView, ...]]]
+    """Module -> qualname -> the labs' uses of the definition (`docs.lab_uses`)."""
+    used_by: Mapping[str, tuple[tuple[str, str], ...]]
+    """Pinned path -> (page, title) of the labs that use or exercise it."""
 
 
 class PageKind(Protocol[I]):

@@ -14,7 +14,7 @@ from reader.render.ir import LOWERED, parse_lowered
 from reader.render.irview import IrSite, ModuleView, kernel_file, render_lowered
 from reader.render.labs import LabArtifacts, LabInfo
 from reader.render.model import Asset, Page, PageLink, SourceDoc
-from reader.render.pages import linked_lines, page_markdown, symbol_anchors
+from reader.render.pages import linked_lines, page_markdown, symbol_anchors, with_prose
 from reader.render.prose import Prose
 from reader.render.templates import render
 from reader.render.urls import lab_notebook, lab_page, rel, rel_file
@@ -66,8 +66,8 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                   articles=[(rel(here, page), title) for page, title in lab.articles],
                   notebook=rel_file(here, lab_notebook(lab.info.name)), colab=lab.colab)
     title = lab.info.heading
-    markdown = page_markdown(title, prose.html(description(lab.info.docstring), here), ["toc"])
-    return Page(here, title, markdown, body), assets
+    body = with_prose(body, prose.html(description(lab.info.docstring), here))
+    return Page(here, title, page_markdown(title, ["toc"]), body), assets
 
 
 def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> tuple[Markup, list[ModuleView]]:

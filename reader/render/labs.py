@@ -7,6 +7,7 @@ lab's file and the `kernels/` helpers it shares, so an unchanged lab never runs 
 
 from __future__ import annotations
 
+import ast
 import base64
 import functools
 import hashlib
@@ -130,10 +131,24 @@ def artifact_key(root: Path, lab: LabInfo) -> str:
     """The lab's file plus the shared helpers (`kernels/_*.py`, `kernels/__init__.py`), the
     runner and the installed jax: the artifacts are kept across changes to the rest of reader."""
     h = hashlib.sha1(f"{ARTIFACTS_KIND}:{__version__}:{lab.name}:{_runtime()}".encode())
-    h.update(lab.text.encode())
+    h.update(code_of(lab.text).encode())
     for helper in sorted((root / "kernels").glob("_*.py")):
         h.update(helper.name.encode() + b"\0" + helper.read_bytes())
     return h.hexdigest()
+
+
+def code_of(text: str) -> str:
+    """A lab's file without its docstring's words (its lines kept: `lowered.json` locates ops by
+    line): what its artifacts come from (`main`'s help reads the docstring, `artifacts` does not)."""
+    try:
+        first = ast.parse(text).body[0]
+    except (SyntaxError, IndexError):
+        return text
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and first.end_lineno is not None):
+        return text
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:first.lineno - 1]) + "\n" * (first.end_lineno - first.lineno + 1) + "".join(lines[first.end_lineno:])
 
 
 @functools.cache

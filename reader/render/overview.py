@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from reader.pins import Pin
 from reader.render.model import Page
-from reader.render.pages import page_markdown
+from reader.render.pages import page_markdown, with_prose
 from reader.render.templates import render
 from reader.render.urls import (
     HOME,
@@ -58,7 +58,7 @@ def home_page(track: Track, pins: Sequence[Pin], file_counts: dict[str, int],
     moves = [{"title": title, "href": rel(here, uri)} for title, uri in changes]
     body = render("home.j2", track=track, pins=pin_rows, phases=phases, rules_href=rel(here, RULES) if has_rules else "",
                   labs_href=rel(here, LABS_INDEX), source_href=rel(here, SOURCE_INDEX), moves=moves)
-    return Page(HOME, track.title, page_markdown(track.title, f"<p>{_esc(track.summary)}</p>"), body)
+    return Page(HOME, track.title, page_markdown(track.title), with_prose(body, f"<p>{_esc(track.summary)}</p>"))
 
 
 def phase_title(phase: Phase) -> str:
@@ -71,13 +71,13 @@ def phase_overview(phase: Phase, entries: Sequence[EntryLink]) -> Page:
              "href": rel(here, e.page), "missing": e.missing} for e in entries]
     body = render("phase.j2", entries=rows)
     title = f"Phase {phase_title(phase)}"
-    return Page(here, title, page_markdown(title, f"<p>{_esc(phase.summary)}</p>"), body)
+    return Page(here, title, page_markdown(title), with_prose(body, f"<p>{_esc(phase.summary)}</p>"))
 
 
 def placeholder_page(src_uri: str, title: str, summary: str, missing: str, phase: Phase) -> Page:
     body = render("placeholder.j2", summary=summary, missing=missing, phase_number=phase.number,
                   phase_title=phase.title, phase_href=rel(src_uri, phase_page(phase.number)))
-    return Page(src_uri, title, page_markdown(title, f"<p>{_esc(summary)}</p>" if summary else ""), body)
+    return Page(src_uri, title, page_markdown(title), with_prose(body, f"<p>{_esc(summary)}</p>" if summary else ""))
 
 
 def labs_index(labs: Sequence[EntryLink]) -> Page:
@@ -86,7 +86,7 @@ def labs_index(labs: Sequence[EntryLink]) -> Page:
              "href": rel(here, e.page), "missing": e.missing} for e in labs]
     text = "<p>Each lab is a runnable module in <code>kernels/</code>: <code>python -m kernels.NAME</code>.</p>"
     body = render("phase.j2", entries=rows)
-    return Page(here, "Labs", page_markdown("Labs", text), body)
+    return Page(here, "Labs", page_markdown("Labs"), with_prose(body, text))
 
 
 def source_index(pins: Sequence[Pin], files: Sequence[FileInfo]) -> Page:
@@ -101,7 +101,7 @@ def source_index(pins: Sequence[Pin], files: Sequence[FileInfo]) -> Page:
              "folders": sorted(by_pin[p.name].items())} for p in pins]
     body = render("source_index.j2", pins=rows)
     text = "<p>Every pinned source file, highlighted, linked and annotated.</p>"
-    return Page(here, "Source files", page_markdown("Source files", text), body)
+    return Page(here, "Source files", page_markdown("Source files"), with_prose(body, text))
 
 
 def _esc(text: str) -> str:

@@ -37,8 +37,8 @@ def world_key(corpus: Corpus, labs: Sequence[LabInfo], titles: Mapping[str, str]
         h.update(repr(pinned).encode() + b"\n")
     for pin, path in corpus.all_files():
         h.update(f"{pin}\0{path}\0{corpus.blob(pin, path)}\n".encode())
-    for lab in labs:
-        h.update(repr(lab).encode() + b"\n")
+    for lab in labs:  # what other pages show of a lab: its text is its own page's input
+        h.update(repr((lab.name, lab.heading, lab.phase, lab.path)).encode() + b"\n")
     h.update(repr(sorted(titles.items())).encode())
     return h.hexdigest()
 

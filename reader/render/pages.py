@@ -25,13 +25,22 @@ from reader.render.urls import article_page, line_id, rel
 _RESERVED_ID = re.compile(r"^(L\d+|.*-L\d+|uses-.*|note-.*|rd-.*|__(?!.*__$).*)$")
 
 
-def page_markdown(title: str, indexed: str = "", hide: Sequence[str] = (), after: str = "") -> str:
-    """The Markdown mkdocs reads for a generated page: front matter, indexed HTML, the slot.
-
-    `indexed` and `after` (HTML that goes before and after the slot) are what search indexes.
-    """
+def page_markdown(title: str, hide: Sequence[str] = ()) -> str:
+    """The Markdown mkdocs reads for a generated page: its front matter and the slot (the page's
+    HTML, `with_prose`, goes there: an edit of the prose or the code changes no Markdown, so no
+    mkdocs runs for it, see `site_patch`)."""
     return render("page.md.j2", title=html.escape(title, quote=False), hide=list(hide),
-                  indexed=Markup(indexed), slot=Markup(SLOT), after=Markup(after))
+                  slot=Markup(SLOT))
+
+
+INDEXED = '<div class="rd-indexed" markdown="0">\n{}\n</div>'
+"""The prose of a page, as the search index reads it (`searchindex.indexed`)."""
+
+
+def with_prose(body: str, indexed: str = "", after: str = "") -> str:
+    """A page's HTML: the prose `indexed` before `body` and `after` it (HTML: what search indexes)."""
+    before = INDEXED.format(indexed) + "\n\n" if indexed else ""
+    return before + body + ("\n\n" + INDEXED.format(after) if after else "")
 
 
 def symbol_anchors(symbols: Sequence[Symbol]) -> dict[int, tuple[str, ...]]:
@@ -147,6 +156,6 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
-    return Page(page, title or doc.path, page_markdown(title or doc.path, "", ["toc"]), body,
+    return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
                 (cards, scope_script(doc.path, doc.blob, doc.text, cache)), search)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from reader.extract.ruletable import RuleEntry, RuleTable
 from reader.render.model import Page, PageLink
-from reader.render.pages import page_markdown
+from reader.render.pages import page_markdown, with_prose
 from reader.render.templates import render
 from reader.render.urls import RULES, line_id, rel, slugify, source_page
 
@@ -64,8 +64,8 @@ def rules_page(tables: Sequence[RuleTable], primitive_link: PrimitiveLink) -> Pa
     intro = ("<p>Each Pallas backend keeps a table from primitive to lowering rule, filled when its "
              "modules are imported; a primitive missing from a table is an error on that backend, "
              f"not a slow path. Rules per table at the pin: {counts}.</p>")
-    return Page(here, "Lowering rules", page_markdown("Lowering rules", intro, ["toc", "navigation"]),
-                body)
+    return Page(here, "Lowering rules", page_markdown("Lowering rules", ["toc", "navigation"]),
+                with_prose(body, intro))
 
 
 def _cell(entry: RuleEntry | None, here: str) -> dict[str, str] | None:

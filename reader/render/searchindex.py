@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from reader.cache import Cache
 from reader.model import SourceFile, split_lines
 from reader.render.model import Asset, Page, SearchEntry
+from reader.render.pages import INDEXED
 from reader.render.search import searchable
 from reader.render.urls import html_of
 from reader.render.urls import source_page as source_uri
@@ -57,7 +58,6 @@ TEXT_CHARS = 2000
 """A document's text is cut here."""
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _SECTION = re.compile(r'<h([1-6])[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
-_INDEXED = re.compile(r'<div class="rd-indexed" markdown="0">\n(.*?)\n</div>', re.S)
 _TAG = re.compile(r"<[^>]+>")
 _BREAK = re.compile(r"</(?:p|li|h\d|div|pre|blockquote|tr)>|<br\s*/?>")
 _SENTENCE = re.compile(r"(.+?[.!?:])(?:\s|$)")
@@ -178,7 +178,7 @@ def documents(pages: Iterable[Page]) -> list[Document]:
     for page in pages:
         url = html_of(page.src_uri)
         own = next((e for e in page.search if not e.fragment), None)
-        sections = _sections(page.markdown)
+        sections = _sections(page.html)
         lede = sections.pop(0)[2] if sections and not sections[0][0] else ""
         out.append(Document(url, page.title, "", _plain(own.text) if own else lede))
         out += [Document(f"{url}#{anchor}", title, page.title, text) for anchor, title, text in sections]
@@ -193,10 +193,10 @@ def _first_sentence(text: str) -> str:
     return m.group(1) if m and len(m.group(1)) <= 120 else text[:100].rsplit(" ", 1)[0] + "…"
 
 
-def _sections(markdown: str) -> list[tuple[str, str, str]]:
-    """(heading id, heading, text) of each section of the page's indexed HTML; the text before the
-    first heading as ('', '', text)."""
-    indexed = "\n".join(_INDEXED.findall(markdown))
+def _sections(page_html: str) -> list[tuple[str, str, str]]:
+    """(heading id, heading, text) of each section of the page's indexed HTML (`pages.with_prose`:
+    its first and last blocks); the text before the first heading as ('', '', text)."""
+    indexed = "\n".join(_indexed(page_html))
     out: list[tuple[str, str, str]] = []
     at, anchor, title = 0, "", ""
     for m in _SECTION.finditer(indexed):
@@ -204,6 +204,20 @@ def _sections(markdown: str) -> list[tuple[str, str, str]]:
         at, anchor, title = m.end(), m.group(2), _plain(m.group(3))
     out.append((anchor, title, _plain(searchable(indexed[at:], TEXT_CHARS))))
     return [s for s in out if s[0] or s[2]]
+
+
+_OPEN, _CLOSE = INDEXED.split("{}")
+
+
+def _indexed(page_html: str) -> list[str]:
+    """The prose `with_prose` put before and after a page's body."""
+    out = []
+    if page_html.startswith(_OPEN):
+        out.append(page_html[len(_OPEN):page_html.index(_CLOSE)])
+    tail = page_html.rfind("\n\n" + _OPEN)
+    if tail >= 0 and page_html.endswith(_CLOSE):
+        out.append(page_html[tail + 2 + len(_OPEN):-len(_CLOSE)])
+    return out
 
 
 def _plain(fragment: str) -> str:

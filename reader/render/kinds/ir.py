@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reader.render.kind import Site, World
+from reader.render.kinds.lab import labs_digest
 from reader.render.model import Page
 
 
@@ -14,6 +15,8 @@ class IrInputs:
     page: str
     digest: str
     """The digest of the kernel's lowered JSON: the page reads it from `World.ir`."""
+    labs: str
+    """The digest of every lab's text (`lab.labs_digest`): a view may show a lab's file."""
 
 
 class IrKind:
@@ -23,7 +26,8 @@ class IrKind:
         return [page for page, _ in site.world.ir.summary.pages] if artifacts else []
 
     def inputs(self, site: Site, name: str) -> IrInputs:
-        return IrInputs(name, dict(site.world.ir.summary.pages)[name])
+        world = site.world
+        return IrInputs(name, dict(world.ir.summary.pages)[name], labs_digest(world.labs.values()))
 
     def render(self, world: World, inputs: IrInputs) -> Page:
         return world.ir.render(inputs.page, world.cache)

@@ -22,13 +22,16 @@ from reader.render.urls import article_page, lab_page
 
 @dataclass(frozen=True)
 class LabInputs:
-    name: str
+    lab: LabInfo
+    """The lab: its file's text, docstring and exercises (the world holds its name and title)."""
     readers: tuple[tuple[str, str], ...]
     """(page, title) of the articles that link the lab."""
     artifacts: str
     """The digest of the lab's artifacts (`digest`): the page reads them from `World.artifacts`."""
     colab: str
     """Its notebook's "Open in Colab" URL at the project's commit; "" when none is configured."""
+    labs: str
+    """The digest of every lab's text: its lowered view may show another lab's file."""
 
 
 class LabKind:
@@ -40,17 +43,19 @@ class LabKind:
     def inputs(self, site: Site, name: str) -> LabInputs:
         readers = tuple((article_page(a.slug), a.title) for a in site.articles.values()
                         if name in a.kernels)
+        world = site.world
         colab = colab_url(*project_colab(site.world.corpus.project.root), name)
-        return LabInputs(name, readers, digest(site.world.artifacts.results().get(name)), colab)
+        return LabInputs(world.labs[name], readers, digest(world.artifacts.results().get(name)), colab,
+                         labs_digest(world.labs.values()))
 
     def render(self, world: World, inputs: LabInputs) -> Page:
-        lab = world.labs[inputs.name]
+        lab = inputs.lab
         doc = lab_doc(lab, world.index, world.lab_refs[lab.name], world.prose.source,
                       world.artifacts.results(), inputs.readers, inputs.colab)
         return render_lab(doc, world.cache, world.prose, world.ir.site)[0]
 
     def prose(self, world: World, inputs: LabInputs) -> Iterable[str]:
-        return [world.labs[inputs.name].docstring]
+        return [inputs.lab.docstring]
 
 
 def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: SourceResolver,
@@ -61,6 +66,11 @@ def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: Sou
                     refs=linked_refs(index, refs))
     exercises = tuple((path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
     return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers, colab)
+
+
+def labs_digest(labs: Iterable[LabInfo]) -> str:
+    """A hash of the labs' files."""
+    return hashlib.sha1(repr(sorted((lab.path, lab.text) for lab in labs)).encode()).hexdigest()
 
 
 def digest(artifacts: LabArtifacts | None) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from reader.model import module_of
 from reader.render.kind import Site, World
-from reader.render.model import NoteView, Page
+from reader.render.model import NoteView, Page, UseView
 from reader.render.pages import source_page
 
 
@@ -19,6 +20,10 @@ class SourceInputs:
     """(page, title) of the lowered views holding ops the file's rules emitted."""
     lowered: tuple[tuple[str, str], ...] = ()
     """(page, title) of the canonical kernels' pages whose kernel the file holds."""
+    lab_uses: tuple[tuple[str, tuple[UseView, ...]], ...] = ()
+    """(qualname, the labs' uses) of the file's definitions that labs use."""
+    labs: tuple[tuple[str, str], ...] = ()
+    """(page, title) of the labs that use or exercise the file."""
 
 
 class SourceKind:
@@ -34,12 +39,18 @@ class SourceKind:
 
     def inputs(self, site: Site, name: str) -> SourceInputs:
         ir = site.world.ir
-        views = ir.source_inputs(name) if name in ir.deferred else ((), ())
-        return SourceInputs(name, tuple(site.on_file.get(name, ())), *views)
+        emitted, lowered = ir.source_inputs(name) if name in ir.deferred else ((), ())
+        uses = site.lab_uses.get(module_of(name), {})
+        return SourceInputs(name, tuple(site.on_file.get(name, ())), emitted, lowered,
+                            tuple(sorted(uses.items())), site.used_by.get(name, ()))
 
     def render(self, world: World, inputs: SourceInputs) -> Page:
-        doc = replace(world.docs[inputs.path], notes=inputs.notes, emitted=inputs.emitted,
-                      lowered=inputs.lowered)
+        doc = world.docs[inputs.path]
+        uses = dict(inputs.lab_uses)
+        definitions = tuple(replace(d, uses=d.uses + uses[d.symbol.qualname]) if d.symbol.qualname in uses
+                            else d for d in doc.definitions)
+        doc = replace(doc, notes=inputs.notes, emitted=inputs.emitted, lowered=inputs.lowered,
+                      definitions=definitions, labs=inputs.labs)
         pin = world.corpus.pins[doc.pin]
         return source_page(doc, world.cache, world.prose, commit=pin.commit, release=pin.release,
                            commit_url=f"{pin.repo.removesuffix('.git')}/tree/{pin.commit}")
