@@ -121,3 +121,24 @@ def test_atomic_write_makes_its_folders_and_leaves_no_temp_file(tmp_path, monkey
     atomic_write(target, b"two")
     assert target.read_bytes() == b"two"
     assert sorted(p.name for p in target.parent.iterdir()) == [leftover.name, "file.bin"]
+
+
+def test_the_code_version_names_the_versions_of_the_libraries_that_shape_the_output(monkeypatch):
+    import importlib.metadata
+    import platform
+
+    from reader import cache as cache_mod
+
+    found = cache_mod.library_versions()
+    assert list(found) == list(cache_mod.SHAPING)
+    assert found["Python"] == f"{platform.python_implementation()} {platform.python_version()}"
+    for name in cache_mod.SHAPING[1:]:
+        assert found[name] == importlib.metadata.version(name), name
+    # Another Pygments (or any of them): another code version, so no derived result is shared.
+    versions = []
+    for pygments in ("2.21.0", "2.22.0"):
+        monkeypatch.setattr(cache_mod, "library_versions", lambda p=pygments: {**found, "Pygments": p})
+        cache_mod.code_version.cache_clear()
+        versions.append(cache_mod.code_version())
+    cache_mod.code_version.cache_clear()
+    assert versions[0] != versions[1]

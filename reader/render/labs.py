@@ -16,6 +16,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -154,12 +155,13 @@ def code_of(text: str) -> str:
 @functools.cache
 def _runtime() -> str:
     """The artifact runner's source and the versions of what the labs run on (read without
-    importing): jax, jaxlib, tokamax, and triton (finding_the_spill compiles with it)."""
+    importing): jax, jaxlib, tokamax, numpy (which prints the arrays), triton (finding_the_spill
+    compiles with it) and Python."""
     runner = Path(__file__).with_name("lab_artifacts.py").read_bytes()
     for lowering in sorted(Path(__file__).parents[1].joinpath("ir").glob("*.py")):  # lowered.json
         runner += lowering.name.encode() + b"\0" + lowering.read_bytes()
-    versions = []
-    for dist in ("jax", "jaxlib", "tokamax", "triton"):
+    versions = [platform.python_version()]
+    for dist in ("jax", "jaxlib", "tokamax", "numpy", "triton"):
         try:
             versions.append(importlib.metadata.version(dist))
         except importlib.metadata.PackageNotFoundError:
