@@ -224,6 +224,8 @@ class CachedList:
 
 
 def cached_list(pin: Pin, lock: LockEntry, cache: Cache, verify: bool = False) -> CachedList:
+    """The cache's file list of `pin` under `lock`, each entry against the lock's sha; `verify`
+    reads and hashes each blob too (a corrupt copy is removed and refused)."""
     where = cache.manifest_path(pin.name, pin.commit, lock.files)
     manifest = cache.read_manifest(where)
     if manifest is None:
