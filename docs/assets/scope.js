@@ -184,7 +184,7 @@
       bar.style.top = h + "px";
       view.style.setProperty("--rd-scope-top", (h + bar.getBoundingClientRect().height) + "px");
     }
-    stick();
+    requestAnimationFrame(stick);  // after the first layout: none forced while the page loads
     window.addEventListener("resize", stick);
     var tag = document.createElement("script");
     tag.src = BASE + "assets/scopes/" + path.split("/").map(encodeURIComponent).join("/") + ".js";
