@@ -189,6 +189,19 @@ def test_archives_are_downloaded_once_then_read_from_the_cache(project, index):
     assert index.asked == ["jax==0.5"]  # only the release that was never had is asked again
 
 
+def test_a_history_read_whole_is_kept(project, index, monkeypatch):
+    text = (project / "pins.toml").read_text().replace(json.dumps(HISTORY), '["jax==1.0", "jax==2.0"]')
+    (project / "pins.toml").write_text(text)
+    first = _history(project)
+    assert not first.failures and sorted(index.asked) == ["jax==1.0", "jax==2.0"]
+
+    def unread(*args):
+        raise AssertionError("a kept history reads no release")
+
+    monkeypatch.setattr("reader.extract.rulehistory._read_release", unread)
+    assert _history(project) == first
+
+
 def test_cli_prints_the_history_as_a_table_and_as_json(project, index, capsys):
     assert main(["-C", str(project), "rules", "--history"]) == 1  # two releases unread
     out, err = capsys.readouterr()

@@ -287,6 +287,14 @@
     }
     input.addEventListener("input", filter);
     filter();
+    // A row opened by its link (a search result) shows its releases.
+    function openTarget() {
+      var row = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      var more = row && row.parentNode === table.tBodies[0] && row.querySelector("details");
+      if (more) more.open = true;
+    }
+    window.addEventListener("hashchange", openTarget);
+    openTarget();
   }
   document.addEventListener("DOMContentLoaded", setUp);
 })();

@@ -3,6 +3,8 @@ register a rule for it, each release read from its archive by the same extractor
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -16,6 +18,7 @@ from reader.pins import Pin
 from reader.releases import release, release_corpus
 
 HISTORY_VERSION = 1
+HISTORY_KIND = "rule-history"
 
 
 @dataclass(frozen=True)
@@ -194,8 +197,17 @@ def load_history(corpus: Corpus, pinned: Iterable[RuleTable], cache: Cache | Non
     if pin is None or not pin.history:
         return None
     cache = cache or corpus.cache
+    own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
+    # A release's archive never changes: a history every release of which was read is kept by
+    # the releases and the pins' tables (a failed one is tried again on the next run).
+    key = hashlib.sha1(json.dumps([pin.history, pin.release, pin.commit, [t.to_json() for t in own]],
+                                  sort_keys=True).encode()).hexdigest()
+    if (kept := cache.get_json(HISTORY_KIND, key)) is not None:
+        return RuleHistory.from_json(kept)
     reads = [_read_release(corpus.project.root, pin, spec, cache, download, progress)
              for spec in pin.history if spec != pin.release]
-    own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
     reads.append((ReleaseRead(pin.release or pin.short, pin.commit), own))
-    return history_of(reads)
+    history = history_of(reads)
+    if not history.failures:
+        cache.put_json(HISTORY_KIND, key, history.to_json())
+    return history

@@ -1,11 +1,14 @@
-"""The lowering-rules page: every backend's table, a function of the pinned files alone."""
+"""The lowering-rules page: every backend's table at the pins and, where the rules' pin has a
+`history`, each primitive's rules across those releases."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from reader.extract.rulehistory import RuleHistory, load_history
 from reader.extract.ruletable import load_rules
+from reader.extract.unimplemented import messages
 from reader.render.kind import Site, World
 from reader.render.links import target_of
 from reader.render.model import Page
@@ -15,7 +18,8 @@ from reader.render.urls import RULES
 
 @dataclass(frozen=True)
 class RulesInputs:
-    """None besides the world."""
+    history: RuleHistory | None
+    """Read from the releases' archives (cached): not a function of the pinned files."""
 
 
 class RulesKind:
@@ -25,11 +29,16 @@ class RulesKind:
         return [] if artifacts else [RULES]
 
     def inputs(self, site: Site, name: str) -> RulesInputs:
-        return RulesInputs()
+        world = site.world
+        return RulesInputs(load_history(world.corpus, load_rules(world.corpus, world.index),
+                                        world.cache))
 
     def render(self, world: World, inputs: RulesInputs) -> Page:
         index = world.index
-        return rules_page(load_rules(world.corpus, index), lambda m, v: target_of(index, m, v))
+        paths = {m: path for m, (_, path) in index.files.items()}
+        errors = messages(paths, lambda m: world.corpus.read_text(*index.files[m]))
+        return rules_page(load_rules(world.corpus, index), lambda m, v: target_of(index, m, v),
+                          inputs.history, errors)
 
     def prose(self, world: World, inputs: RulesInputs) -> Iterable[str]:
         return ()
