@@ -1,6 +1,7 @@
 """Search in a real headless browser: a name's definitions first, then its uses; a string in the
 code opens its line; a quoted phrase finds the note that has it; each result says where it is
-(a note: its article and its first sentence); the index comes in pieces, and from disk too."""
+(a note: its article and its first sentence); the error jax raises for a primitive with no rule
+lands on the primitive's lowering-rules row; the index comes in pieces, and from disk too."""
 
 from __future__ import annotations
 
@@ -32,8 +33,20 @@ def aval_to_ir_type(aval):
 GPU = '''def aval_to_ir_type(aval, layout):
   return aval
 '''
+TRITON_RAISES = '''
+
+def lower_jaxpr_to_triton_ir(jaxpr):
+  for eqn in jaxpr.eqns:
+    if eqn.primitive not in triton_lowering_rules:
+      raise NotImplementedError(
+          "Unimplemented primitive in Pallas Triton lowering:"
+          f" {eqn.primitive.name}. Please file an issue at"
+          " https://github.com/jax-ml/jax/issues/new/choose."
+      )
+'''
 FILES = {**pallas_files(["load"]), "jax/_src/pallas/mosaic/lowering.py": LOWERING,
          "jax/_src/pallas/mosaic_gpu/lowering.py": GPU}
+FILES["jax/_src/pallas/triton/lowering.py"] += TRITON_RAISES
 TRACK = """title: "A search track"
 summary: "One article."
 phases:
@@ -139,6 +152,17 @@ def test_a_quoted_phrase_finds_only_the_note_that_has_it(browser, server):
     # unquoted, the words find the other note and the intro too, the phrase's note first
     results = search(browser, "wait with no matching signal", lambda h: "#note-sems-type" in h)
     assert _href(results[0]).endswith("#note-sems-store")
+
+
+def test_the_error_for_a_primitive_without_a_rule_lands_on_its_row(browser, server):
+    browser.get(f"{server}/index.html")
+    results = search(browser, "Unimplemented primitive in Pallas Triton lowering: load",
+                     lambda h: "lowering-rules.html" in h)
+    assert _href(results[0]).endswith("/lowering-rules.html#p-jax-src-pallas-primitives-load-p")
+    results[0].click()
+    row = wait(browser, lambda b: b.find_element("css selector", "tr:target"))
+    assert row.get_attribute("id") == "p-jax-src-pallas-primitives-load-p"
+    assert row.find_element("css selector", "a[title*='_load_rule']").text == "✓"
 
 
 def test_search_from_the_keyboard_and_from_disk(browser, site):

@@ -61,6 +61,7 @@ _SECTION = re.compile(r'<h([1-6])[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 _TAG = re.compile(r"<[^>]+>")
 _BREAK = re.compile(r"</(?:p|li|h\d|div|pre|blockquote|tr)>|<br\s*/?>")
 _SENTENCE = re.compile(r"(.+?[.!?:])(?:\s|$)")
+_LINE = re.compile(r"L\d+$")
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,8 @@ def text_assets(docs: Sequence[Document]) -> list[Asset]:
 
 def documents(pages: Iterable[Page]) -> list[Document]:
     """The prose's places: each page (its title and lede), its sections (by their headings' ids),
-    its notes (`note-<id>` entries), a source page's own entry."""
+    its notes (`note-<id>` entries), a source page's own entry, any other place a page names
+    (the lowering-rules rows)."""
     out = []
     for page in pages:
         url = html_of(page.src_uri)
@@ -184,7 +186,15 @@ def documents(pages: Iterable[Page]) -> list[Document]:
         out += [Document(f"{url}#{anchor}", title, page.title, text) for anchor, title, text in sections]
         out += [Document(f"{url}#{e.fragment}", _first_sentence(text), f"{page.title} · {e.title}", text)
                 for e in page.search if e.fragment.startswith("note-") for text in [_plain(e.text)]]
+        out += [Document(f"{url}#{e.fragment}", e.title, page.title, _plain(e.text))
+                for e in page.search if _place(e.fragment)]
     return out
+
+
+def _place(fragment: str) -> bool:
+    """A page's own place (a lowering-rules row): not the page, a note, or a definition's line
+    (the code's index finds those)."""
+    return bool(fragment) and not fragment.startswith("note-") and not _LINE.match(fragment)
 
 
 def _first_sentence(text: str) -> str:
