@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from reader.cache import Cache
 from reader.errors import FetchError, InputError, Location
 from reader.fetch import FetchReport, Progress, fetch_pin
 from reader.inputs import decode_utf8
 from reader.pins import LockEntry, Pin, load_lock, load_pins
+
+
+class PinnedPath(NamedTuple):
+    """A pinned file: its pin's name and its path."""
+
+    pin: str
+    path: str
 
 
 @dataclass(frozen=True)
@@ -53,9 +61,9 @@ class Corpus:
         """The verified paths of `pin`, sorted."""
         return sorted(self._files[pin])
 
-    def all_files(self) -> list[tuple[str, str]]:
-        """(pin, path) for every verified file, sorted by pin then path."""
-        return [(pin, path) for pin in sorted(self._files) for path in self.files(pin)]
+    def all_files(self) -> list[PinnedPath]:
+        """Every verified file, sorted by pin then path."""
+        return [PinnedPath(pin, path) for pin in sorted(self._files) for path in self.files(pin)]
 
     def blob(self, pin: str, path: str) -> str:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import git
 
@@ -93,8 +94,17 @@ def _missing(repo: git.Repo, commit: str) -> set[str]:
     return {line[1:] for line in out.splitlines() if line.startswith("?")}
 
 
-def remote_ref(url: str, ref: str) -> tuple[str, str]:
-    """(commit sha, full ref name such as `refs/tags/v1`) of the tag or branch `ref` at `url`."""
+class RemoteRef(NamedTuple):
+    """What a tag or branch names at a remote."""
+
+    sha: str
+    """The commit."""
+    name: str
+    """The full ref name, such as `refs/tags/v1`."""
+
+
+def remote_ref(url: str, ref: str) -> RemoteRef:
+    """The commit and full name of the tag or branch `ref` at `url`."""
     if not ref or ref.startswith("-"):
         raise GitError(f"{ref!r} is not a tag or branch name")
     url = _normalize(url)
@@ -107,7 +117,7 @@ def remote_ref(url: str, ref: str) -> tuple[str, str]:
     peeled = [(sha, name.removesuffix("^{}")) for sha, name in rows if name.endswith("^{}")]
     if peeled or rows:
         sha, name = (peeled or [(rows[0][0], rows[0][1])])[0]
-        return sha, name
+        return RemoteRef(sha, name)
     raise GitError(f"{ref!r} names nothing at {url}")
 
 

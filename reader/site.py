@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import filelock
 
@@ -23,6 +24,13 @@ from reader.progress import current
 from reader.render.generate import generate_site
 from reader.render.navigation import Generated
 from reader.workers import Workers
+
+
+class Counted(NamedTuple):
+    """Pages of one kind a build rendered, and read back from the cache."""
+
+    rendered: int
+    cached: int
 
 
 @dataclass(frozen=True)
@@ -45,9 +53,9 @@ class BuildReport:
     def timings(self) -> str:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps)
 
-    def count(self, kind: str) -> tuple[int, int]:
-        """(rendered, from the cache) for a kind of page."""
-        return next(((r, c) for k, r, c in self.counts if k == kind), (0, 0))
+    def count(self, kind: str) -> Counted:
+        """How many pages of a kind were rendered and read back from the cache."""
+        return next((Counted(r, c) for k, r, c in self.counts if k == kind), Counted(0, 0))
 
     def caching(self) -> str:
         return ", ".join(_counted(kind, r, c) for kind, r, c in self.counts)

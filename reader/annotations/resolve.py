@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import PurePosixPath
-from typing import overload
+from typing import NamedTuple, overload
 
 from reader.annotations.anchor import resolve_text, symbols_in
 from reader.annotations.model import Anchor, Article, Note, ResolvedNote, Status
@@ -50,23 +50,30 @@ class PinnedSymbols:
         return found
 
 
-def file_problem(path: str, corpus: Corpus) -> tuple[str, str] | None:
-    """(message, what to do) when `path` is not a verified file of a pin; None when it is."""
+class FileProblem(NamedTuple):
+    """Why a path is not a verified file of a pin, and what to do."""
+
+    message: str
+    hint: str
+
+
+def file_problem(path: str, corpus: Corpus) -> FileProblem | None:
+    """What is wrong when `path` is not a verified file of a pin; None when it is."""
     p = PurePosixPath(path)
     pin = None if p.is_absolute() or ".." in p.parts else corpus.pin_of(path)
     if pin is None:
         covered = "; ".join(f"{name}: {', '.join(pin_.paths)}"
                             for name, pin_ in sorted(corpus.project.pins.items()))
-        return (f"path {path!r} is outside the pins ({covered})",
+        return FileProblem(f"path {path!r} is outside the pins ({covered})",
                 "use a file under a pinned path, or add its folder to a pin in pins.toml")
     if corpus.has(pin, path):
         return None
     if path in corpus.project.locks[pin].files:
-        return (f"{path!r} is locked in pin {pin!r} but no source served it",
+        return FileProblem(f"{path!r} is locked in pin {pin!r} but no source served it",
                 f"run 'reader fetch {pin}' with a git source, or read another file")
     close = difflib.get_close_matches(path, corpus.files(pin), n=1, cutoff=0.7)
     dym = f" (did you mean {close[0]!r}?)" if close else ""
-    return (f"no file {path!r} in pin {pin!r}{dym}", "use a path listed in pins.lock")
+    return FileProblem(f"no file {path!r} in pin {pin!r}{dym}", "use a path listed in pins.lock")
 
 
 def where(corpus: Corpus, pin: str, path: str) -> str:

@@ -11,6 +11,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -58,7 +59,14 @@ class ModuleView:
     """None for a module the backend refused."""
 
 
-def render_lowered(lowered: Lowered, here: str, rules: Rules, file_of: FileOf) -> tuple[Markup, list[ModuleView]]:
+class LoweredView(NamedTuple):
+    """A page's lowered modules: the view's HTML and each module's view."""
+
+    html: Markup
+    modules: list[ModuleView]
+
+
+def render_lowered(lowered: Lowered, here: str, rules: Rules, file_of: FileOf) -> LoweredView:
     """The view of every module, grouped by kernel with a tab per backend."""
     views = [module_view(m, here, rules, file_of) for m in lowered.modules]
     kernels: dict[str, list[ModuleView]] = defaultdict(list)
@@ -71,7 +79,7 @@ def render_lowered(lowered: Lowered, here: str, rules: Rules, file_of: FileOf) -
                "modules": [v.html for v in vs]}
               for k, vs in ((k, sorted(vs, key=lambda v: order.index(v.module.backend)))
                             for k, vs in kernels.items())]
-    return Markup(render("irview.j2", groups=groups, jax=lowered.jax)), views
+    return LoweredView(Markup(render("irview.j2", groups=groups, jax=lowered.jax)), views)
 
 
 def _group(module: IrModule) -> str:

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from reader.annotations import Article
 from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.diff.history import MoveRecord
 from reader.extract import Index
 from reader.model import Reference
 from reader.render.docs import Docs
 from reader.render.labs import ArtifactRun, LabInfo
 from reader.render.model import NoteView, Page, UseView
+from reader.render.moves import MoveFile
 from reader.render.prose import Prose
 
 if TYPE_CHECKING:
@@ -62,8 +62,8 @@ class Site:
     """Article slug -> its notes at the pins."""
     on_file: Mapping[str, Sequence[NoteView]]
     """Pinned path -> the notes on it, from every article."""
-    moves: Sequence[tuple[str, MoveRecord]]
-    """(file stem, record) of each finished pin move (`moves/*.json`)."""
+    moves: Sequence[MoveFile]
+    """Each finished pin move (`moves/*.json`)."""
     lab_uses: Mapping[str, Mapping[str, tuple[UseView, ...]]]
     """Module -> qualname -> the labs' uses of the definition (`docs.lab_uses`)."""
     used_by: Mapping[str, tuple[tuple[str, str], ...]]

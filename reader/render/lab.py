@@ -11,7 +11,7 @@ from reader.errors import Location
 from reader.render.code import CodeLines, code_view
 from reader.render.highlight import highlighted
 from reader.render.ir import LOWERED, parse_lowered
-from reader.render.irview import IrSite, ModuleView, kernel_file, render_lowered
+from reader.render.irview import IrSite, LoweredView, kernel_file, render_lowered
 from reader.render.labs import LabArtifacts, LabInfo
 from reader.render.model import Asset, Page, PageLink, SourceDoc
 from reader.render.pages import linked_lines, page_markdown, symbol_anchors, with_prose
@@ -70,11 +70,11 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
     return Page(here, title, page_markdown(title, ["toc"]), body), assets
 
 
-def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> tuple[Markup, list[ModuleView]]:
+def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> LoweredView:
     """The lab's lowered modules beside its kernels' lines (nothing when it wrote no `lowered.json`)."""
     data = next((a.data for a in lab.artifacts.files if a.name == LOWERED), None)
     if data is None:
-        return Markup(), []
+        return LoweredView(Markup(), [])
     doc = lab.doc
     own = {("", doc.path): kernel_file("", doc.path, doc.text, highlighted(cache, doc.blob, doc.text).html(),
                                        doc.page, [d.symbol for d in doc.definitions])}

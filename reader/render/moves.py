@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from reader.diff.history import FATES, MoveRecord, PinMove
 from reader.errors import InputError, Location
@@ -22,8 +22,15 @@ def move_uri(stem: str) -> str:
     return f"changes/{stem}.md"
 
 
-def load_moves(root: Path) -> list[tuple[str, MoveRecord]]:
-    """(file stem, record) of every `moves/*.json`, newest name last."""
+class MoveFile(NamedTuple):
+    """A recorded pin move: its file's stem (the page's name) and its record."""
+
+    stem: str
+    record: MoveRecord
+
+
+def load_moves(root: Path) -> list[MoveFile]:
+    """Every `moves/*.json`, newest name last."""
     out = []
     for path in sorted((root / MOVES_DIR).glob("*.json")):
         display = path.relative_to(root).as_posix()
@@ -32,7 +39,7 @@ def load_moves(root: Path) -> list[tuple[str, MoveRecord]]:
         except json.JSONDecodeError as e:
             raise InputError(f"not JSON: {e.msg}", Location(display, e.lineno),
                              "write it again with 'reader diff OLD NEW --record FILE'") from None
-        out.append((path.stem, MoveRecord.from_json(data, display)))
+        out.append(MoveFile(path.stem, MoveRecord.from_json(data, display)))
     return out
 
 
