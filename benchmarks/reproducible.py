@@ -55,13 +55,16 @@ def main() -> int:
     parser.add_argument("--rev", default="HEAD", help="the commit to clone (default HEAD)")
     parser.add_argument("--keep", action="store_true", help="keep the clones, caches and sites")
     args = parser.parse_args()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", args.rev], capture_output=True,
+                            text=True, check=True).stdout.strip()  # once: HEAD may move meanwhile
+    print(f"building {commit} twice")
     work = Path(tempfile.mkdtemp(prefix="reader-repro-"))
     try:
         sites = []
         for n, seed in ((1, "1"), (2, "2")):
             clone = work / f"clone{n}"
             subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True)
-            subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", args.rev], check=True)
+            subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", commit], check=True)
             seconds = build(clone, work / f"cache{n}", seed)
             sites.append(digest(clone / "site"))
             print(f"clone {n}: built {len(sites[-1])} files in {seconds:.1f} s (cache {work / f'cache{n}'})")
