@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 from pathlib import Path
 
-from reader.cache import KEPT, Cache, code_version
+import pytest
+
+from reader.cache import (
+    JOURNAL,
+    KEPT,
+    Cache,
+    atomic_write_all,
+    blob_sha,
+    code_version,
+    finish_interrupted,
+)
+from reader.errors import InputError
 
 
 def test_objects_round_trip_and_a_corrupt_entry_reads_as_missing(tmp_path: Path):
@@ -142,3 +154,24 @@ def test_the_code_version_names_the_versions_of_the_libraries_that_shape_the_out
         versions.append(cache_mod.code_version())
     cache_mod.code_version.cache_clear()
     assert versions[0] != versions[1]
+
+
+def test_a_journal_left_by_a_killed_write_is_completed_and_a_changed_file_refused(tmp_path: Path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(b"old a")
+    b.write_bytes(b"old b")
+    atomic_write_all({a: b"new a", b: b"new b"})
+    assert (a.read_bytes(), b.read_bytes()) == (b"new a", b"new b") and not (tmp_path / JOURNAL).exists()
+    # What a SIGKILL after the journal and the first file leaves: the rest is written on the next read.
+    journal = {"files": {"a.txt": {"old": blob_sha(b"new a"), "new": "YWFh"},
+                         "b.txt": {"old": blob_sha(b"new b"), "new": "YmJi"}}}
+    (tmp_path / JOURNAL).write_text(json.dumps(journal))
+    a.write_bytes(b"aaa")
+    assert finish_interrupted(tmp_path) == ["a.txt", "b.txt"]
+    assert (a.read_bytes(), b.read_bytes()) == (b"aaa", b"bbb") and not (tmp_path / JOURNAL).exists()
+    # A file edited by hand since: nothing is overwritten, the journal is named.
+    (tmp_path / JOURNAL).write_text(json.dumps(journal).replace(blob_sha(b"new b"), blob_sha(b"bbb")))
+    a.write_bytes(b"edited")
+    with pytest.raises(InputError, match="but a.txt changed since"):
+        finish_interrupted(tmp_path)
+    assert a.read_bytes() == b"edited"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reader.annotations.model import Article, Claim, Note, Problem, Quote, ReadSpec, Section
-from reader.cache import Cache
+from reader.cache import Cache, finish_interrupted
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input
 
@@ -48,8 +48,12 @@ class Loaded:
 
 
 def annotation_files(root: Path) -> list[Path]:
+    """The annotation files, once a `reader diff --apply` killed while it rewrote them is completed."""
     folder = root / ANNOTATIONS_DIR
-    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    finish_interrupted(folder)
+    return sorted(folder.glob("*.yaml"))
 
 
 def load_all(root: Path, cache: Cache | None = None) -> list[Loaded]:
