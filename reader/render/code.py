@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reader.render.highlight import Highlight, Runs, pairs
@@ -31,6 +31,8 @@ class CodeLines:
     """Prefix of the line anchors (`L12` or `core-L12`)."""
     anchors: dict[int, tuple[str, ...]] = field(default_factory=dict)
     """Extra element ids per line: the symbols defined there (`BlockSpec`, `BlockSpec.replace`)."""
+    rows: Mapping[int, str] = field(default_factory=dict)
+    """Extra attributes per line, escaped (` class="rd-chg"`: a line changed since the last edition)."""
 
 
 CHUNK = 50
@@ -92,7 +94,7 @@ def _row(code: CodeLines, number: int, body: str, first: bool) -> str:
                     for a in code.anchors.get(number, ()))
     # The counter starts on a chunk's first line: set on the chunk, it stays inside its containment.
     reset = f' style="counter-reset:l {number - 1}"' if first else ""
-    return f'<div id="{line_id(number, code.prefix)}"{reset}>{extra}{body}</div>'
+    return f'<div id="{line_id(number, code.prefix)}"{reset}{code.rows.get(number, "")}>{extra}{body}</div>'
 
 
 def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:

@@ -21,6 +21,7 @@ from reader.render.content import note_views
 from reader.render.docs import Docs, lab_uses, labs_by_file, source_resolver
 from reader.render.figure import FigureInputs
 from reader.render.figures import Figures
+from reader.render.filediff import changed_files
 from reader.render.irsite import IrPages, canonical_failure, wanted
 from reader.render.kind import PageKind, Site, World
 from reader.render.kinds import KINDS
@@ -41,6 +42,7 @@ from reader.render.notebook import notebook_assets
 from reader.render.overview import FileInfo
 from reader.render.pagecache import PageCache, page_key, world_key
 from reader.render.parallel import Job, Rendered
+from reader.render.previous import load_previous
 from reader.render.prose import Prose
 from reader.render.schedule import Schedule
 from reader.render.searchindex import search_assets
@@ -111,9 +113,13 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
                   Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world))
     by_name = {lab.name: lab for lab in labs}
     ir = IrPages(corpus, index, docs.files, by_name, artifacts.results)
-    return Site(World(world, corpus, cache, index, docs, prose, by_name, lab_refs, artifacts, ir),
-                {a.slug: a for a in articles}, notes, on_file, load_moves(corpus.project.root),
-                lab_uses(labs, lab_refs), labs_by_file(index, labs, lab_refs))
+    moves = load_moves(corpus.project.root)
+    previous = load_previous(corpus.project.root, moves, corpus.cache) if moves else None
+    return Site(World(world, corpus, cache, index, docs, prose, by_name, lab_refs, artifacts, ir, previous),
+                {a.slug: a for a in articles}, notes, on_file, moves,
+                lab_uses(labs, lab_refs), labs_by_file(index, labs, lab_refs),
+                changed_files(previous, files, cache) if previous else {},
+                previous.releases if previous else {})
 
 
 def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[Rendered],

@@ -11,7 +11,7 @@ an object of this shape, and one line in `KINDS`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from reader.annotations import Article
@@ -20,9 +20,11 @@ from reader.corpus import Corpus
 from reader.extract import Index
 from reader.model import Reference
 from reader.render.docs import Docs
+from reader.render.filediff import FileDiff
 from reader.render.labs import ArtifactRun, LabInfo
 from reader.render.model import NoteView, Page, UseView
 from reader.render.moves import MoveFile
+from reader.render.previous import Previous
 from reader.render.prose import Prose
 
 if TYPE_CHECKING:
@@ -50,6 +52,8 @@ class World:
     artifacts: ArtifactRun
     ir: IrPages
     """The lowering rules behind the ops; the lowered views, from the artifacts."""
+    previous: Previous | None = None
+    """The edition before the last pin move, when a move is recorded."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,10 @@ class Site:
     """Module -> qualname -> the labs' uses of the definition (`docs.lab_uses`)."""
     used_by: Mapping[str, tuple[tuple[str, str], ...]]
     """Pinned path -> (page, title) of the labs that use or exercise it."""
+    diffs: Mapping[str, FileDiff] = field(default_factory=dict)
+    """Pinned path -> its changes since the previous edition, for the files that changed."""
+    since: Mapping[str, str] = field(default_factory=dict)
+    """Pin -> its release in the previous edition (`jax 0.10.2`): what its files changed since."""
 
 
 class PageKind(Protocol[I]):

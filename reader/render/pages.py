@@ -6,6 +6,7 @@ import html
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from markupsafe import Markup
 
@@ -128,6 +129,9 @@ def margin_notes(notes: Sequence[NoteView], page: str, own: bool, prose: Prose,
             for n in notes if n.start is not None]
 
 
+_CHANGED = ' class="rd-chg"'
+
+
 def _definitions(doc: SourceDoc) -> list[dict[str, object]]:
     """The compact definitions list: each name's `#uses-` entry (other pages link it) with its
     count of uses; the uses themselves are in the hover cards' data (`render/cards.py`)."""
@@ -136,14 +140,30 @@ def _definitions(doc: SourceDoc) -> list[dict[str, object]]:
              "files": len({u.page for u in d.uses})} for d in doc.definitions]
 
 
+@dataclass(frozen=True)
+class Since:
+    """A file's changes since the previous edition, as its page shows them."""
+
+    edition: str
+    """`jax 0.10.2`."""
+    diff_page: str
+    added: int
+    removed: int
+    lines: tuple[int, ...]
+    """Its lines added or changed since, marked in the margin."""
+
+
 def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = "",
-                commit: str = "", release: str = "", commit_url: str = "") -> Page:
-    """The page of one whole file: every line, every link, every note on it from any article."""
+                commit: str = "", release: str = "", commit_url: str = "",
+                since: Since | None = None) -> Page:
+    """The page of one whole file: every line, every link, every note on it from any article, and
+    its lines added or changed since the previous edition (`since`) marked."""
     page = doc.page
     plain = highlighted(cache, doc.blob, doc.text)
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
-    code = code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose))
+    marked = {n: _CHANGED for n in since.lines} if since else {}
+    code = code_view(CodeLines(lines, "", anchors, marked), margin_notes(doc.notes, page, False, prose))
     shape = outline([(d.symbol, d.head) for d in doc.definitions], doc.docstring)
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
@@ -152,7 +172,8 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
                   labs=[(rel(page, lab), t) for lab, t in doc.labs], articles=articles,
                   emitted=[(rel(page, p, "rd-lowered"), t) for p, t in doc.emitted],
                   lowered=[(rel(page, p), t) for p, t in doc.lowered],
-                  definitions=_definitions(doc), outline=outline_data(shape.items))
+                  definitions=_definitions(doc), outline=outline_data(shape.items),
+                  since=since, diff_href=rel(page, since.diff_page) if since else "")
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))

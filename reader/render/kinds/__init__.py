@@ -9,12 +9,13 @@ from typing import Any
 from reader.render.kind import PageKind
 from reader.render.kinds.article import ARTICLE
 from reader.render.kinds.changes import CHANGES
+from reader.render.kinds.diff import DIFF
 from reader.render.kinds.ir import IR
 from reader.render.kinds.lab import LAB
 from reader.render.kinds.rules import RULES_KIND
 from reader.render.kinds.source import SOURCE
 
 KINDS: dict[str, PageKind[Any]] = {kind.name: kind for kind in (
-    LAB, SOURCE, ARTICLE, RULES_KIND, IR, CHANGES,
+    LAB, SOURCE, ARTICLE, RULES_KIND, IR, CHANGES, DIFF,
 )}
 """Kind name -> the kind."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reader.diff.history import MoveRecord
+from reader.render.filediff import Files, diff_page, files_changed
 from reader.render.kind import Site, World
 from reader.render.model import Page
 from reader.render.moves import move_page
@@ -18,6 +19,8 @@ class ChangesInputs:
     record: MoveRecord
     shown: tuple[str, ...]
     """The site's pages (`src_uri`) among those the record names: its links to them."""
+    files: Files | None = None
+    """The pinned files changed, added and removed by the move, for the last move's page."""
 
 
 class ChangesKind:
@@ -31,10 +34,17 @@ class ChangesKind:
         named = {article_page(f.article) for f in record.fates}
         named |= {source_page(c["path"]) for c in record.changes if c["section"] == "symbols"}
         pages = {article_page(slug) for slug in site.articles} | {source_page(p) for p in site.world.docs}
-        return ChangesInputs(name, record, tuple(sorted(named & pages)))
+        files = None
+        previous = site.world.previous
+        if previous is not None and previous.record is record:
+            files = files_changed(previous, site.world.corpus, site.diffs)
+            pages |= {diff_page(path) for path, _a, _r in files.changed if path in site.world.docs}
+            named |= {diff_page(path) for path, _a, _r in files.changed}
+            named |= {source_page(path) for path in files.added}
+        return ChangesInputs(name, record, tuple(sorted(named & pages)), files)
 
     def render(self, world: World, inputs: ChangesInputs) -> Page:
-        return move_page(inputs.stem, inputs.record, set(inputs.shown))
+        return move_page(inputs.stem, inputs.record, set(inputs.shown), inputs.files)
 
     def prose(self, world: World, inputs: ChangesInputs) -> Iterable[str]:
         return ()

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from reader.model import module_of
+from reader.render.filediff import FileDiff, diff_page
 from reader.render.kind import Site, World
 from reader.render.model import NoteView, Page, UseView
-from reader.render.pages import source_page
+from reader.render.pages import Since, source_page
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,10 @@ class SourceInputs:
     """(qualname, the labs' uses) of the file's definitions that labs use."""
     labs: tuple[tuple[str, str], ...] = ()
     """(page, title) of the labs that use or exercise the file."""
+    since: str = ""
+    """The file's pin's release in the previous edition (`jax 0.10.2`), when the file changed since."""
+    diff: FileDiff | None = None
+    """Its changes since then."""
 
 
 class SourceKind:
@@ -41,8 +46,10 @@ class SourceKind:
         ir = site.world.ir
         emitted, lowered = ir.source_inputs(name) if name in ir.deferred else ((), ())
         uses = site.lab_uses.get(module_of(name), {})
+        diff = site.diffs.get(name)
         return SourceInputs(name, tuple(site.on_file.get(name, ())), emitted, lowered,
-                            tuple(sorted(uses.items())), site.used_by.get(name, ()))
+                            tuple(sorted(uses.items())), site.used_by.get(name, ()),
+                            site.since.get(site.world.docs.files[name].pin, "") if diff else "", diff)
 
     def render(self, world: World, inputs: SourceInputs) -> Page:
         doc = world.docs[inputs.path]
@@ -53,10 +60,18 @@ class SourceKind:
                       definitions=definitions, labs=inputs.labs)
         pin = world.corpus.pins[doc.pin]
         return source_page(doc, world.cache, world.prose, commit=pin.commit, release=pin.release,
-                           commit_url=f"{pin.repo.removesuffix('.git')}/tree/{pin.commit}")
+                           commit_url=f"{pin.repo.removesuffix('.git')}/tree/{pin.commit}",
+                           since=_since(inputs))
 
     def prose(self, world: World, inputs: SourceInputs) -> Iterable[str]:
         return [n.body for n in inputs.notes]
+
+
+def _since(inputs: SourceInputs) -> Since | None:
+    if inputs.diff is None:
+        return None
+    d = inputs.diff
+    return Since(inputs.since, diff_page(inputs.path), d.added, d.removed, d.changed_lines())
 
 
 SOURCE = SourceKind()

@@ -1,0 +1,212 @@
+"""Per-file diffs between the previous edition's pins and the current ones: the line changes of
+one file (kept in the cache by the two blobs), and its diff page, unified or side by side, each
+side highlighted and cross-referenced like a source page, the notes of this edition beside it."""
+
+from __future__ import annotations
+
+import difflib
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from markupsafe import Markup
+
+from reader.cache import Cache
+from reader.corpus import Corpus
+from reader.model import SourceFile, split_lines
+from reader.render.code import CodeLines, MarginNote, code_view
+from reader.render.highlight import Highlight, Runs
+from reader.render.model import NoteView, Page, SourceDoc
+from reader.render.pages import linked_lines, note_html, page_markdown
+from reader.render.previous import Previous
+from reader.render.prose import Prose
+from reader.render.templates import render
+from reader.render.urls import rel, source_page
+
+DIFF_KIND = "file-diff"
+DIFF_VERSION = "1"
+CONTEXT = 3
+"""Unchanged lines shown around each change."""
+
+Op = tuple[str, int, int, int, int]
+"""difflib's opcode: tag, old start, old end, new start, new end (0-based, end exclusive)."""
+
+
+def diff_page(path: str) -> str:
+    """The diff page of a pinned file: `diffs/jax/_src/pallas/core.py.md`."""
+    return f"diffs/{path}.md"
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """What changed in one file: its hunks (difflib's grouped opcodes, `CONTEXT` lines around each
+    change) and the counts."""
+
+    old_blob: str
+    new_blob: str
+    hunks: tuple[tuple[Op, ...], ...]
+    added: int
+    removed: int
+
+    def changed_lines(self) -> tuple[int, ...]:
+        """The new file's lines (1-based) added or changed."""
+        return tuple(n + 1 for hunk in self.hunks for tag, _a, _b, c, d in hunk
+                     if tag in ("insert", "replace") for n in range(c, d))
+
+
+def file_diff(cache: Cache | None, old_blob: str, old_text: str, new_blob: str, new_text: str) -> FileDiff:
+    """The diff of two texts, kept in the cache by their blobs."""
+    key = _key(old_blob, new_blob)
+    found = cache.get_json(DIFF_KIND, key) if cache is not None else None
+    if isinstance(found, list):
+        hunks = tuple(tuple((str(t), int(a), int(b), int(c), int(d)) for t, a, b, c, d in h) for h in found)
+    else:
+        matcher = difflib.SequenceMatcher(None, split_lines(old_text), split_lines(new_text), autojunk=False)
+        hunks = tuple(tuple(h) for h in matcher.get_grouped_opcodes(CONTEXT))
+        if cache is not None:
+            cache.put_json(DIFF_KIND, key, [list(map(list, h)) for h in hunks])
+    added = sum(d - c for h in hunks for t, _a, _b, c, d in h if t in ("insert", "replace"))
+    removed = sum(b - a for h in hunks for t, a, b, _c, _d in h if t in ("delete", "replace"))
+    return FileDiff(old_blob, new_blob, hunks, added, removed)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a diff view: its line's HTML and runs, and its attributes."""
+
+    html: str
+    runs: Runs
+    attrs: str
+    anchor: str = ""
+
+
+def _line(lines: Highlight, number: int, cls: str, label: str, anchor: str) -> Row:
+    return Row(lines.lines[number - 1], lines.runs[number - 1],
+               f' class="{cls}" data-l="{html.escape(label)}"', anchor)
+
+
+def _hunk_head(hunk: Sequence[Op]) -> Row:
+    a, c = hunk[0][1], hunk[0][3]
+    b, d = hunk[-1][2], hunk[-1][4]
+    text = f"@@ -{a + 1},{b - a} +{c + 1},{d - c} @@"
+    return Row(html.escape(text), ("c", len(text)), ' class="rd-hunk" data-l=""')
+
+
+def unified_rows(diff: FileDiff, old: Highlight, new: Highlight) -> list[Row]:
+    """The unified view: each hunk's head, its unchanged lines once, removed lines, added lines."""
+    rows = []
+    for hunk in diff.hunks:
+        rows.append(_hunk_head(hunk))
+        for tag, a, b, c, d in hunk:
+            if tag == "equal":
+                rows += [_line(new, c + k + 1, "rd-eq", f"{a + k + 1:>5} {c + k + 1:>5}", f"new-L{c + k + 1}")
+                         for k in range(b - a)]
+                continue
+            rows += [_line(old, n + 1, "rd-del", f"{n + 1:>5}      -", f"old-L{n + 1}") for n in range(a, b)]
+            rows += [_line(new, n + 1, "rd-add", f"      {n + 1:>5} +", f"new-L{n + 1}") for n in range(c, d)]
+    return rows
+
+
+_BLANK = Row("", (), ' class="rd-pad" data-l=""')
+
+
+def split_rows(diff: FileDiff, old: Highlight, new: Highlight) -> tuple[list[Row], list[Row]]:
+    """The side-by-side view: the old file's rows and the new file's, a removed line beside the
+    line that replaced it, blank rows where one side has none."""
+    left, right = [], []
+    for hunk in diff.hunks:
+        left.append(_hunk_head(hunk))
+        right.append(_hunk_head(hunk))
+        for tag, a, b, c, d in hunk:
+            cls_old, cls_new = ("rd-eq", "rd-eq") if tag == "equal" else ("rd-del", "rd-add")
+            for k in range(max(b - a, d - c)):
+                left.append(_line(old, a + k + 1, cls_old, f"{a + k + 1:>5}", "")
+                            if a + k < b else _BLANK)
+                right.append(_line(new, c + k + 1, cls_new, f"{c + k + 1:>5}", f"s-new-L{c + k + 1}")
+                             if c + k < d else _BLANK)
+    return left, right
+
+
+def _view(rows: Sequence[Row], prefix: str, notes: Sequence[MarginNote]) -> str:
+    """A code view of `rows`, each row with its line's id (`new-L12`, `old-L3`) when it has one."""
+    code = CodeLines(Highlight([r.html for r in rows], [r.runs for r in rows]), prefix,
+                     {n: (r.anchor,) for n, r in enumerate(rows, 1) if r.anchor},
+                     {n: r.attrs for n, r in enumerate(rows, 1)})
+    return code_view(code, notes)
+
+
+def _placed(notes: Sequence[NoteView], rows: Sequence[Row], prefix: str, page: str,
+            prose: Prose) -> list[MarginNote]:
+    """Each note beside the rows showing its lines (`new-L12`); a note none of whose lines a row
+    shows is left out."""
+    at = {r.anchor: n for n, r in enumerate(rows, 1) if r.anchor}
+    out = []
+    for note in notes:
+        if note.start is None:
+            continue
+        shown = [k for k in range(note.start, (note.end or note.start) + 1) if f"{prefix}L{k}" in at]
+        if shown:  # its head names and links the lines shown
+            head = replace(note, start=shown[0], end=shown[-1])
+            out.append(MarginNote(at[f"{prefix}L{shown[0]}"], at[f"{prefix}L{shown[-1]}"],
+                                  note_html(head, page, False, prose, prefix)))
+    return out
+
+
+def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, release: str,
+                 cache: Cache | None, prose: Prose) -> Page:
+    """The diff page of one file between the previous edition (`old`, its refs resolved against
+    the current pins) and now: unified and side by side (diff.js shows the reader's choice)."""
+    page = diff_page(doc.path)
+    new_lines = linked_lines(doc, page, cache)
+    old_lines = linked_lines(old, page, cache)
+    unified = unified_rows(diff, old_lines, new_lines)
+    left, right = split_rows(diff, old_lines, new_lines)
+    title = f"{doc.path}: changes since {edition}"
+    body = render("diff.j2", path=doc.path, edition=edition, release=release, diff=diff,
+                  source=rel(page, source_page(doc.path)),
+                  unified=Markup(_view(unified, "u", _placed(doc.notes, unified, "new-", page, prose))),
+                  left=Markup(_view(left, "o", ())),
+                  right=Markup(_view(right, "s", _placed(doc.notes, right, "s-new-", page, prose))))
+    return Page(page, title, page_markdown(title, "", ["toc", "navigation"]), body)
+
+
+def changed_files(previous: Previous, files: Sequence[SourceFile], cache: Cache | None) -> dict[str, FileDiff]:
+    """Path -> its diff, for every pinned file whose blob differs from the previous edition's."""
+    out = {}
+    for f in files:
+        old = previous.blob(f.pin, f.path)
+        if old is not None and old != f.blob:
+            found = file_diff(cache, old, previous.text(f.pin, f.path) if not _kept(cache, old, f.blob) else "",
+                              f.blob, f.text)
+            if found.hunks:
+                out[f.path] = found
+    return out
+
+
+def _kept(cache: Cache | None, old_blob: str, new_blob: str) -> bool:
+    return cache is not None and cache.has(DIFF_KIND, _key(old_blob, new_blob))
+
+
+def _key(old_blob: str, new_blob: str) -> str:
+    return f"{DIFF_VERSION}-{old_blob}-{new_blob}"
+
+
+@dataclass(frozen=True)
+class Files:
+    """The pinned files a move changed (path, lines added, removed), added and removed (by the
+    locks), and those locked on both sides whose old copy no source served (not compared)."""
+
+    changed: tuple[tuple[str, int, int], ...]
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    unread: tuple[str, ...] = ()
+
+
+def files_changed(previous: Previous, corpus: Corpus, diffs: Mapping[str, FileDiff]) -> Files:
+    now = {(pin, path) for pin, path in corpus.all_files()}
+    before = {(pin, path) for pin in corpus.pins for path in previous.locked(pin)}
+    unread = {(pin, path) for pin, path in now & before if previous.blob(pin, path) is None}
+    return Files(tuple((path, d.added, d.removed) for path, d in sorted(diffs.items())),
+                 tuple(sorted(path for _pin, path in now - before)),
+                 tuple(sorted(path for _pin, path in before - now)),
+                 tuple(sorted(path for _pin, path in unread)))

@@ -1,0 +1,86 @@
+"""The previous edition: the pins before the last recorded move (`moves/*.json`), read from the
+project's git history (`REV:pins.toml` and its lock, the record's `old`), and their verified files
+(fetched like the pins': the cache, git, the installed release, its source archive).
+
+Reading git and fetching is done once per record: the old pins and their file lists are kept in
+the cache under the record, so a warm build opens no repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from reader.cache import Cache
+from reader.corpus import Corpus, Project
+from reader.diff.history import MoveRecord
+from reader.pins import LockEntry, Pin
+
+PREVIOUS_KIND = "previous-edition"
+PREVIOUS_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What is kept of an edition: its pins, locks and verified file lists."""
+
+    pins: dict[str, Pin]
+    locks: dict[str, LockEntry]
+    manifests: dict[str, dict[str, str]]
+
+
+class Previous:
+    """The edition before the last move: `releases` name it (`jax 0.10.2`, `tokamax 0.0.12`),
+    `blob` and `text` give its files."""
+
+    def __init__(self, root: Path, record: MoveRecord, kept: Kept, cache: Cache):
+        self.root, self.record, self._kept, self._cache = root, record, kept, cache
+        self.releases = {p.name: p.old_release.replace("==", " ") or f"{p.name} {p.old[:7]}"
+                         for p in record.pins}
+        """Pin -> its release in this edition (`jax 0.10.2`)."""
+
+    @cached_property
+    def corpus(self) -> Corpus:
+        kept = self._kept
+        return Corpus(Project(self.root, kept.pins, kept.locks), self._cache, kept.manifests)
+
+    def blob(self, pin: str, path: str) -> str | None:
+        return self._kept.manifests.get(pin, {}).get(path)
+
+    def files(self, pin: str) -> Mapping[str, str]:
+        """The verified files of `pin`: path -> blob."""
+        return self._kept.manifests.get(pin, {})
+
+    def locked(self, pin: str) -> Mapping[str, str]:
+        """Every file its lock names (an archive may not serve them all)."""
+        lock = self._kept.locks.get(pin)
+        return lock.files if lock is not None else {}
+
+    def text(self, pin: str, path: str) -> str:
+        return self.corpus.read_text(pin, path)
+
+
+def load_previous(root: Path, moves: Sequence[tuple[str, MoveRecord]], cache: Cache) -> Previous | None:
+    """The edition before the last move in `moves` (None without one)."""
+    if not moves:
+        return None
+    _stem, record = moves[-1]
+    key = hashlib.sha1(f"{PREVIOUS_VERSION}\0{record.old_rev}\0{record.old}\0{record.pins!r}".encode()).hexdigest()
+    kept = cache.get_object(PREVIOUS_KIND, key)
+    if not isinstance(kept, Kept):
+        kept = _read(root, record, cache)
+        cache.put_object(PREVIOUS_KIND, key, kept)
+    return Previous(root, record, kept, cache)
+
+
+def _read(root: Path, record: MoveRecord, cache: Cache) -> Kept:
+    """The old pins from git (`record.old`), their files fetched and verified."""
+    from reader.diff.sides import load_side
+
+    side = load_side(root, record.old)
+    corpus = Corpus.open(Project(root, side.pins, side.locks), cache)
+    return Kept(side.pins, side.locks,
+                {pin: {path: corpus.blob(pin, path) for path in corpus.files(pin)} for pin in corpus.pins})

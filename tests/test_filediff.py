@@ -1,0 +1,140 @@
+"""Per-file diffs between the previous edition's pins and the current ones, on the two-commit demo
+moved from v0 to v1 with its move recorded: the diff page, the source page's marks, the
+'What changed' page's file lists."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from reader.cache import Cache
+from reader.cli import main
+from reader.render.filediff import file_diff
+from tests.conftest import REPO_ROOT
+from tests.diff_project import CORE_V0, CORE_V1, make_demo
+
+TRACK = """title: "The demo"
+summary: "Two pins."
+phases:
+  - title: "Only phase"
+    summary: "Everything."
+    entries:
+      - article: "Demo"
+        slug: demo
+"""
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo moved to v1 (its notes accepted there), the move recorded, the site built once
+    for the module; (project, cache)."""
+    tmp = tmp_path_factory.mktemp("filediff")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("READER_CACHE", str(tmp / "cache"))
+        yield _build(tmp, mp), tmp / "cache"
+
+
+@pytest.fixture
+def built(demo, monkeypatch):
+    root, cache = demo
+    monkeypatch.setenv("READER_CACHE", str(cache))
+    return root
+
+
+def _build(tmp, monkeypatch):
+    _upstream, root = make_demo(tmp, monkeypatch, ({}, {"jax/_src/pallas/added.py": "X = 1\n"}))
+    assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
+    yaml = root / "annotations" / "demo.yaml"
+    text = yaml.read_text()
+    text = text[:text.index("  - id: note-orphaned")] + text[text.index("  - id: note-quote"):]
+    text = text.replace("  - id: note-ambiguous\n    quote: \"y = x * 2\"\n",
+                        "  - id: note-ambiguous\n    symbol: twin\n")
+    yaml.write_text(text + "  - id: note-new\n    symbol: kernel\n    quote: \"total = a * b\"\n"
+                    "    body: Now the product.\n")
+    assert main(["-C", str(root), "accept", "--all"]) == 0
+    assert main(["-C", str(root), "diff", "HEAD:pins.toml", "--record", str(root / "moves" / "v1.json")]) in (0, 1)
+    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "track.yaml").write_text(TRACK)
+    assert main(["-C", str(root), "build", "--jobs", "1"]) == 0
+    return root
+
+
+def _rows(page: str, view: str) -> list[tuple[str, str, str]]:
+    """(class, line numbers, text without tags) of each row of one view of a diff page."""
+    part = page.split(f'class="rd-diff-{view}')[1].split('class="rd-diff-')[0]
+    rows = re.findall(r'<div id="[a-z]L\d+"(?: style="[^"]*")? class="([^"]*)" data-l="([^"]*)">(.*?)</div>', part)
+    return [(cls, nums.strip(), re.sub(r"<[^>]+>", "", body)) for cls, nums, body in rows]
+
+
+def test_the_diff_page_marks_the_changed_lines_and_links_names(built):
+    page = (built / "site" / "diffs" / "jax" / "_src" / "pallas" / "core.py.html").read_text()
+    unified = _rows(page, "unified")
+    removed = [text for cls, _n, text in unified if cls == "rd-del"]
+    added = [text for cls, _n, text in unified if cls == "rd-add"]
+    assert "    total = a + b" in removed and "    total = a * b" in added
+    assert "def helper(x):" in removed and "def helper(x, y=0):" in added
+    assert "def deleted_fn():" in removed and "def twin(x):" in added
+    # Unchanged context between the changes, numbered on both sides.
+    assert ("rd-eq", "9    15", "    return total") in unified or any(
+        cls == "rd-eq" and text == "    return total" for cls, _n, text in unified)
+    stat = re.search(r'rd-plus">\+(\d+)</span> <span class="rd-minus">-(\d+)', page)
+    expected = file_diff(None, "a", CORE_V0, "b", CORE_V1)
+    assert stat and (int(stat[1]), int(stat[2])) == (expected.added, expected.removed)
+    # Side by side: the old line beside the line that replaced it.
+    left, right = _rows(page, "old"), _rows(page, "new")
+    assert len(left) == len(right)
+    pairs = list(zip(left, right, strict=True))
+    assert (("rd-del", "    total = a + b"), ("rd-add", "    total = a * b")) in [
+        ((a[0], a[2]), (b[0], b[2])) for a, b in pairs]
+    # This edition's note on a changed line sits in the margin beside its row.
+    assert "Now the product." in page
+    assert 'data-view="unified"' in page and "Side by side" in page
+
+
+def test_names_on_both_sides_link_to_their_definitions_now(built):
+    site = built / "site"
+    page = (site / "diffs" / "jax" / "_src" / "pallas" / "triton" / "lowering.py.html").read_text()
+    unified = _rows(page, "unified")
+    assert ("rd-del", "18      -", "@register_lowering(primitives.swap_p)") in unified
+    assert ("rd-add", "18 +", "@register_lowering(primitives.get_p)") in unified
+    # `get_p`, added at this release, links to its line on the source page: a live link.
+    target = "../../../../../source/jax/_src/pallas/primitives.py.html#L5"
+    assert f'<a href="{target}">get_p</a>' in page
+    primitives = (site / "source" / "jax" / "_src" / "pallas" / "primitives.py.html").read_text()
+    assert re.search(r'<div id="L5" class="rd-chg">.*?get_p</a> = jax_core\.Primitive', primitives)
+
+
+def test_the_source_page_says_what_changed_and_marks_it(built):
+    page = (built / "site" / "source" / "jax" / "_src" / "pallas" / "core.py.html").read_text()
+    expected = file_diff(None, "a", CORE_V0, "b", CORE_V1)
+    assert (f'changed since jax v0: <a href="../../../../diffs/jax/_src/pallas/core.py.html">'
+            f"+{expected.added} -{expected.removed} lines</a>") in page or re.search(
+        rf'changed since [^:]+: <a href="../../../../diffs/jax/_src/pallas/core.py.html">\+{expected.added} '
+        rf"-{expected.removed} lines</a>", page)
+    marked = {int(n) for n in re.findall(r'<div id="L(\d+)"(?: style="[^"]*")? class="rd-chg"', page)}
+    assert marked == set(expected.changed_lines())
+    assert 15 in marked  # `total = a * b`
+    unchanged = (built / "site" / "source" / "jax" / "_src" / "pallas" / "utils.py.html").read_text()
+    assert "changed since" not in unchanged and "rd-chg" not in unchanged
+
+
+def test_the_changes_page_lists_files_and_links_every_diff(built):
+    page = (built / "site" / "changes" / "v1.html").read_text()
+    section = page.split('id="move-files"')[1].split('id="move-symbols"')[0]
+    assert "3 changed, 1 added, 0 removed" in section
+    for path in ("core.py", "primitives.py", "triton/lowering.py"):
+        assert f'href="../diffs/jax/_src/pallas/{path}.html"' in section
+    assert 'href="../source/jax/_src/pallas/added.py.html"' in section
+
+
+def test_a_warm_build_reads_every_diff_page_back(built):
+    site = built / "site" / "diffs" / "jax" / "_src" / "pallas" / "core.py.html"
+    before = site.read_bytes()
+    cache = Cache()
+    diffs = list((cache.root / "derived").rglob("file-diff/*"))
+    assert diffs, "the diffs are kept in the cache"
+    assert main(["-C", str(built), "build", "--jobs", "1"]) == 0
+    assert site.read_bytes() == before
