@@ -167,7 +167,7 @@ def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, r
                   unified=Markup(_view(unified, "u", _placed(doc.notes, unified, "new-", page, prose))),
                   left=Markup(_view(left, "o", ())),
                   right=Markup(_view(right, "s", _placed(doc.notes, right, "s-new-", page, prose))))
-    return Page(page, title, page_markdown(title, "", ["toc", "navigation"]), body)
+    return Page(page, title, page_markdown(title, ["toc", "navigation"]), body)
 
 
 def changed_files(previous: Previous, files: Sequence[SourceFile], cache: Cache | None) -> dict[str, FileDiff]:
