@@ -17,6 +17,7 @@ from mkdocs.structure.toc import get_toc
 
 from reader import __version__
 from reader.cache import Cache, code_version, library_versions
+from reader.editions import Switcher
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
 from reader.render.generate import generate_site
@@ -50,6 +51,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.stencils = Stencils()
         self.laying_out: Stage | None = None
         """Pages through the theme (a stage of `reader build`'s progress)."""
+        self.switcher: Switcher | None = None
+        """Set by `reader build` when the site has older editions: every page's version switcher."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """The footer of every page names what built it (the versions every cache key holds)."""
@@ -121,6 +124,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
     def on_post_page(self, output: str, /, *, page: MkPage, config: MkDocsConfig) -> str:
         if self.laying_out is not None:
             self.laying_out.advance()
+        if self.switcher is not None:
+            output = self.switcher.mark(output, page.file.dest_uri)
         body = self.bodies.get(page.file.src_uri)
         if body is None:
             return output

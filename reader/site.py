@@ -15,14 +15,16 @@ from typing import NamedTuple
 
 import filelock
 
-from reader import site_patch
+from reader import editions, site_patch
 from reader.cache import Cache, atomic_write
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import BrokenLink, check_changed, check_links
 from reader.profile import mark
 from reader.progress import current
-from reader.render.generate import generate_site
+from reader.render.generate import Older, generate_site
+from reader.render.labs import load_labs
 from reader.render.navigation import Generated
+from reader.render.urls import html_of
 from reader.workers import Workers
 
 
@@ -123,12 +125,29 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                 return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage)
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
-        built = _mkdocs_build(root, fresh, jobs, progress, cache, keep_going, generated)
+        t = time.perf_counter()
+        older = _older_editions(root, jobs, progress, cache)
+        if older:
+            steps.append(("older editions' pages", time.perf_counter() - t))
+        everyone = editions.editions(root) if older else ()
+        seen = {e.version: _outputs(g) for e, g in older}
+        switcher = editions.Switcher(everyone[0], everyone, seen) if older else None
+        built = _mkdocs_build(root, fresh, jobs, progress, cache, keep_going, generated, switcher)
         steps = [*steps, *built.steps]
         if built.failures and not keep_going:  # mkdocs did not run: the site stays as it was
             shutil.rmtree(fresh, ignore_errors=True)
             return BuildReport(site_dir, 0, time.perf_counter() - start, tuple(steps),
                                built.counts, failures=built.failures)
+        if older and built.generated is not None:
+            t = time.perf_counter()
+            seen[everyone[0].version] = _outputs(built.generated)
+            for edition, its_pages in older:
+                progress(f"running mkdocs on the {edition.version} edition")
+                _mkdocs_build(root, fresh / edition.folder, jobs, progress, cache, True, its_pages,
+                              editions.Switcher(edition, everyone, seen))
+                (fresh / edition.folder / "404.html").unlink()  # the site's own is served from its root
+            atomic_write(fresh / editions.VERSIONS_JSON, editions.versions_json(everyone), durable=False)
+            steps.append(("older editions' mkdocs", time.perf_counter() - t))
         progress("checking links")
         mark("link check")
         t = time.perf_counter()
@@ -149,6 +168,27 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), built.counts,
                        failures=built.failures,
                        coverage=built.generated.coverage if built.generated is not None else ())
+
+
+def _older_editions(root: Path, jobs: int | None, progress: Callable[[str], None],
+                    cache: Cache) -> list[tuple[editions.Edition, Generated]]:
+    """Each older edition's pages: its project as committed before its move, with the current labs."""
+    found = editions.editions(root)[1:]
+    if not found:
+        return []
+    labs = tuple(load_labs(root))
+    out = []
+    for edition in found:
+        progress(f"generating the {edition.version} edition's pages")
+        folder = editions.checkout(root, edition, cache)
+        older = Older(labs, "../" * edition.folder.count("/"))
+        out.append((edition, generate_site(folder, "track.yaml", jobs, cache, older)))
+    return out
+
+
+def _outputs(generated: Generated) -> frozenset[str]:
+    """The output paths of a build's generated pages (`articles/x.html`)."""
+    return frozenset(html_of(p.src_uri) for p in generated.pages)
 
 
 def _fail_on(problems: list[BrokenLink], site_dir: Path) -> None:
@@ -289,7 +329,8 @@ class _Built:
 
 def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None],
                   cache: Cache | None = None, keep_going: bool = False,
-                  generated: Generated | None = None) -> _Built:
+                  generated: Generated | None = None,
+                  switcher: editions.Switcher | None = None) -> _Built:
     """Generate the pages (unless given), then run mkdocs with them (not when a lab failed,
     unless `keep_going`)."""
     from mkdocs.commands.build import build
@@ -316,6 +357,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
             generated = generate_site(root, plugin.config.track, jobs, cache)
             steps.append(("pages", time.perf_counter() - t))
         plugin.preloaded = generated
+        plugin.switcher = switcher
         for warning in generated.warnings:
             progress(f"note: {warning}")
         if generated.failures and not keep_going:

@@ -26,6 +26,7 @@ from reader.render.irsite import IrPages, canonical_failure, wanted
 from reader.render.kind import PageKind, Site, World
 from reader.render.kinds import KINDS
 from reader.render.kinds.changes import CHANGES
+from reader.render.kinds.current_lab import CurrentLabKind
 from reader.render.lab import lab_assets
 from reader.render.labs import (
     ArtifactRun,
@@ -52,13 +53,23 @@ from reader.workers import Workers
 
 
 def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
-                  cache: Cache | None = None) -> Generated:
+                  cache: Cache | None = None, older: Older | None = None) -> Generated:
     """Every page of the project at `root`: its pins, outline, annotations and labs."""
     corpus = Corpus.open(Project.load(root), cache)
-    return generate(corpus, load_track(root / track_file), corpus.cache, jobs)
+    return generate(corpus, load_track(root / track_file), corpus.cache, jobs, older)
 
 
-def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None) -> Generated:
+@dataclass(frozen=True)
+class Older:
+    """An older edition's build (`reader/editions.py`): it runs no labs, and its lab pages link
+    `labs`, the current edition's, `to_current` above its root."""
+
+    labs: tuple[LabInfo, ...]
+    to_current: str
+
+
+def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None,
+             older: Older | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
     The recipe, one call a step: index -> highlight -> notes -> facts -> pages -> assemble.
@@ -67,9 +78,11 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     `KINDS`, and one whose inputs are unchanged since an earlier build is read back from the page cache.
     """
     root = corpus.project.root
-    labs = load_labs(root)
-    canonical = [canonical_lab()] if labs and wanted(corpus) else []  # pinned kernels lowered
-    artifacts = ArtifactRun(root, [*labs, *canonical], cache)  # the labs' jax run: a child process from here on
+    labs = load_labs(root) if older is None else list(older.labs)
+    canonical = [canonical_lab()] if labs and older is None and wanted(corpus) else []  # pinned kernels lowered
+    # the labs' jax run: a child process from here on (none for an older edition)
+    artifacts = ArtifactRun(root, [*labs, *canonical] if older is None else [], cache)
+    kinds = KINDS if older is None else {**KINDS, "lab": CurrentLabKind(older.to_current)}
     files = pinned_files(corpus)
     pages_cache = PageCache(cache)
     with Schedule(jobs) as run:
@@ -82,9 +95,9 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         # facts (and where-used lists): now on a cold build; else when a page first needs them
         run.while_highlighting(site.world.prose.load_facts, site.world.docs.prepare)
         # pages: every kind's, rendered or read back from the page cache
-        pages = run.pages(Pages(site, KINDS), pages_cache, wait=artifacts.running)
+        pages = run.pages(Pages(site, kinds), pages_cache, wait=artifacts.running)
     # assemble: the outline's pages, the nav, the labs' images, warnings and failures
-    return _assemble(site, track, files, pages, pages_cache)
+    return _assemble(site, track, files, pages, pages_cache, notebooks=older is None)
 
 
 def pinned_files(corpus: Corpus) -> list[SourceFile]:
@@ -123,14 +136,16 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
 
 
 def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[Rendered],
-              pages_cache: PageCache) -> Generated:
+              pages_cache: PageCache, notebooks: bool = True) -> Generated:
     """The rendered pages with the outline's pages, the nav, the labs' images, the warnings and
     the failures (the labs that raised: each page says so, and the build fails unless told not to)."""
     world = site.world
     ready = world.artifacts.results()
     figures = _figures(world)
     assets = [a for name in world.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
-    assets += notebook_assets(world.corpus.project.root, list(world.labs.values()), world.corpus.pins, world.cache)
+    if notebooks:  # the labs' notebooks (an older edition links the current labs)
+        assets += notebook_assets(world.corpus.project.root, list(world.labs.values()),
+                                  world.corpus.pins, world.cache)
     assets += figures.assets(_figures_in(text for a in site.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
     failures = tuple(e for name, r in ready.items()

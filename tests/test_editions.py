@@ -1,0 +1,123 @@
+"""The previous edition: a fixture project with a recorded move builds both editions, each page
+marked and switching to the same page in the other (reader/editions.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reader.cli import main
+from reader.editions import Edition, Switcher, editions
+from reader.site import build_site
+from tests.browser_support import chromium, serve_folder, wait
+from tests.conftest import REPO_ROOT, git
+from tests.diff_project import make_demo
+
+TRACK = """\
+title: Demo
+phases:
+  - title: One
+    entries:
+      - article: Demo
+        slug: demo
+"""
+
+
+def _moved(tmp: Path, monkeypatch) -> tuple[Path, str]:
+    """The demo with a site, moved from v0 to v1 with one note rewritten and the move recorded;
+    (project, the older edition's version: v0's commit)."""
+    upstream, root = make_demo(tmp, monkeypatch)
+    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "track.yaml").write_text(TRACK)
+    yaml = root / "annotations" / "demo.yaml"
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the site")
+    assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
+    yaml.write_text(yaml.read_text().replace("body: The sum.", "body: The sum, now doubled."))
+    main(["-C", str(root), "accept", "--all"])
+    main(["-C", str(root), "diff", "HEAD:pins.toml", "--record", str(root / "moves" / "v1.json")])
+    return root, upstream.commits[0][:7]
+
+
+@pytest.fixture(scope="module")
+def moved_site(tmp_path_factory) -> tuple[Path, str]:
+    tmp = tmp_path_factory.mktemp("editions")
+    env = pytest.MonkeyPatch()
+    env.setenv("READER_CACHE", str(tmp / "cache"))
+    try:
+        root, old = _moved(tmp, env)
+        build_site(root, jobs=1)
+    finally:
+        env.undo()
+    return root / "site", old
+
+
+def test_the_site_keeps_the_edition_before_the_move(moved_site):
+    site, old = moved_site
+    now, before = (site / "articles/demo.html").read_text(), (site / old / "articles/demo.html").read_text()
+    assert "The sum, now doubled." in now and "The sum, now doubled." not in before
+    assert "The sum." in before
+    # Every page of the older edition says what it is and links the same page now.
+    for page in (site / old).rglob("*.html"):
+        text = page.read_text()
+        assert "An older edition: the track as it read jax " in text, page
+    assert 'href="../../articles/demo.html">This page in the current edition' in before
+    assert "An older edition" not in now
+    # mike's versions.json: the current edition first, aliased latest.
+    versions = json.loads((site / "versions.json").read_text())
+    assert [v["version"] for v in versions] == [versions[0]["version"], old]
+    assert versions[0]["aliases"] == ["latest"] and versions[1]["aliases"] == []
+
+
+def test_the_switcher_opens_the_same_page_in_the_other_edition(moved_site):
+    site, old = moved_site
+    links = re.findall(r'class="md-version__link[^"]*"', (site / "articles/demo.html").read_text())
+    assert len(links) == 2
+    now = (site / "articles/demo.html").read_text()
+    assert f'href="../{old}/articles/demo.html" class="md-version__link"' in now
+    before = (site / old / "articles/demo.html").read_text()
+    assert 'href="../../articles/demo.html" class="md-version__link"' in before
+
+
+def test_a_page_missing_from_the_other_edition_switches_to_its_home():
+    now, before = Edition("2", "jax 2", ""), Edition("1", "jax 1", "1/", "abc")
+    switcher = Switcher(before, (now, before), {"2": frozenset({"a/x.html"})})
+    assert switcher.href("a/x.html", now) == "../../a/x.html"
+    assert switcher.href("a/gone.html", now) == "../../index.html"
+    assert switcher.href("a/gone.html", before) == "gone.html"
+
+
+def test_a_project_without_moves_has_one_edition():
+    assert len(editions(REPO_ROOT)) == 1 + len(list((REPO_ROOT / "moves").glob("*.json")))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+
+
+def test_browser_switches_editions_on_the_same_page(moved_site, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    site, old = moved_site
+    for server in serve_folder(site):
+        browser.get(f"{server}/articles/demo.html")
+        selector = wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, ".md-version__current"))
+        selector.click()
+        link = wait(browser, lambda b: b.find_element(By.LINK_TEXT, old))
+        link.click()
+        wait(browser, lambda b: b.current_url.endswith(f"/{old}/articles/demo.html"))
+        banner = browser.find_element(By.CSS_SELECTOR, ".rd-edition-banner")
+        assert banner.is_displayed() and "An older edition" in banner.text
+        assert "The sum, now doubled." not in browser.find_element(By.TAG_NAME, "body").text
+        browser.save_screenshot(str(tmp_path / "older.png"))
+        browser.find_element(By.CSS_SELECTOR, ".md-version__current").click()
+        wait(browser, lambda b: b.find_element(By.PARTIAL_LINK_TEXT, "(current)")).click()
+        wait(browser, lambda b: b.current_url.endswith("/articles/demo.html")
+             and f"/{old}/" not in b.current_url)
+        assert not browser.find_elements(By.CSS_SELECTOR, ".rd-edition-banner")
