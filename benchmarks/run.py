@@ -9,7 +9,7 @@ times (default 3), alternating, and their rows give the medians. Sections: `git_
 with and without the labs' jax run, the first rebuild after the first, warm, one note, a section's
 body and a lab's docstring edited, the note's edit saved while `reader serve` runs, peak memory,
 site size per source line), `check` (cold, warm), `scaling` (a quarter, half and all of the files: time per 1000
-lines). Run it with the machine as quiet as you can: the load average is printed first. Every build and check runs on a copy of the project (so the
+lines), `history` (the build with the rule history and without, cold and warm). Run it with the machine as quiet as you can: the load average is printed first. Every build and check runs on a copy of the project (so the
 one-note edit never touches the checkout) with a cache of its own.
 
 What "cold" means here: the pinned sources are fetched (the cache holds their blobs) and every
@@ -443,6 +443,41 @@ def check(tmp: Path) -> None:
         cold.seconds <= 10)
     row("reader check, warm", warm.seconds, pycco.seconds, "s", "pycco 1 file", "<= 0.5 s",
         warm.seconds <= 0.5)
+
+
+@section
+def history(tmp: Path) -> None:
+    """The build with the rule history (the jax pin's `history` releases read from their
+    archives, which are fetched first, once) and without it (`history` removed), cold and warm."""
+    subprocess.run(_reader(ROOT, "rules", "--history"), check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})  # the releases' archives, once
+    with_history = _project(tmp)
+    without = tmp / "no-history"
+    shutil.copytree(with_history, without)
+    pins = without / "pins.toml"
+    pins.write_text("".join(line for line in pins.read_text().splitlines(keepends=True)
+                            if not line.startswith("history = ")))
+    withs, withouts = [], []
+    for i in range(RUNS):
+        caches = (_cold_cache(tmp / f"cache-with-{i}", kept_from=_source_cache()),
+                  _cold_cache(tmp / f"cache-without-{i}", kept_from=_source_cache()))
+        withs.append(run(_reader(with_history, "build", "--site", str(tmp / f"site-with-{i}")),
+                         _env(caches[0])))
+        withouts.append(run(_reader(without, "build", "--site", str(tmp / f"site-without-{i}")),
+                            _env(caches[1])))
+    cold, bare = _median(withs), _median(withouts)
+    if RUNS > 1:
+        note(f"medians of {RUNS} alternating runs; with the history {_spread(withs)}, without "
+             f"{_spread(withouts)}")
+    row("cold build with the rule history", cold.seconds, bare.seconds, "s", "without")
+    note("the releases' files in the cache (downloaded once, before), every derived result empty: "
+         "each release scanned and its rule tables extracted again; the labs' artifacts cached")
+    warm = run(_reader(with_history, "build", "--site", str(tmp / f"site-with-{RUNS - 1}")),
+               _env(tmp / f"cache-with-{RUNS - 1}"))
+    warm_bare = run(_reader(without, "build", "--site", str(tmp / f"site-without-{RUNS - 1}")),
+                    _env(tmp / f"cache-without-{RUNS - 1}"))
+    row("warm rebuild with the rule history", warm.seconds, warm_bare.seconds, "s", "without")
+    note(_steps(warm.stdout))
 
 
 SCALING_TRACK = """title: "Scaling"
