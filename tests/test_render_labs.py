@@ -58,7 +58,8 @@ from pkg import core
 
 def artifacts(out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "toy.txt").write_text("a < b\\n")
+    # the project's absolute path, as an MLIR location has it: the site shows it relative
+    (out_dir / "toy.txt").write_text(f"a < b\\n{Path(__file__).resolve()}:12:5\\n")
     (out_dir / "toy.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
     (out_dir / "ran").mkdir(exist_ok=True)
     return [out_dir / "toy.txt", out_dir / "toy.svg"]
@@ -108,7 +109,7 @@ def test_artifacts_run_once_then_come_from_the_cache(tmp_path):
     cache = Cache(tmp_path / "cache")
     first = ArtifactRun(root, labs, cache).results()
     assert [a.name for a in first["toy"].files] == ["toy.txt", "toy.svg"]
-    assert first["toy"].files[0].data == b"a < b\n"
+    assert first["toy"].files[0].data == b"a < b\nkernels/toy.py:12:5\n"
     assert "RuntimeError: no chip here" in first["broken"].error
     again = ArtifactRun(root, labs, cache)
     assert again.proc is not None  # the failed lab is tried again; the good one is a cache hit

@@ -5,7 +5,10 @@ prose's words and documents; read back here as search.js reads them."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from reader.model import SourceFile
@@ -87,6 +90,23 @@ def test_a_word_on_too_many_lines_is_counted_not_listed():
     got = dict(read_piece(x.data) for x in _code_assets([SourceFile("p", "a.py", "0", text)], [[]]))
     assert got["code/sel"]["t"]["self"] == COMMON + 1
     assert len([k for k in got if k.startswith("lines/0/")]) == -(-(COMMON + 1) // CHUNK)
+
+
+def test_the_code_pieces_are_the_same_bytes_whatever_the_hash_seed():
+    """A line's words are a set: the pieces list them sorted, so two builds write the same bytes."""
+    line = "0x0c080400 0x0e0a0602 0x0d090501 0x0f0b0703 0x0f0f0f0f 0x08080808\n"
+    code = (
+        "import sys\n"
+        "from reader.model import SourceFile\n"
+        "from reader.render.searchindex import _code_assets\n"
+        f"for a in _code_assets([SourceFile('p', 'a.py', '0', {line!r})], [[]]):\n"
+        "    sys.stdout.buffer.write(a.data)\n")
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
+                           env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in "1234"}
+    assert len(runs) == 1
+    got = dict(read_piece(b"readerSearch.put" + part) for part in next(iter(runs)).split(b"readerSearch.put")[1:])
+    words = list(got["code/0x0"]["t"])
+    assert len(words) == 6 and words == sorted(words)
 
 
 def test_the_prose_lists_pages_sections_and_notes_with_their_titles():

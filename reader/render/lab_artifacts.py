@@ -29,6 +29,7 @@ def run(out_dir: Path, names: list[str]) -> dict[str, dict[str, object]]:
             paths = list(module.artifacts(target)) if hasattr(module, "artifacts") else []
             if hasattr(module, "lowerings"):
                 paths.append(_lowered(module, target))
+            _project_relative(paths, Path.cwd())
             manifest[name] = {"files": [Path(p).resolve().relative_to(target.resolve()).as_posix()
                                         for p in paths], "error": ""}
         except Exception as e:  # a lab's failure is reported on its page, not fatal to the others
@@ -49,6 +50,17 @@ def _lowered(module: object, target: Path) -> Path:
     path = target / LAB_FILE
     path.write_text(json.dumps(doc, indent=None, separators=(",", ":")))
     return path
+
+
+def _project_relative(paths: list[Path], root: Path) -> None:
+    """Rewrite the project's absolute path out of what a lab wrote (MLIR locations name the
+    kernel's file: `/home/x/reader/kernels/lab.py:42:25` becomes `kernels/lab.py:42:25`), so that
+    the site is the same wherever the project is checked out."""
+    prefix = f"{root.resolve()}/".encode()
+    for path in paths:
+        data = Path(path).read_bytes()
+        if prefix in data:
+            Path(path).write_bytes(data.replace(prefix, b""))
 
 
 def _line_in_lab(e: BaseException, name: str) -> int | None:

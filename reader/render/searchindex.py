@@ -136,7 +136,7 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
                 kind, _, text = html.unescape(e.text).partition(" ")  # `kind name(sig): doc`
                 defs[name].append([fid, int(e.fragment[1:]), kind, e.title, text])
     shards: dict[str, dict[str, dict[str, object]]] = defaultdict(lambda: {"t": {}, "d": {}})
-    for w, lines_of in postings.items():
+    for w, lines_of in sorted(postings.items()):  # a line's words come from a set: no order of their own
         shards[prefix(w)]["t"][w] = _postings(lines_of) if len(lines_of) <= COMMON else len(lines_of)
     for name, places in defs.items():
         shards[prefix(name)]["d"][name] = places
