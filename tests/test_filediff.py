@@ -12,7 +12,7 @@ import pytest
 from reader.cache import Cache
 from reader.cli import main
 from reader.render.filediff import file_diff
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, git
 from tests.diff_project import CORE_V0, CORE_V1, make_demo
 
 TRACK = """title: "The demo"
@@ -45,6 +45,12 @@ def built(demo, monkeypatch):
 
 def _build(tmp, monkeypatch):
     _upstream, root = make_demo(tmp, monkeypatch, ({}, {"jax/_src/pallas/added.py": "X = 1\n"}))
+    # The site's files in the commit at the old pins: the previous edition is built from it.
+    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", root / "docs")
+    (root / "track.yaml").write_text(TRACK)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--amend", "--no-edit")
     assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
     yaml = root / "annotations" / "demo.yaml"
     text = yaml.read_text()
@@ -55,9 +61,6 @@ def _build(tmp, monkeypatch):
                     "    body: Now the product.\n")
     assert main(["-C", str(root), "accept", "--all"]) == 0
     assert main(["-C", str(root), "diff", "HEAD:pins.toml", "--record", str(root / "moves" / "v1.json")]) in (0, 1)
-    shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO_ROOT / "docs", root / "docs")
-    (root / "track.yaml").write_text(TRACK)
     assert main(["-C", str(root), "build", "--jobs", "1"]) == 0
     return root
 
