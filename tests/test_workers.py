@@ -1,14 +1,22 @@
 """The one owner of worker processes: one worker runs everything here; more fork, with the
-function inherited (never pickled) and the results in order; a worker's error is raised here."""
+function inherited (never pickled) and the results in order; a worker's error is raised here.
+The tests of when a fork is safe run in a fresh interpreter: a thread another test left running
+in this one (a server's, a driver's) rightly forbids forking here."""
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 
 import pytest
 
 from reader.workers import Workers, isolated
+
+
+def alone(check: Callable[[], None]) -> None:
+    """Run `check` in a fresh interpreter, where no other test's thread runs."""
+    isolated(check)
 
 
 def test_one_worker_runs_everything_in_this_process():
@@ -19,6 +27,10 @@ def test_one_worker_runs_everything_in_this_process():
 
 
 def test_two_workers_fork_with_the_function_inherited_and_keep_the_order():
+    alone(_fork_and_keep_the_order)
+
+
+def _fork_and_keep_the_order() -> None:
     held = threading.Lock()  # not picklable: the function reaches the workers by the fork
     out = Workers(2).map(lambda n: (n, os.getpid(), held is not None), list(range(40)), chunk=3)
     assert [n for n, _, _ in out] == list(range(40)) and all(ok for _, _, ok in out)
@@ -38,6 +50,10 @@ def test_a_workers_error_is_raised_here():
 
 
 def test_no_fork_beside_a_thread_this_object_did_not_start():
+    alone(_no_fork_beside_a_thread)
+
+
+def _no_fork_beside_a_thread() -> None:
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
@@ -52,6 +68,10 @@ def test_no_fork_beside_a_thread_this_object_did_not_start():
 
 
 def test_a_pools_own_threads_do_not_forbid_a_fork():
+    alone(_a_pools_own_threads)
+
+
+def _a_pools_own_threads() -> None:
     workers = Workers(2)
     with workers.pool() as pool:
         assert pool is not None
