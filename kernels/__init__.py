@@ -37,7 +37,7 @@ class Lab:
     title: str
     """The lab's title in the outline, e.g. `Tiled matmul`."""
     label: str
-    """The outline label, e.g. `LAB·1.2`."""
+    """The outline label, e.g. `LAB·2.1`."""
     phase: int
     """The track phase (1-6) whose outline lists the lab."""
     blind: Blind | None = None
@@ -49,7 +49,7 @@ class Lab:
 
     @property
     def heading(self) -> str:
-        """`LAB·1.2 · Tiled matmul`: how the outline prints the lab."""
+        """`LAB·2.1 · Tiled matmul`: how the outline prints the lab."""
         return f"{self.label} · {self.title}"
 
     @property
@@ -60,17 +60,17 @@ class Lab:
 
 LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("first_kernels", "First kernels", "LAB·1.1", 1),
-    Lab("tiled_matmul", "Tiled matmul", "LAB·1.2", 2),
-    Lab("pipelining", "Pipelining profile", "LAB·1.4", 3),
-    Lab("lowering_ladder", "The lowering ladder", "LAB·2.1", 4),
-    Lab("finding_the_spill", "Finding the spill", "LAB·2.2", 4),
-    Lab("flash_attention", "Flash attention, blind", "LAB·3.2", 5, Blind(
+    Lab("tiled_matmul", "Tiled matmul", "LAB·2.1", 2),
+    Lab("pipelining", "Pipelining profile", "LAB·3.1", 3),
+    Lab("lowering_ladder", "The lowering ladder", "LAB·4.1", 4),
+    Lab("finding_the_spill", "Finding the spill", "LAB·4.2", 4),
+    Lab("flash_attention", "Flash attention, blind", "LAB·5.1", 5, Blind(
         "flash_attention_blind", "flash_kernel",
         "jax/experimental/pallas/ops/tpu/flash_attention.py::_flash_attention_kernel_single_batch")),
-    Lab("flash_attention_bwd", "The backward pass", "LAB·3.3", 5),
-    Lab("block_sparse", "Block-sparse attention", "LAB·3.4", 5),
-    Lab("autotuned_op", "An autotuned op", "LAB·4.1", 6),
-    Lab("ring_attention", "Ring attention", "LAB·4.2", 6),
+    Lab("flash_attention_bwd", "The backward pass", "LAB·5.2", 5),
+    Lab("block_sparse", "Block-sparse attention", "LAB·5.3", 5),
+    Lab("ring_attention", "Ring attention", "LAB·6.1", 6),
+    Lab("autotuned_op", "An autotuned op", "LAB·6.2", 6),
 )}
 
 

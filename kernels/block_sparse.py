@@ -1,4 +1,4 @@
-"""LAB·3.4 · Block-sparse attention: the mask turned into a schedule the kernel reads.
+"""LAB·5.3 · Block-sparse attention: the mask turned into a schedule the kernel reads.
 
 A mask that is not arithmetic (here a causal sliding window plus a few "sink" tokens every
 query may attend to) costs nothing at run time if it is processed ahead of time: cut it into

@@ -158,7 +158,7 @@ def broken_in(name: str, links: PageLinks, files: set[str], dirs: set[str],
     broken: list[BrokenLink] = []
     for href in links.fragments:
         fragment = unquote(href[1:])
-        if fragment and fragment not in links.ids:
+        if fragment and not _lands(fragment, links.ids):
             broken.append(BrokenLink(name, href, f"no id {fragment!r} in {name}"))
     for href in links.hrefs:
         path, _, fragment = href.partition("#")
@@ -167,9 +167,21 @@ def broken_in(name: str, links: PageLinks, files: set[str], dirs: set[str],
             broken.append(target)
             continue
         fragment = unquote(fragment)
-        if fragment and target.endswith(".html") and fragment not in ids_of(target):
+        if fragment and target.endswith(".html") and not _lands(fragment, ids_of(target)):
             broken.append(BrokenLink(name, href, f"no id {fragment!r} in {target}"))
     return broken
+
+
+_RANGE = re.compile(r"^((.*?)L\d+)-(?:\2)?(L\d+)$")
+
+
+def _lands(fragment: str, ids: frozenset[str]) -> bool:
+    """Whether `fragment` names an id of the page, or a range of its lines (`L75-L83`,
+    `core-L12-L14`: reader.js selects them) whose first and last lines it has."""
+    if fragment in ids:
+        return True
+    m = _RANGE.match(fragment)
+    return m is not None and m.group(1) in ids and m.group(2) + m.group(3) in ids
 
 
 def tree(site: Path) -> tuple[set[str], set[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from jinja2 import FileSystemBytecodeCache
@@ -120,6 +121,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.laying_out is not None:
             self.laying_out.close()
+        if not config.site_url:
+            relative_404(Path(config.site_dir) / "404.html")
 
     def on_post_page(self, output: str, /, *, page: MkPage, config: MkDocsConfig) -> str:
         if self.laying_out is not None:
@@ -131,9 +134,30 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             return output
         if SLOT not in output:
             raise PluginError(f"reader: the page {page.file.src_uri} lost its content slot")
+        output = _SKIP.sub(_SKIP_LINK, output, count=1)
         head = output[:output.index(SLOT)].encode("utf-8", errors="xmlcharrefreplace")
         self.slots[page.file.src_uri] = (page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
+
+
+_ROOTED = re.compile(r'((?:href|src)=")/(?!/)')
+
+
+def relative_404(page: Path) -> None:
+    """mkdocs' 404 page names its assets from the server's root (`/assets/...`), unstyled under a
+    subpath or from file://; with no site URL known, they are made relative to the site's folder
+    (where the page lies; `reader serve` gives it a base when it answers a deeper path)."""
+    if not page.is_file():
+        return
+    text = _ROOTED.sub(r"\1", page.read_text(encoding="utf-8"))
+    page.write_text(text.replace('"base": "/"', '"base": "."', 1), encoding="utf-8")
+
+
+_SKIP = re.compile(r'(<div data-md-component="skip">).*?(</div>)', re.S)
+_SKIP_LINK = r'\1<a href="#rd-main" class="md-skip">Skip to content</a>\2'
+"""Every generated page's skip link lands where its content begins (page.md.j2's `#rd-main`): on
+pages without a table of contents material makes none, and on the others it skipped to the first
+heading (an article's code, past its introduction)."""
 
 
 def built_with() -> str:

@@ -117,6 +117,7 @@ class Handler(SimpleHTTPRequestHandler):
             code = HTTPStatus.NOT_FOUND
             try:
                 text = (Path(self.directory) / "404.html").read_text(encoding="utf-8")
+                text = text.replace("<head>", '<head><base href="/">', 1)  # its links are relative
             except (OSError, UnicodeDecodeError):
                 text = _NO_SITE
         self._send(code, "text/html; charset=utf-8", inject(text, status).encode("utf-8"))

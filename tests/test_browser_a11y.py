@@ -345,3 +345,49 @@ def test_line_numbers_keep_a_contrast_of_4_5(browser, server, scheme):
     wait(browser, lambda b: b.find_elements("css selector", ".rd-n"))
     ratio = browser.execute_script(_NUMBER_CONTRAST, ".rd-n", "::before")
     assert ratio >= 4.5, ratio
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_first_tab_stop_skips_to_the_content(browser, server, page):
+    from selenium.webdriver.common.keys import Keys
+
+    browser.set_window_size(1400, 1000)
+    _load(browser, f"{server}/{page}")
+    _press(browser, Keys.TAB)
+    skip = _active(browser)
+    assert "md-skip" in skip["cls"] and skip["text"] == "Skip to content", skip
+    _press(browser, Keys.ENTER)
+    wait(browser, lambda b: b.execute_script("return document.activeElement.id") == "rd-main")
+    top = browser.execute_script("return document.getElementById('rd-main').getBoundingClientRect().top")
+    assert 0 <= top < 300  # where the page's own content begins, under the header
+    _press(browser, Keys.TAB)  # and on into the content, past the header and the navigation
+    assert not browser.execute_script(
+        "return !!document.activeElement.closest('.md-header, .md-sidebar, [data-md-component=skip]')")
+
+
+def test_the_404_page_is_styled_from_disk(browser, site):
+    _load(browser, (site / "404.html").as_uri())
+    styled = browser.execute_script(
+        "return [...document.styleSheets].filter(s => s.href && /main\\.[0-9a-f]+\\.min\\.css$/.test(s.href))"
+        ".length === 1 && getComputedStyle(document.querySelector('.md-header')).position")
+    assert styled == "sticky", styled
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_axe_finds_no_serious_violation_with_the_new_parts_open(browser, server, scheme):
+    """The code scrolling sideways (the wrap toggle off) and, at 1280 px, the navigation's drawer open."""
+    browser.set_window_size(1280, 900)
+    browser.get(f"{server}/index.html")
+    set_scheme(browser, scheme)
+    found = {}
+    for page in ("articles/demo.html", "source/pkg/core.py.html", "lowering-rules.html"):
+        _load(browser, f"{server}/{page}")
+        browser.execute_script("const b = document.querySelector('.rd-wrap');"
+                               " if (b && b.getAttribute('aria-pressed') === 'true') b.click();"
+                               " const d = document.getElementById('__drawer'); d.checked = true;"
+                               " d.dispatchEvent(new Event('change'));")
+        violations = axe_violations(browser, scheme)
+        if violations:
+            found[page] = violations
+    browser.execute_script("localStorage.removeItem('reader.wrap')")
+    assert not found, "\n".join(f"{scheme} {page}:\n{_report(v)}" for page, v in found.items())

@@ -116,6 +116,31 @@ def test_clicking_a_kernel_line_marks_its_ops_and_an_op_marks_its_line(browser, 
     assert "ir-cur" in op.get_attribute("class")
 
 
+def test_hovering_a_kernel_line_marks_its_ops_without_scrolling_them(browser, site):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    _open(browser, site)
+    _tpu_tab(browser).click()
+    browser.execute_script("document.head.insertAdjacentHTML('beforeend',"
+                           " '<style>.ir-scroll { max-height: 8rem !important; }</style>')")  # panes that scroll
+    scroll_tops = f"return [...document.querySelectorAll('#{MODULE} .ir-scroll')].map(p => p.scrollTop)"
+    hidden = browser.execute_script(  # the kernel lines whose first op is out of its pane's view
+        "return [...document.querySelectorAll(`#${arguments[0]} .ir-src[data-k]`)].filter(l => {"
+        " const op = document.querySelector(`#${arguments[0]} .ir-op[data-k~=\"${l.dataset.k}\"]`);"
+        " if (!op) return false; const p = op.closest('.ir-scroll').getBoundingClientRect();"
+        " return op.getBoundingClientRect().top > p.bottom; })", MODULE)
+    lines = browser.find_elements("css selector", f"#{MODULE} .ir-src[data-k]")
+    assert hidden and lines
+    before = browser.execute_script(scroll_tops)
+    for line in (lines[0], hidden[0], lines[-1]):  # a pointer crossing the kernel
+        ActionChains(browser).move_to_element(line.find_element("css selector", ".ir-c")).perform()
+        key = line.get_attribute("data-k")
+        wait(browser, lambda b, key=key: _selected(b, "ir-op") == _ops_of(b, key))
+    assert browser.execute_script(scroll_tops) == before  # marked, not scrolled
+    hidden[0].find_element("css selector", ".ir-c").click()  # a click scrolls to its ops
+    wait(browser, lambda b: b.execute_script(scroll_tops) != before)
+
+
 def test_an_ops_rule_link_lands_on_the_rules_line(browser, site):
     _open(browser, site)
     _tpu_tab(browser).click()

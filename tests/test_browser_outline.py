@@ -97,7 +97,9 @@ def test_the_code_is_the_first_thing_under_the_title(browser, server, size, tmp_
     assert title["bottom"] <= code["top"] < height / 2, (title, code)
     between = browser.execute_script("""
         var out = [], el = document.querySelector('.md-content h1').nextElementSibling;
-        for (; el && !el.querySelector('.rd-file'); el = el.nextElementSibling) out.push(el.className);
+        for (; el && !el.querySelector('.rd-file'); el = el.nextElementSibling) {
+          if (el.id !== 'rd-main') out.push(el.className);  // the skip link's target: empty
+        }
         return out;""")
     assert between == ["rd-meta"], between  # no wall of names above the code
     assert "Defines" not in browser.find_element("css selector", ".md-content").text
@@ -247,3 +249,25 @@ def test_axe_finds_no_serious_violation_with_the_outline_open(browser, server, s
     assert _panel_shown(browser)
     assert axe_violations(browser, scheme) == []
     browser.set_window_size(*DESKTOP)
+
+
+@pytest.mark.parametrize("size", [WIDE, DESKTOP], ids=["column", "drawer"])
+def test_choosing_a_name_keeps_the_focus(browser, server, size):
+    """In the column the chosen name keeps it; from the drawer (which closes) its line's number takes it."""
+    from selenium.webdriver.common.keys import Keys
+
+    _load(browser, f"{server}/{PAGE}", size)
+    browser.execute_script("localStorage.clear()")
+    _load(browser, f"{server}/{PAGE}", size)
+    if not _panel_shown(browser):
+        browser.find_element("css selector", ".rd-outline-toggle").send_keys(Keys.ENTER)
+    line = _line_of("_op30_rule")
+    link = browser.find_element("css selector", f'.rd-ol a[href="#L{line}"]')
+    browser.execute_script("arguments[0].focus()", link)
+    link.send_keys(Keys.ENTER)
+    wait(browser, lambda b: b.current_url.endswith(f"#L{line}"))
+    want = "a" if size == WIDE else ".rd-n"
+    wait(browser, lambda b: b.execute_script(
+        "const a = document.activeElement; return a !== document.body && a.matches(arguments[0])"
+        " && (a.getAttribute('href') === arguments[1] || a.closest('[id]').id === arguments[1].slice(1))",
+        want, f"#L{line}"))

@@ -1,4 +1,4 @@
-"""LAB·4.1: the flash kernel as a tokamax Op: ladder, dispatch key, autotuner and cache."""
+"""LAB·6.2: the flash kernel as a tokamax Op: ladder, dispatch key, autotuner and cache."""
 
 from __future__ import annotations
 

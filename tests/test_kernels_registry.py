@@ -39,6 +39,19 @@ def test_registry_names_modules_that_exist_with_main():
         assert "def main(argv: list[str] | None = None) -> int:" in lab.path.read_text(), name
 
 
+def test_labs_are_numbered_by_their_place_in_the_track():
+    """`LAB·p.k`: the k-th lab of phase p in track.yaml, the one scheme every page shows."""
+    from reader.track import load_track
+
+    track = load_track(REPO_ROOT / "track.yaml")
+    want = {}
+    for phase in track.phases:
+        labs = [e.ref for e in phase.entries if e.kind == "lab"]
+        want.update({name: (f"LAB·{phase.number}.{k}", phase.number) for k, name in enumerate(labs, 1)})
+    assert {name: (lab.label, lab.phase) for name, lab in LABS.items()} == want
+    assert list(LABS) == list(want)  # in the track's order
+
+
 @pytest.mark.parametrize("name", sorted(LABS))
 def test_exercised_symbols_are_defined_in_pinned_files(name):
     locks = Project.load(REPO_ROOT).locks
@@ -57,7 +70,7 @@ def test_reader_run_lists_labs(capsys):
     assert reader_main(["run", "--list"]) == 0
     out = capsys.readouterr().out
     assert all(name in out for name in LABS)
-    assert "LAB·1.2 · Tiled matmul" in out
+    assert "LAB·2.1 · Tiled matmul" in out
 
 
 def test_reader_run_unknown_lab_is_an_input_error(capsys):

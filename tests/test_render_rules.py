@@ -70,8 +70,8 @@ def test_history_gives_each_cell_its_since_and_each_row_its_releases():
     load, swap = _row(page.html, "load"), _row(page.html, "swap")
     # load: TC in every release read (since the oldest: "≤1.0"); Triton in 1.0, not in 2.0, back at 3.0
     assert re.findall(r'<span class="rd-since">([^<]*)</span>', load) == ["≤1.0", "3.0"]
-    assert "<dt title=\"Triton\">Triton</dt><dd>1.0, 3.0</dd>" in load
-    assert "<dt title=\"TensorCore\">TPU TC</dt><dd>1.0–3.0</dd>" in load
+    assert "<dt title=\"Triton, on a GPU\">Triton</dt><dd>1.0, 3.0</dd>" in load
+    assert "<dt title=\"the TensorCore\">TPU TC</dt><dd>1.0–3.0</dd>" in load
     assert re.findall(r'<span class="rd-since">([^<]*)</span>', swap) == ["3.0"]
     # cos: only 1.0 registered it; its row stays, marked and not counted at the pins
     cos = _row(page.html, "cos")
@@ -96,3 +96,17 @@ def test_each_row_is_a_search_entry_holding_the_errors_for_its_primitive():
     # without a history, the entries say where the pins lower it
     plain = {e.fragment: e for e in rules_page(TABLES, lambda m, v: None, None, _messages()).search}
     assert "Lowered at the pins by TPU TC, Triton." in plain["p-pkg-primitives-load-p"].text
+
+
+def test_a_cell_lands_on_the_decorators_and_says_when_another_file_registers_the_rule():
+    swap = RuleEntry("tpu", "TC", PrimRef("pkg.primitives", "swap_p", "swap", True),
+                     RuleRef("_swap_rule", "function", "pkg.lowering", "pkg/lowering.py", "_swap_rule", 27, 25),
+                     "pkg/primitives.py", 90, "call")
+    page = rules_page([RuleTable("tpu", "TC", (entry("tpu", "TC", "load", 10), swap))], lambda m, v: None)
+    row = re.search(r'<tr id="p-pkg-primitives-swap-p">(.*?)</tr>', page.html, re.S).group(1)
+    assert 'href="source/pkg/lowering.py.html#L25-L27"' in row and ">✓†</a>" in row
+    legend = re.search(r'<dl class="rd-legend">(.*?)</dl>', page.html, re.S).group(1)
+    assert "<dt>TC</dt><dd>TPU: the TensorCore</dd>" in legend
+    assert "<dt>✓†</dt><dd>registered in another file than the rule's own: <code>pkg/primitives.py</code>" in legend
+    load = re.search(r'<tr id="p-pkg-primitives-load-p">(.*?)</tr>', page.html, re.S).group(1)
+    assert "†" not in load

@@ -1,6 +1,7 @@
 // The linked IR view (reader/render/irview.py): a kernel line and the ops lowered from it share
-// `data-k`; selecting one (hover or click a line, click an op, Enter/Space on either) marks the
-// other and scrolls it into view inside its pane. On a line, n/p go to the first/last op of the
+// `data-k`; selecting one (click a line or an op, Enter/Space on either) marks the other and
+// scrolls it into view inside its pane; hovering a line marks its ops without scrolling (a
+// pointer crossing the kernel on its way elsewhere does not move the reader's place). On a line, n/p go to the first/last op of the
 // selection and ↓/↑ to the next/previous line; on an op, n/p or ↓/↑ go to the next/previous op
 // of the selection; Escape clears it. Tabs choose a kernel's backend. Works from file://.
 (function () {
@@ -37,8 +38,9 @@
     delete panel.dataset.sel;
   }
 
-  // Select the kernel line `key` and its ops; `from` is the element chosen (a line or an op).
-  function select(panel, key, from, page) {
+  // Select the kernel line `key` and its ops; `from` is the element chosen (a line or an op);
+  // `still`: mark them only, scrolling nothing.
+  function select(panel, key, from, page, still) {
     clear(panel);
     panel.dataset.sel = key;
     var line = lineOf(panel, key), ops = opsOf(panel, key);
@@ -47,8 +49,8 @@
     if (from && from.classList.contains("ir-op")) {
       from.classList.add("ir-cur");
       from.setAttribute("aria-current", "true");
-      if (line) reveal(line, page);
-    } else if (ops.length) {
+      if (line && !still) reveal(line, page);
+    } else if (ops.length && !still) {
       reveal(ops[0], page);
     }
   }
@@ -105,7 +107,7 @@
   function onHover(e) {
     var line = e.target.closest(".ir-src[data-k]");
     var panel = line && panelOf(line);
-    if (line && panel.dataset.sel !== line.dataset.k) select(panel, line.dataset.k, line, false);
+    if (line && panel.dataset.sel !== line.dataset.k) select(panel, line.dataset.k, line, false, true);
   }
 
   function tabsOf(tab) { return Array.prototype.slice.call(tab.parentElement.querySelectorAll('[role="tab"]')); }

@@ -111,7 +111,11 @@
     });
     panel.addEventListener("click", function (e) {
       var link = e.target.closest && e.target.closest("a[href^='#L']");
-      if (!link || !drawer()) return;
+      if (!link) return;
+      if (!drawer()) {  // the column stays: the chosen name keeps the focus (the fragment took it)
+        window.setTimeout(function () { link.focus({preventScroll: true}); }, 0);
+        return;
+      }
       close(false);
       // The chosen line takes the focus (its number, painted now if codeview.js has not yet).
       window.setTimeout(function () {

@@ -60,13 +60,31 @@
     }
   }
 
+  // A `def` or `class` line lands with its decorators in view (`@register_lowering_rule(...)`
+  // says what the function is for): the first line of the decorators right above it.
+  function decorated(line) {
+    var text = line.textContent, indent = /^ */.exec(text)[0].length, top = line;
+    if (!/^ *(async +def|def|class) /.test(text)) return line;
+    for (var el = line.previousElementSibling || prevChunkLine(line), n = 0; el && n < 30; n++) {
+      var t = el.textContent, i = /^ */.exec(t)[0].length;
+      if (!t.trim() || (i <= indent && !/^ *[@)\]]/.test(t))) break;
+      if (i === indent && t.charAt(i) === "@") top = el;
+      el = el.previousElementSibling || prevChunkLine(el);
+    }
+    return top;
+  }
+  function prevChunkLine(line) {
+    var chunk = line.parentElement.previousElementSibling;
+    return chunk && chunk.matches(".rd-k") ? chunk.lastElementChild : null;
+  }
+
   function fromHash(scroll) {
     var id = location.hash.slice(1);
     try { id = decodeURIComponent(id); } catch (err) { /* a malformed escape: the raw fragment */ }
     var sel = parse(id);
     select(sel);
     if (sel) anchor = {prefix: sel.prefix, n: sel.a};
-    if (sel && scroll) sel.first.scrollIntoView({block: "start"});
+    if (sel && scroll) decorated(sel.first).scrollIntoView({block: "start"});
   }
 
   function item(tag, text) {

@@ -23,7 +23,8 @@ from reader.render.urls import (
 )
 from reader.track import Phase, Track
 
-KIND_LABELS = {"article": "article", "lab": "lab", "source": "source"}
+KIND_LABELS = {"article": "article", "lab": "", "source": "source"}
+"""An entry's kind as its list shows it; a lab's title says so already (`LAB·2.1 · Tiled matmul`)."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def placeholder_page(src_uri: str, title: str, summary: str, missing: str, phase
 
 def labs_index(labs: Sequence[EntryLink]) -> Page:
     here = LABS_INDEX
-    rows = [{"kind": e.kind, "label": "lab", "title": e.title, "summary": e.summary,
+    rows = [{"kind": e.kind, "label": "", "title": e.title, "summary": e.summary,
              "href": rel(here, e.page), "missing": e.missing} for e in labs]
     text = "<p>Each lab is a runnable module in <code>kernels/</code>: <code>python -m kernels.NAME</code>.</p>"
     body = render("phase.j2", entries=rows)

@@ -16,16 +16,21 @@ from reader.render.templates import render
 from reader.render.urls import RULES, line_id, rel, slugify, source_page
 
 COLUMNS = (
-    ("tpu", "TC", "TPU", "TC", "TensorCore"),
-    ("tpu", "SC_SCALAR_SUBCORE", "TPU", "SC scalar", "SparseCore scalar subcore"),
-    ("tpu", "SC_VECTOR_SUBCORE", "TPU", "SC vector", "SparseCore vector subcore"),
-    ("triton", "", "Triton", "Triton", "Triton"),
-    ("mosaic_gpu", "Lane/Warpgroup", "Mosaic GPU", "Lane/WG", "lowering: Lane, primitive: Warpgroup"),
-    ("mosaic_gpu", "Lane/Warp", "Mosaic GPU", "Lane/Warp", "lowering: Lane, primitive: Warp"),
-    ("mosaic_gpu", "Warpgroup/Warpgroup", "Mosaic GPU", "WG/WG", "lowering: Warpgroup, primitive: Warpgroup"),
-    ("mosaic_gpu", "Warpgroup/Warp", "Mosaic GPU", "WG/Warp", "lowering: Warpgroup, primitive: Warp"),
+    ("tpu", "TC", "TPU", "TC", "the TensorCore"),
+    ("tpu", "SC_SCALAR_SUBCORE", "TPU", "SC scalar", "a SparseCore's scalar subcore"),
+    ("tpu", "SC_VECTOR_SUBCORE", "TPU", "SC vector", "a SparseCore's vector subcore"),
+    ("triton", "", "Triton", "Triton", "Triton, on a GPU"),
+    ("mosaic_gpu", "Lane/Warpgroup", "Mosaic GPU", "Lane/WG",
+     "kernel lowered lane by lane (one thread per array element), the primitive run by a warpgroup"),
+    ("mosaic_gpu", "Lane/Warp", "Mosaic GPU", "Lane/Warp",
+     "kernel lowered lane by lane, the primitive run by one warp"),
+    ("mosaic_gpu", "Warpgroup/Warpgroup", "Mosaic GPU", "WG/WG",
+     "kernel lowered warpgroup by warpgroup (arrays over 128 threads), the primitive run by a warpgroup"),
+    ("mosaic_gpu", "Warpgroup/Warp", "Mosaic GPU", "WG/Warp",
+     "kernel lowered warpgroup by warpgroup, the primitive run by one warp"),
 )
-"""(backend, key, group, label, title) of the matrix's columns, in order."""
+"""(backend, key, group, label, title) of the matrix's columns, in order; the title is what the
+matrix's legend says of the label."""
 
 PrimitiveLink = Callable[[str, str], PageLink | None]
 """(module, variable) -> the primitive's definition on the site, or None."""
@@ -73,11 +78,14 @@ def rules_page(tables: Sequence[RuleTable], primitive_link: PrimitiveLink,
     groups: dict[str, int] = defaultdict(int)
     for c in cols:
         groups[c[2]] += 1
-    columns = [{"label": c[3], "title": c[4], "count": len(by_col[(c[0], c[1])])} for c in cols]
+    columns = [{"label": c[3], "title": c[4], "group": c[2], "count": len(by_col[(c[0], c[1])])}
+               for c in cols]
     at_pins = [r for r in rows if r["backends"]]
     only_one = sum(1 for r in at_pins if len(r["backends"]) == 1)
+    elsewhere = sorted({str(e.path) for t in tables for e in t.entries if e.rule.path and e.path != e.rule.path})
     body = render("rules.j2", rows=rows, columns=columns, groups=list(groups.items()),
-                  only_one=only_one, lowered=len(at_pins), history=_history_summary(history))
+                  only_one=only_one, lowered=len(at_pins), history=_history_summary(history),
+                  elsewhere=elsewhere)
     counts = ", ".join(f"{c[2]} {c[3]}: {col['count']}" if c[2] != c[3] else f"{c[2]}: {col['count']}"
                        for c, col in zip(cols, columns, strict=True))
     intro = ("<p>Each Pallas backend keeps a table from primitive to lowering rule, filled when its "
@@ -176,7 +184,9 @@ def _search_entry(row_id: str, p: PrimRef, views: Sequence[dict[str, str]],
 
 def _cell(entry: RuleEntry | None, here: str, history: RuleHistory | None,
           lowered: Lowered | None) -> dict[str, object] | None:
-    """A rule at the pins (linked, with its "since"), or one only earlier releases register."""
+    """A rule at the pins (linked, with its "since"), or one only earlier releases register. The link
+    lands on the rule's lines from its first decorator (the registration, when it is one) to its
+    `def`; `elsewhere` names the file that registers it when that is not the rule's own."""
     releases = _runs(history, lowered.releases) if history and lowered else ""
     if entry is None:
         if not releases:
@@ -187,6 +197,8 @@ def _cell(entry: RuleEntry | None, here: str, history: RuleHistory | None,
     title = f"{rule.text} (registered at {entry.path}:{entry.line}, {entry.form})"
     if releases:
         title += f"; in jax {releases}"
-    href = rel(here, source_page(rule.path), line_id(rule.line)) if rule.path and rule.line else ""
+    lines = line_id(rule.start) + (f"-L{rule.line}" if rule.line > rule.start else "")
+    href = rel(here, source_page(rule.path), lines) if rule.path and rule.line else ""
     return {"now": True, "href": href, "title": title,
+            "elsewhere": entry.path if rule.path and entry.path != rule.path else "",
             "since": _since(history, lowered) if history else ""}
