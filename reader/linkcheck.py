@@ -1,9 +1,15 @@
-"""Internal link check over a built site: every relative href reaches a file, every #fragment an id."""
+"""Internal link check over a built site: every relative href reaches a file, every #fragment an id.
+
+A page may hold parts: HTML served as a script (`data-part="<its src>"` on the element it fills,
+`readerIr.put(<element id>,<HTML>);`, irview.js), checked as HTML of the page: its links are
+relative to the page, its ids are the page's.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import html
+import json
 import os
 import posixpath
 import re
@@ -19,6 +25,27 @@ from reader.workers import Workers
 # `<a href="x">` as text is not taken for a link.
 _ID_RE = re.compile(r"""<[A-Za-z][^<>]*?\s(?:id|name)=["']([^"']+)["']""")
 _HREF_RE = re.compile(r"""<[A-Za-z][^<>]*?\s(?:href|src)=["']([^"']*)["']""")
+_PART_RE = re.compile(r"""<[A-Za-z][^<>]*?\sdata-part=["']([^"']+)["']""")
+PART_CALL = "readerIr.put("
+
+
+def part_text(element: str, html_text: str) -> str:
+    """A part's script: it fills the element `element` of its page with `html_text`."""
+    return f"{PART_CALL}{json.dumps(element)},{json.dumps(html_text)});\n"
+
+
+def read_part(data: bytes) -> str | None:
+    """The HTML of a part's script, or None when `data` is not one."""
+    if not data.startswith(PART_CALL.encode()):
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if not (text.startswith(PART_CALL) and text.endswith(");\n")):
+        return None
+    try:
+        found = json.loads(f"[{text[len(PART_CALL):-3]}]")
+    except json.JSONDecodeError:
+        return None
+    return found[1] if len(found) == 2 and all(isinstance(x, str) for x in found) else None
 
 
 @dataclass(frozen=True, order=True)
@@ -48,6 +75,13 @@ class PageLinks:
     """Internal hrefs, HTML-unescaped, other than to a fragment of the page itself."""
     fragments: tuple[str, ...]
     """`#fragment` hrefs (to the page itself)."""
+    parts: tuple[str, ...] = ()
+    """The page's parts' scripts (`data-part`), HTML-unescaped."""
+
+    def __or__(self, other: PageLinks) -> PageLinks:
+        return PageLinks(self.ids | other.ids, tuple(dict.fromkeys(self.hrefs + other.hrefs)),
+                         tuple(dict.fromkeys(self.fragments + other.fragments)),
+                         tuple(dict.fromkeys(self.parts + other.parts)))
 
 
 def scan(text: str) -> PageLinks:
@@ -59,7 +93,8 @@ def scan(text: str) -> PageLinks:
             fragments[href] = None
         elif href and _internal(href):
             hrefs[href] = None
-    return PageLinks(frozenset(_ID_RE.findall(text)), tuple(hrefs), tuple(fragments))
+    parts = tuple(dict.fromkeys(html.unescape(p) for p in _PART_RE.findall(text)))
+    return PageLinks(frozenset(_ID_RE.findall(text)), tuple(hrefs), tuple(fragments), parts)
 
 
 def _scan_bytes(data: bytes) -> PageLinks:
@@ -103,9 +138,40 @@ def check_links(site: Path, cache: Cache | None = None, workers: Workers | None 
     pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache,
                       workers or Workers(1), keys)
     broken: list[BrokenLink] = []
+    whole: dict[str, PageLinks] = {}
     for name, links in pages.items():
-        broken += broken_in(name, links, files, dirs, lambda target: pages[target].ids)
+        whole[name] = with_parts(site, name, links, files, dirs, cache, broken)
+    for name, links in whole.items():
+        broken += broken_in(name, links, files, dirs, lambda target: whole[target].ids)
     return sorted(set(broken))
+
+
+PARTS_KIND = "links-part"
+
+
+def with_parts(site: Path, name: str, links: PageLinks, files: set[str], dirs: set[str],
+               cache: Cache | None, broken: list[BrokenLink]) -> PageLinks:
+    """The links of page `name` with its parts' (a part's links are relative to the page); a
+    part that is missing or is no part's script goes to `broken`."""
+    out = links
+    for href in links.parts:
+        target = _resolve(files, dirs, name, href, href.partition("?")[0])
+        if isinstance(target, BrokenLink):
+            broken.append(target)
+            continue
+        data = (site / target).read_bytes()
+        key = hashlib.sha1(data).hexdigest()
+        hit = cache.get_object(PARTS_KIND, key) if cache is not None else None
+        if not isinstance(hit, PageLinks):
+            part = read_part(data)
+            if part is None:
+                broken.append(BrokenLink(name, href, f"{target} is not a part's script"))
+                continue
+            hit = scan(part)
+            if cache is not None:
+                cache.put_object(PARTS_KIND, key, hit)
+        out = out | hit
+    return out
 
 
 def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str, str],
@@ -120,6 +186,7 @@ def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str,
     files, dirs = tree(site)
     new = {name: _scan_cached(data, cache) for name, data in changed.items()}
     known: dict[str, PageLinks] = {}
+    broken: list[BrokenLink] = []
 
     def links_of(name: str) -> PageLinks:
         if name in new:
@@ -127,7 +194,8 @@ def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str,
         if name not in known:
             key = before.get(name)
             hit = cache.get_object(LINKS_KIND, key) if cache is not None and key else None
-            known[name] = hit if isinstance(hit, PageLinks) else _scan_bytes((site / name).read_bytes())
+            links = hit if isinstance(hit, PageLinks) else _scan_bytes((site / name).read_bytes())
+            known[name] = with_parts(site, name, links, files, dirs, cache, [])
         return known[name]
 
     for name, links in new.items():
@@ -135,8 +203,10 @@ def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str,
         old = cache.get_object(LINKS_KIND, key) if cache is not None and key else None
         if not isinstance(old, PageLinks) or not old.ids <= links.ids:
             return check_links(site, cache, workers)
-    broken = [b for name, links in new.items()
-              for b in broken_in(name, links, files, dirs, lambda target: links_of(target).ids)]
+    for name, links in new.items():
+        new[name] = with_parts(site, name, links, files, dirs, cache, broken)
+    for name, links in new.items():
+        broken += broken_in(name, links, files, dirs, lambda target: links_of(target).ids)
     return sorted(set(broken))
 
 

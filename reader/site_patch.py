@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from reader.cache import atomic_write, code_version
+from reader.linkcheck import read_part
 from reader.render.model import SLOT
 from reader.render.navigation import Generated
 from reader.render.toc import toc_tokens
@@ -220,12 +221,13 @@ def listing(folder: Path) -> dict[str, tuple[int, int]]:
 def plan(state: SiteState, generated: Generated) -> Plan | None:
     """The pages and assets to patch for `generated`, or None when a patch cannot give what
     mkdocs would: the nav or the set of pages or assets changed, a page's title or Markdown, a
-    table of contents, or an HTML asset (the link check reads those)."""
+    table of contents, or an HTML asset or a page's part (the link check reads those)."""
     if generated.failures or frame_key(generated) != state.frame:
         return None
     assets = {a.src_uri: a.data for a in generated.assets
               if state.assets.get(a.src_uri) != _sha(a.data)}
-    if any(name.endswith((".html", ".htm", ".md")) for name in assets):
+    if any(name.endswith((".html", ".htm", ".md")) or read_part(data) is not None
+           for name, data in assets.items()):
         return None
     out = []
     for page in generated.pages:

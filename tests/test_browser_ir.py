@@ -5,6 +5,7 @@ beside a pinned rules file's page whose lines carry `#L<n>` anchors."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 from pathlib import Path
 
@@ -47,11 +48,14 @@ def site(tmp_path_factory) -> Path:
     text = (ROOT / "tests" / "fixtures" / "lowered" / "lowering_ladder.py").read_text()
     own = {("", LAB): kernel_file("", LAB, text, highlight_lines(text), HERE, symbols_of(text))}
     rules = Rules(_tables())
-    view, _ = render_lowered(parse_lowered(SAMPLE.read_bytes(), Location(LAB)), HERE, rules,
-                             IrSite(rules, lambda pin, path: None).file_of(own, None))
+    view = render_lowered(parse_lowered(SAMPLE.read_bytes(), Location(LAB)), HERE, rules,
+                          IrSite(rules, lambda pin, path: None).file_of(own, None))
+    for part in view.parts:  # the modules' panes, as the build serves them
+        (out / part.src_uri).parent.mkdir(parents=True, exist_ok=True)
+        (out / part.src_uri).write_bytes(part.data)
     (out / "labs").mkdir()
     lab_lines = "".join(f'<div class="rd-l" id="L{n}">{n}</div>' for n in range(1, 240))
-    (out / "labs" / "lowering_ladder.html").write_text(_page("lab", str(view) + lab_lines, 1))
+    (out / "labs" / "lowering_ladder.html").write_text(_page("lab", str(view.html) + lab_lines, 1))
     rules_page = out / "source" / Path(TPU).with_suffix(".py.html")
     rules_page.parent.mkdir(parents=True)
     lines = "".join(f'<div class="rd-l" id="L{n}">line {n}</div>' for n in range(1, 4300))
@@ -64,9 +68,16 @@ def browser(tmp_path_factory):
     yield from chromium(tmp_path_factory.mktemp("chrome-ir"), logs=True)
 
 
-def _open(browser, site: Path) -> None:
-    browser.get((site / "labs" / "lowering_ladder.html").as_uri())
+def _open(browser, site: Path, fragment: str = "") -> None:
+    browser.get((site / "labs" / "lowering_ladder.html").as_uri() + fragment)
     wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    _painted(browser, "ir-exp_add_kernel-jaxpr")
+
+
+def _painted(browser, module: str) -> None:
+    """Wait for the module's panes, which irview.js loads from their script."""
+    wait(browser, lambda b: b.execute_script(
+        f"return !!document.querySelector('#{module} .ir-view:not([aria-busy]) .ir-line, #{module} .ir-view:not([aria-busy]) .ir-op')"))
 
 
 def _selected(browser, cls: str) -> list[str]:
@@ -78,6 +89,11 @@ def _tpu_tab(browser):
     return browser.find_element("id", f"{MODULE}-tab")
 
 
+def _show_tpu(browser) -> None:
+    _tpu_tab(browser).click()
+    _painted(browser, MODULE)
+
+
 def _ops_of(browser, key: str) -> list[str]:
     return browser.execute_script(
         f"return [...document.querySelectorAll('#{MODULE} .ir-op[data-k~=\"{key}\"]')].map(e => e.id)")
@@ -87,7 +103,9 @@ def test_tabs_show_one_backend_at_a_time(browser, site):
     _open(browser, site)
     assert browser.find_element("id", "ir-exp_add_kernel-jaxpr").is_displayed()
     assert not browser.find_element("id", MODULE).is_displayed()
-    _tpu_tab(browser).click()
+    # a hidden module's panes are not loaded: its script is, once its tab is shown
+    assert browser.execute_script(f"return document.querySelectorAll('#{MODULE} .ir-op').length") == 0
+    _show_tpu(browser)
     assert browser.find_element("id", MODULE).is_displayed()
     assert not browser.find_element("id", "ir-exp_add_kernel-jaxpr").is_displayed()
     assert _tpu_tab(browser).get_attribute("aria-selected") == "true"
@@ -97,7 +115,7 @@ def test_tabs_show_one_backend_at_a_time(browser, site):
 
 def test_clicking_a_kernel_line_marks_its_ops_and_an_op_marks_its_line(browser, site):
     _open(browser, site)
-    _tpu_tab(browser).click()
+    _show_tpu(browser)
     line = browser.find_element("css selector", f"#{MODULE} .ir-src[data-k]")
     key = line.get_attribute("data-k")
     line.find_element("css selector", ".ir-c").click()
@@ -120,7 +138,7 @@ def test_hovering_a_kernel_line_marks_its_ops_without_scrolling_them(browser, si
     from selenium.webdriver.common.action_chains import ActionChains
 
     _open(browser, site)
-    _tpu_tab(browser).click()
+    _show_tpu(browser)
     browser.execute_script("document.head.insertAdjacentHTML('beforeend',"
                            " '<style>.ir-scroll { max-height: 8rem !important; }</style>')")  # panes that scroll
     scroll_tops = f"return [...document.querySelectorAll('#{MODULE} .ir-scroll')].map(p => p.scrollTop)"
@@ -141,9 +159,25 @@ def test_hovering_a_kernel_line_marks_its_ops_without_scrolling_them(browser, si
     wait(browser, lambda b: b.execute_script(scroll_tops) != before)
 
 
+def test_a_link_to_an_op_of_a_hidden_module_shows_its_tab_and_selects_it(browser, site):
+    op = f"{MODULE}-{_op_lines()[-1]}"
+    _open(browser, site, f"#{op}")
+    wait(browser, lambda b: b.execute_script(f"return !!document.getElementById('{op}')"))
+    assert _tpu_tab(browser).get_attribute("aria-selected") == "true"
+    assert browser.find_element("id", MODULE).is_displayed()
+    wait(browser, lambda b: "ir-cur" in b.find_element("id", op).get_attribute("class"))
+    assert _selected(browser, "ir-src")  # its kernel line, marked
+
+
+def _op_lines() -> list[int]:
+    raw = json.loads(SAMPLE.read_text())
+    tpu = next(m for m in raw["modules"] if m["backend"] == "mosaic_tpu")
+    return [o["line"] for o in tpu["ops"] if o["loc"]]
+
+
 def test_an_ops_rule_link_lands_on_the_rules_line(browser, site):
     _open(browser, site)
-    _tpu_tab(browser).click()
+    _show_tpu(browser)
     link = browser.find_element("css selector", f"#{MODULE} .ir-rule[href$='#L{TPU_RULES['exp'][1]}']")
     assert link.text == TPU_RULES["exp"][2]
     link.click()
@@ -161,6 +195,7 @@ def test_the_view_works_from_the_keyboard(browser, site):
     tab.send_keys(Keys.ARROW_RIGHT)  # to the Mosaic TPU tab
     assert browser.switch_to.active_element.get_attribute("id") == f"{MODULE}-tab"
     assert browser.find_element("id", MODULE).is_displayed()
+    _painted(browser, MODULE)
     line = browser.find_element("css selector", f"#{MODULE} .ir-src[data-k]")
     key = line.get_attribute("data-k")
     line.send_keys(Keys.ENTER)
@@ -224,7 +259,7 @@ def test_axe_finds_no_serious_violation_in_the_view(browser, site, scheme):
         pytest.skip("needs tests/vendor/axe-core")
     _open(browser, site)
     browser.execute_script(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
-    _tpu_tab(browser).click()
+    _show_tpu(browser)
     browser.find_element("css selector", f"#{MODULE} .ir-src[data-k] .ir-c").click()  # a selection shown
     violations = axe_violations(browser, scheme)
     assert not violations, _report(violations)

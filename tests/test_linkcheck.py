@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reader.linkcheck import check_links
+from reader.cache import Cache
+from reader.linkcheck import check_changed, check_links, part_text
 from reader.workers import Workers
 
 
@@ -76,3 +77,25 @@ def test_many_pages_are_scanned_on_worker_processes_with_the_same_result(tmp_pat
     one = check_links(tmp_path, workers=Workers(1))
     assert one == check_links(tmp_path, workers=Workers(2))
     assert [b.href for b in one] == ["p0.html#x39"]
+
+
+def test_a_pages_parts_are_checked_as_its_html(tmp_path):
+    """A part (HTML served as a script, irview.js) holds links relative to its page and ids of it."""
+    part = tmp_path / "assets" / "ir" / "labs" / "a" / "m.js"
+    part.parent.mkdir(parents=True)
+    part.write_text(part_text("m", '<div id="m-3"><a href="../source/k.py.html#L2">k</a>'
+                                   '<a href="../source/k.py.html#L9">gone</a><a href="#m-4">no</a></div>'))
+    write(tmp_path, "labs/a.html", '<div id="m" ><div class="ir-view" data-part="../assets/ir/labs/a/m.js">'
+                                   '</div></div><div data-part="../assets/ir/labs/a/none.js"></div>')
+    write(tmp_path, "source/k.py.html", '<div id="L2"></div><a href="../labs/a.html#m-3">op</a>')
+    cache, digests = Cache(tmp_path / "cache"), {}
+    broken = {(b.page, b.href, b.reason) for b in check_links(tmp_path, cache, digests=digests)}
+    assert broken == {("labs/a.html", "../source/k.py.html#L9", "no id 'L9' in source/k.py.html"),
+                      ("labs/a.html", "#m-4", "no id 'm-4' in labs/a.html"),
+                      ("labs/a.html", "../assets/ir/labs/a/none.js", "no such file")}
+    # a part's ids are its page's for a changed page's links too
+    changed = {"source/k.py.html": b'<div id="L2"></div><a href="../labs/a.html#m-3">op</a>'
+                                   b'<a href="../labs/a.html#m-5">x</a>'}
+    assert [b.href for b in check_changed(tmp_path, changed, digests, cache)] == ["../labs/a.html#m-5"]
+    part.write_text("not a part")
+    assert any(b.reason.endswith("is not a part's script") for b in check_links(tmp_path))

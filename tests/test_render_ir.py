@@ -15,6 +15,7 @@ from reader.cache import Cache
 from reader.errors import Location
 from reader.extract.ruletable import PrimRef, RuleEntry, RuleRef, RuleTable
 from reader.extract.symbols import symbols_of
+from reader.linkcheck import read_part, scan
 from reader.model import SourceFile
 from reader.render import irsite
 from reader.render.highlight import highlight_lines
@@ -22,7 +23,8 @@ from reader.render.ir import LOWERED, IrFormatError, Rules, coverage, parse_lowe
 from reader.render.irsite import IrPages
 from reader.render.irview import IrSite, kernel_file, render_lowered
 from reader.render.labs import Artifact, LabArtifacts, LabInfo
-from reader.render.urls import slugify
+from reader.render.model import Asset
+from reader.render.urls import rel_file, slugify
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "fixtures" / "lowered" / "lowering_ladder.lowered.json"
@@ -61,7 +63,22 @@ def _render(lab_text: str, tables: list[RuleTable] | None = None, data: bytes | 
     lowered = parse_lowered(data if data is not None else SAMPLE.read_bytes(), Location(LAB))
     own = {("", LAB): kernel_file("", LAB, lab_text, highlight_lines(lab_text), HERE, symbols_of(lab_text))}
     rules = Rules(tables if tables is not None else _tables())
-    return render_lowered(lowered, HERE, rules, IrSite(rules, pinned).file_of(own, None))
+    view = render_lowered(lowered, HERE, rules, IrSite(rules, pinned).file_of(own, None))
+    return painted(view.html, view.parts), view.modules
+
+
+def painted(html: str, parts: tuple[Asset, ...], here: str = HERE) -> str:
+    """The page's HTML with each module's panes put in from its part, as irview.js paints them."""
+    by_src = {rel_file(here, a.src_uri): a for a in parts}
+
+    def fill(m: re.Match[str]) -> str:
+        part = read_part(by_src.pop(m[1]).data)
+        assert part is not None
+        return f'<div class="ir-view">{part}</div>'
+
+    out = re.sub(r'<div class="ir-view" data-part="([^"]+)"[^>]*></div>', fill, html)
+    assert not by_src, "a part no module points to"
+    return out
 
 
 def _one(pattern: str, text: str) -> re.Match[str]:
@@ -144,6 +161,24 @@ def test_coverage_counts_and_names_what_is_not_linked(lab_text, raw):
             assert name in line
         assert ("exp" in line) == any(o["primitive"] == "exp" for o in ops)
     assert "linked to a kernel line and a rule" in by_id["exp_add_kernel-mosaic-tpu"].coverage.line()
+
+
+def test_a_modules_panes_are_a_script_of_their_own_with_links_relative_to_the_page(lab_text, raw):
+    lowered = parse_lowered(SAMPLE.read_bytes(), Location(LAB))
+    own = {("", LAB): kernel_file("", LAB, lab_text, highlight_lines(lab_text), HERE, symbols_of(lab_text))}
+    rules = Rules(_tables())
+    view = render_lowered(lowered, HERE, rules, IrSite(rules, lambda pin, path: None).file_of(own, None))
+    shown = [m for m in raw["modules"] if not m.get("error")]
+    assert [a.src_uri for a in view.parts] == [f"assets/ir/labs/lowering_ladder/ir-{m['id']}.js" for m in shown]
+    assert 'class="ir-op' not in view.html and 'class="ir-src' not in view.html  # the page: no line
+    for m in shown:
+        assert f'data-part="../assets/ir/labs/lowering_ladder/ir-{m["id"]}.js"' in view.html
+    tpu = next(a for a in view.parts if a.src_uri.endswith("mosaic-tpu.js"))
+    assert tpu.data.startswith(b'readerIr.put("ir-exp_add_kernel-mosaic-tpu",')
+    part = read_part(tpu.data)
+    assert part is not None and f'href="../source/{TPU}.html#L{TPU_RULES["exp"][1]}"' in part
+    assert scan(part).ids >= {f"ir-exp_add_kernel-mosaic-tpu-{o['line']}"
+                              for m in raw["modules"] if m["backend"] == "mosaic_tpu" for o in m["ops"]}
 
 
 def test_a_refusal_shows_its_error_in_its_backend_tab(lab_text, raw):
@@ -250,7 +285,7 @@ def test_a_canonical_kernel_gets_a_page_linked_from_its_file_and_the_articles_re
     assert pages.source_inputs(kernel) == ((), pages.kernels[kernel])
     page = pages.render("ir/flash_attention.md", None)
     assert page.src_uri == "ir/flash_attention.md" and 'id="rd-lowered"' in page.html
-    assert f'href="../source/{kernel}.html#L2"' in page.html
+    assert f'href="../source/{kernel}.html#L2"' in painted(page.html, page.assets, page.src_uri)
     assert [page for page, _ in pages.summary.pages] == ["ir/flash_attention.md"]
     tpu = next(m for m in doc["modules"] if m["backend"] == "mosaic_tpu")
     located, linked = (sum(1 for o in tpu["ops"] if o["loc"] and (not rule or o["primitive"] in TPU_RULES))

@@ -4,8 +4,61 @@
 // pointer crossing the kernel on its way elsewhere does not move the reader's place). On a line, n/p go to the first/last op of the
 // selection and ↓/↑ to the next/previous line; on an op, n/p or ↓/↑ go to the next/previous op
 // of the selection; Escape clears it. Tabs choose a kernel's backend. Works from file://.
+// A module's panes are not in the page: each is a script (irview.py's part_script) calling
+// readerIr.put(module id, HTML), loaded by a <script> tag when the module's tab is shown and the
+// module is near the viewport, or when the URL's fragment points into it.
 (function () {
   "use strict";
+
+  var painted = {};  // module id -> the functions waiting for its panes
+
+  window.readerIr = {
+    put: function (id, html) {
+      var panel = document.getElementById(id), view = panel && panel.querySelector(".ir-view[data-part]");
+      if (!view) return;
+      view.innerHTML = html;
+      view.removeAttribute("data-part");
+      view.removeAttribute("aria-busy");
+      (painted[id] || []).forEach(function (f) { f(); });
+      delete painted[id];
+    }
+  };
+
+  // Paint the module's panes (once), then call `then`.
+  function load(panel, then) {
+    var view = panel.querySelector(".ir-view[data-part]");
+    if (!view) { if (then) then(); return; }
+    if (then) (painted[panel.id] = painted[panel.id] || []).push(then);
+    if (view.dataset.loading) return;
+    view.dataset.loading = "true";
+    var script = document.createElement("script");
+    script.src = view.getAttribute("data-part");
+    document.head.appendChild(script);
+  }
+
+  // A hidden module is never in view: its panes load when its tab shows it near the viewport.
+  function loadNear(doc) {
+    var views = doc.querySelectorAll(".ir-view[data-part]");
+    if (!("IntersectionObserver" in window)) {
+      views.forEach(function (v) { if (!panelOf(v).hidden) load(panelOf(v)); });
+      return;
+    }
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (e.isIntersecting) { seen.unobserve(e.target); load(panelOf(e.target)); }
+      });
+    }, {rootMargin: "800px 0px"});
+    views.forEach(function (v) { seen.observe(v); });
+  }
+
+  // The module holding the element `id` once painted: the longest module id it starts with.
+  function moduleOf(id) {
+    var best = null;
+    document.querySelectorAll(".ir-module").forEach(function (m) {
+      if (id.indexOf(m.id + "-") === 0 && (!best || m.id.length > best.id.length)) best = m;
+    });
+    return best;
+  }
 
   function panelOf(el) { return el.closest(".ir-module"); }
 
@@ -118,6 +171,7 @@
       t.setAttribute("aria-selected", on ? "true" : "false");
       t.tabIndex = on ? 0 : -1;
       if (panel) panel.hidden = !on;
+      if (panel && on) load(panel);
     });
   }
 
@@ -134,10 +188,16 @@
   function fromHash() {
     var id = decodeURIComponent(location.hash.slice(1));
     var el = id && document.getElementById(id);
-    var panel = el && el.closest(".ir-module");
-    var tab = panel && document.getElementById(panel.id + "-tab");
+    var panel = el ? el.closest(".ir-module") : id && moduleOf(id);
+    if (!panel) return;
+    var tab = document.getElementById(panel.id + "-tab");
     if (tab && tab.closest('[role="tablist"]') && !tab.closest('[role="tablist"]').hidden) show(tab);
-    if (panel && el.dataset.k) select(panel, el.classList.contains("ir-op") ? firstKey(el) : el.dataset.k, el, true);
+    load(panel, function () {
+      var found = document.getElementById(id);
+      if (!found || !found.closest(".ir-view")) return;
+      if (found.dataset.k) select(panel, found.classList.contains("ir-op") ? firstKey(found) : found.dataset.k, found, false);
+      reveal(found, true);
+    });
   }
 
   function setUp() {
@@ -149,6 +209,7 @@
       doc.addEventListener("keydown", onKey);
       doc.addEventListener("click", onClick);
       doc.addEventListener("mouseover", onHover);
+      loadNear(doc);
     });
     fromHash();
   }

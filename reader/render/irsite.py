@@ -186,12 +186,13 @@ class IrPages:
 
     def render(self, page: str, cache: Cache | None) -> Page:
         v = next(v for v in self.views if v.page == page)
-        body, _ = render_lowered(v.lowered, page, self.rules, self.site.file_of({}, cache))
-        html = Markup('<div id="rd-lowered">') + body + Markup("</div>")
+        view = render_lowered(v.lowered, page, self.rules, self.site.file_of({}, cache))
+        html = Markup('<div id="rd-lowered">') + view.html + Markup("</div>")
         intro = (f"<p>A pinned kernel lowered on a host without an accelerator (jax {v.lowered.jax}): "
                  "each op beside the kernel line it comes from, and linked to the lowering rule "
                  "that emitted it.</p>")
-        return Page(page, v.title, page_markdown(v.title, ["toc"]), with_prose(str(html), intro))
+        return Page(page, v.title, page_markdown(v.title, ["toc"]), with_prose(str(html), intro),
+                    view.parts)
 
     def coverage(self) -> list[str]:
         """One line per module: `page module: located/ops, linked/ops; what lacks a location or rule`."""

@@ -1,8 +1,11 @@
 """The linked IR view (Compiler Explorer style): each lowered module beside the kernel lines its
 ops come from, a kernel line and its ops tinted alike, each op linked to the rule that emitted it.
 
-The page holds all it needs (no data is fetched): ids and `data-k` attributes tie a kernel line
-to its ops; docs/assets/irview.js selects, highlights and scrolls, irview.css tints.
+Ids and `data-k` attributes tie a kernel line to its ops; docs/assets/irview.js selects,
+highlights and scrolls, irview.css tints. A module's two panes (its `.ir-view`, up to 1,468 ops)
+are not in the page: each is a script of its own (`part_script`), which irview.js loads by a
+`<script>` tag (file:// works) when the module's tab is shown near the viewport. Their links are
+relative to the page, and the link check reads them as part of it (`reader/linkcheck.py`).
 """
 
 from __future__ import annotations
@@ -17,18 +20,22 @@ from markupsafe import Markup
 
 from reader.cache import Cache, blob_sha
 from reader.extract.symbols import symbols_of
+from reader.linkcheck import part_text
 from reader.model import SourceFile, Symbol, split_lines
 from reader.render.code import merge_spans
 from reader.render.highlight import escape_code, highlighted
 from reader.render.ir import BACKENDS, Coverage, IrLoc, IrModule, IrOp, Lowered, Rules, coverage
+from reader.render.model import Asset
 from reader.render.templates import render
-from reader.render.urls import line_id, rel, slugify, source_page
+from reader.render.urls import line_id, rel, rel_file, slugify, source_page
 
 PALETTE = 8
 """Tints (irview.css `.ir-c0`..`.ir-c7`): a kernel line's colour is its rank among the lines the
 module's ops come from, so every backend of a kernel colours a line alike when they share lines."""
 CONTEXT = 2
 """Lines shown around a located line outside the kernel's own function."""
+PARTS_DIR = "assets/ir"
+"""Where the modules' panes are served: `assets/ir/<page>/<module's element id>.js`."""
 
 
 @dataclass(frozen=True)
@@ -57,13 +64,28 @@ class ModuleView:
     html: Markup
     coverage: Coverage | None
     """None for a module the backend refused."""
+    part: Asset | None = None
+    """The script holding the module's panes (None for a refused module)."""
 
 
 class LoweredView(NamedTuple):
-    """A page's lowered modules: the view's HTML and each module's view."""
+    """A page's lowered modules: the view's HTML, each module's view, and the scripts of their panes."""
 
     html: Markup
     modules: list[ModuleView]
+
+    @property
+    def parts(self) -> tuple[Asset, ...]:
+        return tuple(m.part for m in self.modules if m.part is not None)
+
+
+def part_uri(here: str, element: str) -> str:
+    """The script of a module's panes: `assets/ir/labs/lowering_ladder/ir-exp_add-jaxpr.js`."""
+    return f"{PARTS_DIR}/{here.removesuffix('.md')}/{element}.js"
+
+
+def part_script(uri: str, element: str, html: str) -> Asset:
+    return Asset(uri, part_text(element, html).encode())
 
 
 def render_lowered(lowered: Lowered, here: str, rules: Rules, file_of: FileOf) -> LoweredView:
@@ -105,9 +127,12 @@ def module_view(module: IrModule, here: str, rules: Rules, file_of: FileOf) -> M
     sources = [_source(f, keys[key], mid, here, [o for o in shown if o.loc and o.loc.key == key], colours,
                        module.kernel) for key, f in files.items()]
     lines = _ir_lines(module, mid, here, rules, keys, colours, files)
-    body = render("irmodule.j2", id=mid, module=module, label=label, error="", sources=sources,
-                  lines=lines, coverage=cov.line())
-    return ModuleView(module, Markup(body), cov)
+    uri = part_uri(here, mid)
+    part = part_script(uri, mid, render("irpanes.j2", sources=sources, lines=lines, label=label))
+    rows = max(len(lines), sum(len(r) + 1 for s in sources if isinstance(r := s["rows"], list)))
+    body = render("irmodule.j2", id=mid, module=module, label=label, error="", coverage=cov.line(),
+                  part=rel_file(here, uri), rows=rows)
+    return ModuleView(module, Markup(body), cov, part)
 
 
 def _source(f: KernelFile, fkey: str, mid: str, here: str, ops: list[IrOp],

@@ -46,7 +46,7 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
     lines = linked_lines(lab.doc, here, cache)
     code = code_view(CodeLines(lines, "", symbol_anchors([d.symbol for d in lab.doc.definitions])))
     assets, artifacts = lab_assets(lab.info.name, lab.artifacts), []
-    lowered = lab_ir(lab, cache, ir)[0] if ir is not None else Markup()
+    lowered = lab_ir(lab, cache, ir) if ir is not None else LoweredView(Markup(), [])
     for a in lab.artifacts.files:
         if a.name == LOWERED and ir is not None:
             continue
@@ -62,12 +62,12 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
     body = render("lab.j2", lab=lab.info, line_count=len(lines.lines), exercises=exercises,
                   artifacts=artifacts, error=lab.artifacts.error,
                   failed_at=str(Location(lab.info.path, lab.artifacts.line)),
-                  code=Markup(code), lowered=lowered,
+                  code=Markup(code), lowered=lowered.html,
                   articles=[(rel(here, page), title) for page, title in lab.articles],
                   notebook=rel_file(here, lab_notebook(lab.info.name)), colab=lab.colab)
     title = lab.info.heading
     body = with_prose(body, prose.html(description(lab.info.docstring), here))
-    return Page(here, title, page_markdown(title, ["toc"]), body), assets
+    return Page(here, title, page_markdown(title, ["toc"]), body, lowered.parts), assets
 
 
 def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> LoweredView:
