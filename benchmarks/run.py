@@ -8,7 +8,8 @@ Nothing here asserts: targets are read off the output. The cold builds and Pycco
 times (default 3), alternating, and their rows give the medians. Sections: `git_economy`, `build` (cold
 with and without the labs' jax run, the first rebuild after the first, warm, one note, a section's
 body and a lab's docstring edited, the note's edit saved while `reader serve` runs, peak memory,
-site size per source line), `check` (cold, warm), `scaling` (a quarter, half and all of the files: time per 1000
+site size per source line), `editions` (cold and warm, with and without the older editions: on
+the checkout itself, whose git history they are read from), `check` (cold, warm), `scaling` (a quarter, half and all of the files: time per 1000
 lines), `history` (the build with the rule history and without, cold and warm). Run it with the machine as quiet as you can: the load average is printed first. Every build and check runs on a copy of the project (so the
 one-note edit never touches the checkout) with a cache of its own.
 
@@ -427,6 +428,34 @@ def _cpu(pid: int) -> float:
     """User + system CPU seconds of a process and its children it has waited for."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+BUILD = ("import sys; from pathlib import Path; from reader.site import build_site; "
+         "r = build_site(Path(sys.argv[1]), Path(sys.argv[2]), older=sys.argv[3] == 'with'); "
+         "print(r.timings())")
+"""A build of the checkout (the older editions are read from its git history) with or without them."""
+
+
+@section
+def editions(tmp: Path) -> None:
+    """The build with and without the older editions (`moves/*.json`), cold and warm: what the
+    previous edition adds (target: at most half of a cold build without it)."""
+    subprocess.run(_reader(ROOT, "fetch"), check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    kept = _source_cache()  # the labs' artifacts as the checkout's builds left them
+    runs: dict[str, tuple[Run, Run]] = {}
+    for which in ("without", "with"):
+        cache, site = _cold_cache(tmp / f"cache-{which}", kept_from=kept), tmp / f"site-{which}"
+        cmd = [PY, "-c", BUILD, str(ROOT), str(site), which]
+        cold = run(cmd, _env(cache))
+        runs[which] = (cold, run(cmd, _env(cache)))
+        note(f"{which} the older editions, cold: {cold.stdout.strip()}")
+    (cold_without, warm_without), (cold_with, warm_with) = runs["without"], runs["with"]
+    print(f"  cold build without the older editions {cold_without.seconds:.1f} s, with them "
+          f"{cold_with.seconds:.1f} s; warm {warm_without.seconds:.1f} s and {warm_with.seconds:.1f} s")
+    added = cold_with.seconds - cold_without.seconds
+    row("what the older editions add to a cold build", added, cold_without.seconds, "s",
+        "the cold build without them", "<= 0.50x", added <= cold_without.seconds / 2)
 
 
 @section

@@ -73,13 +73,14 @@ def _counted(kind: str, rendered: int, cached: int) -> str:
 
 def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
                progress: Callable[[str], None] = lambda _m: None, wait: bool = True,
-               keep_going: bool = False) -> BuildReport:
+               keep_going: bool = False, older: bool = True) -> BuildReport:
     """Build the site into a temporary folder next to `site_dir`, check it, and swap it in.
 
     A failure at any step leaves the previous `site_dir` as it was; a lab that fails is a failure
     (`LabError`) unless `keep_going`, when the site is built with the lab's page saying it failed,
     and the report names it. One build at a time writes a given `site_dir`: a second waits for
-    the first (or, with `wait=False`, raises BusyError).
+    the first (or, with `wait=False`, raises BusyError). `older=False` leaves the older editions
+    out (benchmarks/run.py measures what they cost).
     """
     root = root.resolve()
     site_dir = (site_dir or root / "site").resolve()
@@ -92,7 +93,7 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
     with _build_lock(site_dir, progress, wait), cache.in_use():
         recover(site_dir)
         with cache.staged():  # a failed build adds nothing to the cache
-            report = _build_locked(root, site_dir, jobs, progress, cache, keep_going)
+            report = _build_locked(root, site_dir, jobs, progress, cache, keep_going, older)
         # A failed lab fails only now: what was computed (the other labs' runs above all) is kept.
         if report.failures and not keep_going:
             raise labs_failed(report.failures)
@@ -108,8 +109,8 @@ def labs_failed(failures: tuple[ReaderError, ...]) -> ReaderError:
     return LabError(f"{first.message}; and {len(rest)} more:{more}", first.location, first.hint)
 
 
-def _build_locked(root: Path, site_dir: Path, jobs: int | None,
-                  progress: Callable[[str], None], cache: Cache, keep_going: bool) -> BuildReport:
+def _build_locked(root: Path, site_dir: Path, jobs: int | None, progress: Callable[[str], None],
+                  cache: Cache, keep_going: bool, with_older: bool = True) -> BuildReport:
     start = time.perf_counter()
     generated, steps = None, []
     state = site_patch.load(root, site_dir)
@@ -126,7 +127,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
         t = time.perf_counter()
-        older = _older_editions(root, jobs, progress, cache)
+        older = _older_editions(root, jobs, progress, cache) if with_older else []
         if older:
             steps.append(("older editions' pages", time.perf_counter() - t))
         everyone = editions.editions(root) if older else ()
