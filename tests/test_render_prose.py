@@ -36,7 +36,7 @@ def test_labs_pages_and_facts():
 def test_unknown_targets_stay_text_and_are_reported():
     p = prose()
     out = p.html("[[pkg/core.py::Nope]] [[page:later]] [[lab:gone]] {{fact:none}}", "articles/x.md")
-    assert "<a " not in out and "<code>Nope</code>" in out and "<code>{{fact:none}}</code>" in out
+    assert "<a " not in out and "<code>Nope</code>" in out and "<em>(not computed at these pins)</em>" in out
     assert sorted(p.unresolved) == ["fact none", "lab gone", "page later", "source pkg/core.py::Nope"]
 
 

@@ -92,8 +92,8 @@ class Prose:
             assert self._facts is not None
             if p.target in self._facts:
                 return fact_text(self._facts[p.target])
-            self.unresolved.append(f"fact {p.target}")
-            return _code(f"{{{{fact:{p.target}}}}}")
+            self.unresolved.append(f"fact {p.target}")  # `reader check` reports it at the pins
+            return "*(not computed at these pins)*"  # an older edition's extractor may not read it
         if p.kind == "lab":
             return self._link(p.label or self.labs.get(p.target, p.target),
                               rel(page, lab_page(p.target)) if p.target in self.labs else "", p)
