@@ -13,6 +13,7 @@ import pytest
 
 from reader.errors import Location
 from reader.extract.symbols import symbols_of
+from reader.render import irview
 from reader.render.highlight import highlight_lines
 from reader.render.ir import Rules, parse_lowered
 from reader.render.irview import IrSite, kernel_file, render_lowered
@@ -48,8 +49,10 @@ def site(tmp_path_factory) -> Path:
     text = (ROOT / "tests" / "fixtures" / "lowered" / "lowering_ladder.py").read_text()
     own = {("", LAB): kernel_file("", LAB, text, highlight_lines(text), HERE, symbols_of(text))}
     rules = Rules(_tables())
-    view = render_lowered(parse_lowered(SAMPLE.read_bytes(), Location(LAB)), HERE, rules,
-                          IrSite(rules, lambda pin, path: None).file_of(own, None))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(irview, "CHUNK", 4)  # the TPU module's 35 lines in runs painted as needed
+        view = render_lowered(parse_lowered(SAMPLE.read_bytes(), Location(LAB)), HERE, rules,
+                              IrSite(rules, lambda pin, path: None).file_of(own, None))
     for part in view.parts:  # the modules' panes, as the build serves them
         (out / part.src_uri).parent.mkdir(parents=True, exist_ok=True)
         (out / part.src_uri).write_bytes(part.data)
@@ -159,6 +162,22 @@ def test_hovering_a_kernel_line_marks_its_ops_without_scrolling_them(browser, si
     wait(browser, lambda b: b.execute_script(scroll_tops) != before)
 
 
+def test_runs_of_ops_far_from_the_panes_view_are_painted_when_a_selection_needs_them(browser, site):
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, site)
+    browser.execute_script("document.head.insertAdjacentHTML('beforeend',"
+                           " '<style>.ir-scroll { max-height: 3rem !important; }</style>')")
+    _show_tpu(browser)
+    unpainted = f"return document.querySelectorAll('#{MODULE} .ir-k[data-i]').length"
+    assert browser.execute_script(unpainted) > 0
+    line = browser.find_elements("css selector", f"#{MODULE} .ir-src[data-k]")[-1]
+    line.send_keys(Keys.ENTER)
+    key = line.get_attribute("data-k")
+    wanted = [f"{MODULE}-{o}" for o in _op_lines(key)]
+    assert wanted and _ops_of(browser, key) == wanted and _selected(browser, "ir-op") == wanted
+
+
 def test_a_link_to_an_op_of_a_hidden_module_shows_its_tab_and_selects_it(browser, site):
     op = f"{MODULE}-{_op_lines()[-1]}"
     _open(browser, site, f"#{op}")
@@ -169,10 +188,12 @@ def test_a_link_to_an_op_of_a_hidden_module_shows_its_tab_and_selects_it(browser
     assert _selected(browser, "ir-src")  # its kernel line, marked
 
 
-def _op_lines() -> list[int]:
+def _op_lines(key: str = "") -> list[int]:
+    """The lines of the TPU module's located ops (those of kernel line `key`, `f0-<line>`)."""
     raw = json.loads(SAMPLE.read_text())
     tpu = next(m for m in raw["modules"] if m["backend"] == "mosaic_tpu")
-    return [o["line"] for o in tpu["ops"] if o["loc"]]
+    return sorted({o["line"] for o in tpu["ops"]
+                   if o["loc"] and (not key or f"f0-{o['loc']['line']}" == key)})
 
 
 def test_an_ops_rule_link_lands_on_the_rules_line(browser, site):

@@ -11,18 +11,57 @@
   "use strict";
 
   var painted = {};  // module id -> the functions waiting for its panes
+  var runs = {};  // module id -> the HTML of each run of ops lines, null once painted
 
+  // The ops pane comes in runs of lines, each after an <!--ir-k--> mark: a run is an empty
+  // `.ir-k` (sized by its --rows) until it comes near the pane's view or a selection needs it.
   window.readerIr = {
     put: function (id, html) {
       var panel = document.getElementById(id), view = panel && panel.querySelector(".ir-view[data-part]");
       if (!view) return;
-      view.innerHTML = html;
+      var pieces = html.split("<!--ir-k-->"), todo = pieces.slice(1, -1);
+      view.innerHTML = pieces[0] + todo.map(function (run, i) {
+        return run.slice(0, run.indexOf(">")) + ' data-i="' + i + '"></div>';
+      }).join("") + pieces[pieces.length - 1];
+      runs[id] = todo;
       view.removeAttribute("data-part");
       view.removeAttribute("aria-busy");
+      paintNear(panel);
       (painted[id] || []).forEach(function (f) { f(); });
       delete painted[id];
     }
   };
+
+  function paintRun(panel, i) {
+    var todo = runs[panel.id], run = todo && todo[i];
+    var slot = run && panel.querySelector('.ir-k[data-i="' + i + '"]');
+    if (!slot) return;
+    todo[i] = null;
+    slot.insertAdjacentHTML("afterend", run);
+    slot.remove();
+  }
+
+  // Paint the runs whose HTML passes `test` (holds a line's id, a key in a data-k).
+  function paintHolding(panel, test) {
+    (runs[panel.id] || []).forEach(function (run, i) { if (run && test(run)) paintRun(panel, i); });
+  }
+
+  function paintKey(panel, key) {
+    var re = new RegExp('data-k="(?:[^"]* )?' + key.replace(/[^\w-]/g, "") + '[ "]');
+    paintHolding(panel, function (run) { return re.test(run); });
+  }
+
+  function paintNear(panel) {
+    var pane = panel.querySelector(".ir-ir-pane"), slots = panel.querySelectorAll(".ir-k[data-i]");
+    if (!pane || !slots.length) return;
+    if (!("IntersectionObserver" in window)) { slots.forEach(function (s) { paintRun(panel, +s.dataset.i); }); return; }
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (e.isIntersecting) { seen.unobserve(e.target); paintRun(panel, +e.target.dataset.i); }
+      });
+    }, {root: pane, rootMargin: "100% 0px"});
+    slots.forEach(function (s) { seen.observe(s); });
+  }
 
   // Paint the module's panes (once), then call `then`.
   function load(panel, then) {
@@ -94,6 +133,7 @@
   // Select the kernel line `key` and its ops; `from` is the element chosen (a line or an op);
   // `still`: mark them only, scrolling nothing.
   function select(panel, key, from, page, still) {
+    paintKey(panel, key);
     clear(panel);
     panel.dataset.sel = key;
     var line = lineOf(panel, key), ops = opsOf(panel, key);
@@ -193,6 +233,7 @@
     var tab = document.getElementById(panel.id + "-tab");
     if (tab && tab.closest('[role="tablist"]') && !tab.closest('[role="tablist"]').hidden) show(tab);
     load(panel, function () {
+      paintHolding(panel, function (run) { return run.indexOf('id="' + id + '"') >= 0; });
       var found = document.getElementById(id);
       if (!found || !found.closest(".ir-view")) return;
       if (found.dataset.k) select(panel, found.classList.contains("ir-op") ? firstKey(found) : found.dataset.k, found, false);

@@ -34,6 +34,8 @@ PALETTE = 8
 module's ops come from, so every backend of a kernel colours a line alike when they share lines."""
 CONTEXT = 2
 """Lines shown around a located line outside the kernel's own function."""
+CHUNK = 200
+"""Ops lines per run of a module's pane: irview.js paints a run when it comes near the pane's view."""
 PARTS_DIR = "assets/ir"
 """Where the modules' panes are served: `assets/ir/<page>/<module's element id>.js`."""
 
@@ -128,7 +130,8 @@ def module_view(module: IrModule, here: str, rules: Rules, file_of: FileOf) -> M
                        module.kernel) for key, f in files.items()]
     lines = _ir_lines(module, mid, here, rules, keys, colours, files)
     uri = part_uri(here, mid)
-    part = part_script(uri, mid, render("irpanes.j2", sources=sources, lines=lines, label=label))
+    part = part_script(uri, mid, render("irpanes.j2", sources=sources, lines=lines, label=label,
+                                                       chunk=CHUNK))
     rows = max(len(lines), sum(len(r) + 1 for s in sources if isinstance(r := s["rows"], list)))
     body = render("irmodule.j2", id=mid, module=module, label=label, error="", coverage=cov.line(),
                   part=rel_file(here, uri), rows=rows)
