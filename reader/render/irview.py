@@ -4,8 +4,9 @@ ops come from, a kernel line and its ops tinted alike, each op linked to the rul
 Ids and `data-k` attributes tie a kernel line to its ops; docs/assets/irview.js selects,
 highlights and scrolls, irview.css tints. A module's two panes (its `.ir-view`, up to 1,468 ops)
 are not in the page: each is a script of its own (`part_script`), which irview.js loads by a
-`<script>` tag (file:// works) when the module's tab is shown near the viewport. Their links are
-relative to the page, and the link check reads them as part of it (`reader/linkcheck.py`).
+`<script>` tag (file:// works) when the module's tab is shown near the viewport, and paints the
+ops in runs of `CHUNK` lines as they near the pane's view. Their links are relative to the page,
+and the link check reads them as part of it (`reader/linkcheck.py`).
 """
 
 from __future__ import annotations
