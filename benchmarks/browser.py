@@ -271,7 +271,8 @@ def first_visit(site: Path) -> list[Fetched]:
         WebDriverWait(driver, 120).until(
             lambda d: d.execute_script("return performance.getEntriesByType('navigation')[0].loadEventEnd > 0"))
         time.sleep(2)  # what the page fetches after its load (a worker's index)
-        return fetched(driver)
+        # the site's own requests: a new profile's browser also loads its new-tab page's files
+        return [f for f in fetched(driver) if f.url.startswith(url)]
 
 
 def weight_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport], runs: int = 3) -> None:
