@@ -1,3 +1,4 @@
+// @ts-check
 // Hover cards. Hovering (or focusing) a link to a definition on a source page shows a card: its
 // header and first lines of code, its docstring's first line, where it is defined, its uses (a
 // list that opens) and the notes on it. Each source file's cards come in one script,
@@ -6,7 +7,7 @@
 // its card, Down arrow moves into it, Tab and Shift+Tab move through it and back to the link,
 // Escape closes it.
 (function () {
-  var me = document.currentScript;
+  var me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var ROOT = me ? me.src.replace(/assets\/cards\.js(?:[?#].*)?$/, "") : "";
   var SHOW_MS = 250, HIDE_MS = 300;
   var LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -226,8 +227,8 @@
     return Array.prototype.slice.call(card.querySelectorAll("a[href], summary"));
   }
 
-  document.addEventListener("mouseover", function (e) {
-    var a = e.target.closest && e.target.closest("a[href]"), t = a && target(a);
+  document.addEventListener("mouseover", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
+    var a = /** @type {HTMLAnchorElement | null} */ (e.target.closest && e.target.closest("a[href]")), t = a && target(a);
     if (!t) return;
     if (a.title) { a.setAttribute("data-title", a.title); a.removeAttribute("title"); }
     clearTimeout(hideTimer);
@@ -235,14 +236,14 @@
     clearTimeout(showTimer);
     showTimer = setTimeout(function () { show(a, t, false); }, SHOW_MS);
   });
-  document.addEventListener("mouseout", function (e) {
+  document.addEventListener("mouseout", /** @param {MouseEvent & {target: HTMLElement, relatedTarget: Node | null}} e */ function (e) {
     var a = e.target.closest && e.target.closest("a[href]");
     if (!a || (e.relatedTarget && a.contains(e.relatedTarget))) return;
     clearTimeout(showTimer);
     if (a === pending && (!card || card.hidden)) pending = null;
     if (a === trigger && card && !card.hidden && document.activeElement !== a) later();
   });
-  document.addEventListener("focusin", function (e) {
+  document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) {
     if (card && card.contains(e.target)) { clearTimeout(hideTimer); return; }
     if (e.target === quiet) { quiet = null; return; }
     var a = e.target.closest && e.target.closest("a[href]"), t = a && target(a);

@@ -1,3 +1,4 @@
+// @ts-check
 // The code view (reader/render/code.py). Lines come in chunks (`.rd-k`) of plain text and links;
 // a chunk near the viewport gets its highlighting back (token runs in its `data-h`, classes and
 // link titles in the view's `data-c` and `data-t`) and its line-number links (`a.rd-n`, which
@@ -124,7 +125,7 @@
     }, {rootMargin: "1500px 0px"});
     chunks.forEach(function (chunk) { seen.observe(chunk); });
     window.addEventListener("beforeprint", function () { chunks.forEach(paint); });
-    document.addEventListener("focusin", function (e) {  // Tab into a chunk not yet painted
+    document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) {  // Tab into a chunk not yet painted
       var chunk = e.target.closest && e.target.closest(".rd-k");
       if (chunk) paint(chunk);
     });
@@ -167,7 +168,7 @@
     probe.style.cssText = "content-visibility:visible;height:0;overflow:hidden;width:100%";
     probe.innerHTML = "<div>0000000000</div>";
     lines.appendChild(probe);
-    var row = probe.firstChild, range = document.createRange();
+    var row = /** @type {Element} */ (probe.firstChild), range = document.createRange();
     range.selectNodeContents(row.firstChild);
     var text = range.getBoundingClientRect(), box = row.getBoundingClientRect();
     var out = {ch: text.width / 10, gutter: text.left - box.left,  // padding-left + text-indent
@@ -299,7 +300,7 @@
   // A note the URL names (`#note-x`) is shown whole, even where its block folds it.
   var shown = null;
   function showTarget() {
-    var id = location.hash.slice(1), el = null;
+    var id = location.hash.slice(1), el;
     try { el = id && document.getElementById(decodeURIComponent(id)); } catch (err) { el = null; }
     var notes = el && el.closest && el.closest(".rd-ns.rd-fold");
     if (!notes || notes === shown) return;
@@ -324,7 +325,7 @@
     }
     window.addEventListener("resize", later);
     window.addEventListener("hashchange", function () { shown = null; showTarget(); });
-    document.addEventListener("click", function (e) {
+    document.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
       var button = e.target.closest && e.target.closest(".rd-more");
       if (button) unfold(button.parentElement, !button.parentElement.classList.contains("rd-open"));
     });
@@ -383,7 +384,7 @@
     if (views.length) {
       foldAll(views);
       document.addEventListener("mouseover", function (e) { heat("pointer", e.target); });
-      document.addEventListener("focusin", function (e) { heat("focus", e.target); });
+      document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) { heat("focus", e.target); });
       document.addEventListener("focusout", function (e) { if (!e.relatedTarget) heat("focus", null); });
     }
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // Diff pages (reader/render/filediff.py): unified or side by side, the reader's choice kept in
 // localStorage for every diff page.
 (function () {

@@ -1,3 +1,4 @@
+// @ts-check
 // Two keys of a code browser, as on GitHub: `t` finds a file by the letters of its path (the list
 // is search's `files` piece, loaded on first use), `l` goes to a line of the page's code.
 (function () {
@@ -125,7 +126,7 @@
         if (line) {
           if (window.readerCode) window.readerCode.paint(line.closest(".rd-k"));
           line.scrollIntoView({block: "center"});
-          var number = line.querySelector("a.rd-n");
+          var number = /** @type {HTMLElement | null} */ (line.querySelector("a.rd-n"));
           if (number) number.focus({preventScroll: true});
         }
       });

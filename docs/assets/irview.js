@@ -1,3 +1,4 @@
+// @ts-check
 // The linked IR view (reader/render/irview.py): a kernel line and the ops lowered from it share
 // `data-k`; selecting one (click a line or an op, Enter/Space on either) marks the other and
 // scrolls it into view inside its pane; hovering a line marks its ops without scrolling (a
@@ -57,7 +58,7 @@
     if (!("IntersectionObserver" in window)) { slots.forEach(function (s) { paintRun(panel, +s.dataset.i); }); return; }
     var seen = new IntersectionObserver(function (entries) {
       entries.forEach(function (e) {
-        if (e.isIntersecting) { seen.unobserve(e.target); paintRun(panel, +e.target.dataset.i); }
+        if (e.isIntersecting) { seen.unobserve(e.target); paintRun(panel, +(/** @type {HTMLElement} */ (e.target)).dataset.i); }
       });
     }, {root: pane, rootMargin: "100% 0px"});
     slots.forEach(function (s) { seen.observe(s); });
@@ -231,7 +232,7 @@
     var panel = el ? el.closest(".ir-module") : id && moduleOf(id);
     if (!panel) return;
     var tab = document.getElementById(panel.id + "-tab");
-    if (tab && tab.closest('[role="tablist"]') && !tab.closest('[role="tablist"]').hidden) show(tab);
+    if (tab && tab.closest('[role="tablist"]') && !(/** @type {HTMLElement} */ (tab.closest('[role="tablist"]'))).hidden) show(tab);
     load(panel, function () {
       paintHolding(panel, function (run) { return run.indexOf('id="' + id + '"') >= 0; });
       var found = document.getElementById(id);
@@ -245,7 +246,7 @@
     document.querySelectorAll(".ir-doc").forEach(function (doc) {
       doc.querySelectorAll('.ir-tabs[role="tablist"]').forEach(function (list) {
         var tabs = list.querySelectorAll('[role="tab"]');
-        if (tabs.length > 1) { list.hidden = false; show(tabs[0]); }
+        if (tabs.length > 1) { /** @type {HTMLElement} */ (list).hidden = false; show(tabs[0]); }
       });
       doc.addEventListener("keydown", onKey);
       doc.addEventListener("click", onClick);

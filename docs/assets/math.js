@@ -1,8 +1,9 @@
+// @ts-check
 // Typesets the math that reader's Markdown marks up as arithmatex's generic spans and divs
 // (`\(x\)` inline, `\[x\]` display) with the site's own KaTeX (assets/katex/, MIT); no CDN.
 // KaTeX (273 KB) is loaded only by a page that has math (a script tag: file:// works).
 (function () {
-  var script = document.currentScript;
+  var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/math\.js(?:[?#].*)?$/, "") : "";
   var loading = null;
 
@@ -31,7 +32,7 @@
       if (!window.katex) return;
       found.forEach(function (el) {
         if (el.dataset.typeset) return;
-        var tex = el.textContent.trim().replace(/^\\[\(\[]/, "").replace(/\\[\)\]]$/, "");
+        var tex = el.textContent.trim().replace(/^\\[([]/, "").replace(/\\[)\]]$/, "");
         el.dataset.typeset = "1";
         katex.render(tex, el, {displayMode: el.tagName === "DIV", throwOnError: false, output: "htmlAndMathml"});
       });

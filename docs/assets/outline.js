@@ -1,3 +1,4 @@
+// @ts-check
 // A source page's outline: its classes (methods nested), functions and module-level names, each a
 // link to its line. On a wide desktop (outline.css) it is a sticky column beside the code (open by
 // default; the reader's choice persists in localStorage); on narrower screens a drawer that its
@@ -45,7 +46,7 @@
   function setUp() {
     var nav = document.querySelector(".rd-outline");
     if (!nav) return;
-    var button = nav.querySelector(".rd-outline-toggle");
+    var button = /** @type {HTMLElement} */ (nav.querySelector(".rd-outline-toggle"));
     var panel = nav.querySelector(".rd-outline-panel");
     var data = panel.getAttribute("data-outline");
     var filter = null, items = [];
@@ -103,14 +104,14 @@
         close(nav.contains(document.activeElement) || document.activeElement === document.body);
       }
     });
-    document.addEventListener("click", function (e) {
+    document.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
       if (drawer() && shown() && !nav.contains(e.target)) close(false);
     });
-    nav.addEventListener("focusout", function (e) {  // Tab out of the drawer: it closes behind
+    nav.addEventListener("focusout", /** @param {FocusEvent & {relatedTarget: Node | null}} e */ function (e) {  // Tab out of the drawer: it closes behind
       if (drawer() && shown() && e.relatedTarget && !nav.contains(e.relatedTarget)) close(false);
     });
-    panel.addEventListener("click", function (e) {
-      var link = e.target.closest && e.target.closest("a[href^='#L']");
+    panel.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
+      var link = /** @type {HTMLAnchorElement | null} */ (e.target.closest && e.target.closest("a[href^='#L']"));
       if (!link) return;
       if (!drawer()) {  // the column stays: the chosen name keeps the focus (the fragment took it)
         window.setTimeout(function () { link.focus({preventScroll: true}); }, 0);
@@ -123,7 +124,7 @@
         if (!line) return;
         var chunk = line.closest(".rd-k");
         if (!line.querySelector(".rd-n") && chunk && window.readerCode) window.readerCode.paint(chunk);
-        var target = line.querySelector(".rd-n") || line;
+        var target = /** @type {HTMLElement} */ (line.querySelector(".rd-n") || line);
         if (target === line) line.tabIndex = -1;
         target.focus({preventScroll: true});
       }, 0);

@@ -1,3 +1,4 @@
+// @ts-check
 // Opens a <details> element when the URL's fragment points at it or into it (where-used lists).
 (function () {
   function openTarget() {
@@ -5,9 +6,9 @@
     if (!id) return;
     var el = document.getElementById(id);
     for (var node = el; node; node = node.parentElement) {
-      if (node.tagName === "DETAILS") node.open = true;
+      if (node instanceof HTMLDetailsElement) node.open = true;
     }
-    var details = el && el.querySelector(":scope > details");
+    var details = el && /** @type {HTMLDetailsElement | null} */ (el.querySelector(":scope > details"));
     if (details) details.open = true;
   }
   window.addEventListener("hashchange", openTarget);
@@ -115,8 +116,8 @@
     status.setAttribute("role", "status");
     menu.append(copy, page, github, status);
     menu.addEventListener("keydown", menuKey);
-    menu.addEventListener("click", function (e) {
-      var act = e.target.closest("[data-act]");
+    menu.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
+      var act = /** @type {HTMLElement | null} */ (e.target.closest("[data-act]"));
       if (act && act.dataset.act === "copy") copyLink(act);
       else if (act) close(false);
     });
@@ -207,7 +208,7 @@
     area.style.opacity = "0";
     document.body.appendChild(area);
     area.select();
-    var ok = false;
+    var ok;
     try { ok = document.execCommand("copy"); } catch (err) { ok = false; }
     area.remove();
     if (menu && !menu.hidden) visibleItems()[0].focus();
@@ -243,7 +244,7 @@
     }
   }
 
-  document.addEventListener("click", function (e) {
+  document.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
     var copy = e.target.closest && e.target.closest(".rd-claim .rd-copy");
     if (copy) { copyClaim(copy); return; }
     var number = e.target.closest && e.target.closest(".rd-n");
@@ -254,14 +255,14 @@
       close(false);
     }
   });
-  document.addEventListener("keydown", function (e) {
+  document.addEventListener("keydown", /** @param {KeyboardEvent & {target: HTMLElement}} e */ function (e) {
     var number = e.target.closest && e.target.closest(".rd-n");
     if (number && (e.key === "Enter" || e.key === " ")) {
       e.preventDefault();
       activate(number, e.shiftKey);
     }
   });
-  document.addEventListener("focusin", function (e) {
+  document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) {
     if (e.target.classList && e.target.classList.contains("rd-n")) {
       e.target.setAttribute("aria-haspopup", "menu");
     }
@@ -282,13 +283,13 @@
 // filter box shows only the primitives whose name or module contains what is typed.
 (function () {
   function setUp() {
-    var table = document.getElementById("rd-matrix");
+    var table = /** @type {HTMLTableElement | null} */ (document.getElementById("rd-matrix"));
     if (!table) return;
     var first = table.querySelector("thead tr");
     function measure() { table.style.setProperty("--rd-head1", first.getBoundingClientRect().height + "px"); }
     measure();
     window.addEventListener("resize", measure);
-    var input = document.querySelector(".rd-filter-input");
+    var input = /** @type {HTMLInputElement | null} */ (document.querySelector(".rd-filter-input"));
     var count = document.querySelector(".rd-filter-count");
     if (!input) return;
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);

@@ -1,10 +1,11 @@
+// @ts-check
 // A source page's scopes (reader/render/scopes.py: each class and function with its lines and
 // local names, from `assets/scopes/<path>.js`): a sticky line over the code naming the class and
 // function of the topmost line in view, the outline's entry for it marked; and a name's
 // occurrences marked (the CSS highlight `rd-ref`) when it is hovered, selected or focused: a
 // local's in its function, any other name's in the whole file, not in strings or comments.
 (function () {
-  var script = document.currentScript;
+  var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/scope\.js(?:[?#].*)?$/, "") : "";
   var IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
   var LIMIT = 5000;  // occurrences marked at most
@@ -79,13 +80,14 @@
     link.classList.add("rd-here");
     var panel = link.closest(".rd-outline-panel");
     if (panel && panel.scrollHeight > panel.clientHeight) {
-      var top = link.offsetTop - panel.clientHeight / 2;
+      var top = /** @type {HTMLElement} */ (link).offsetTop - panel.clientHeight / 2;
       panel.scrollTop = Math.max(0, top);
     }
   }
 
   // Occurrences.
   function occurrences(name, line) {
+    /** @type {{start: number, end: number, kind: string, names: string[]} | null} */
     var local = null;
     chain(line).forEach(function (s) { if (s.kind === "f" && s.names.indexOf(name) >= 0) local = s; });
     var inner = (scopes || []).filter(function (s) {  // scopes where the name means another thing
@@ -107,7 +109,7 @@
   }
   function collect(line, pattern, ranges) {
     var walk = document.createTreeWalker(line, NodeFilter.SHOW_TEXT), node;
-    while ((node = walk.nextNode())) {
+    while ((node = /** @type {Text | null} */ (walk.nextNode()))) {
       var parent = node.parentElement;
       if (parent.closest("a.rd-n") || /(^|\s)(s\w*|c\w*)(\s|$)/.test(parent.className)) continue;
       pattern.lastIndex = 0;
@@ -148,10 +150,10 @@
 
   function wordAt(x, y) {
     var pos = document.caretPositionFromPoint ? document.caretPositionFromPoint(x, y) : null;
-    var node = pos ? pos.offsetNode : null, at = pos ? pos.offset : 0;
+    var node = /** @type {Text | null} */ (pos ? pos.offsetNode : null), at = pos ? pos.offset : 0;
     if (!pos && document.caretRangeFromPoint) {
       var r = document.caretRangeFromPoint(x, y);
-      node = r && r.startContainer;
+      node = /** @type {Text | null} */ (r && r.startContainer);
       at = r ? r.startOffset : 0;
     }
     if (!node || node.nodeType !== 3 || !view.contains(node)) return null;
@@ -172,7 +174,7 @@
     bar.innerHTML = '<span class="rd-scope-where"></span><span class="rd-scope-count" role="status"></span>' +
       '<span class="rd-scope-keys"><button type="button" data-k="line">Go to line <kbd>l</kbd></button>' +
       '<button type="button" data-k="files">Find a file <kbd>t</kbd></button></span>';
-    bar.addEventListener("click", function (e) {
+    bar.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
       var b = e.target.closest("button[data-k]");
       if (b && window.readerFinder) window.readerFinder[b.getAttribute("data-k")]();
     });
@@ -197,7 +199,7 @@
       requestAnimationFrame(function () { pending = false; update(); });
     }, {passive: true});
     var hover = 0;
-    view.addEventListener("mousemove", function (e) {
+    view.addEventListener("mousemove", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
       clearTimeout(hover);
       hover = setTimeout(function () {
         if (hasSelection()) return;
@@ -215,7 +217,7 @@
         mark(text, lineNumber(sel.anchorNode.parentElement));
       }
     });
-    view.addEventListener("focusin", function (e) {  // a name's link reached by Tab
+    view.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) {  // a name's link reached by Tab
       var a = e.target.closest("a:not(.rd-n)"), text = a ? a.textContent : "";
       if (a && IDENT.exec(text) && IDENT.exec(text)[0] === text) mark(text, lineNumber(a));
     });

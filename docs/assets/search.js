@@ -1,3 +1,4 @@
+// @ts-check
 // Search (reader/render/searchindex.py writes the index): a dialog opened by the header's button,
 // `/` or `s`. The index comes in pieces, scripts loaded as a query needs them (file:// works): the
 // code's words by their first three letters with the definitions by name, the files' lines in
@@ -5,7 +6,7 @@
 // Results in three groups: definitions of the name asked for, then lines of code and the notes and
 // pages (the code first for a name, the prose first for words); a quoted phrase matches as written.
 (function () {
-  var script = document.currentScript;
+  var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/search\.js(?:[?#].*)?$/, "") : "";
   var CHUNK = 100, TEXT_SHARDS = 64, BUCKET = 16, SHOWN = 20, CHECKED = 60, PREFIXED = 24;  // CHECKED: candidates a phrase is checked in
   var KINDS = {"class": 0, "function": 1, "method": 2, "variable": 3};
@@ -100,7 +101,7 @@
     }
     var exact = query.name.split(".").pop();
     return found.slice().sort(function (a, b) {
-      return ((a[3].split(".").pop() !== exact) - (b[3].split(".").pop() !== exact))
+      return (Number(a[3].split(".").pop() !== exact) - Number(b[3].split(".").pop() !== exact))
         || (KINDS[a[2]] - KINDS[b[2]]) || (a[0] - b[0]) || (a[1] - b[1]);
     }).map(function (d) {
       var path = files[d[0]][0];

@@ -1,3 +1,4 @@
+// @ts-check
 // The sm90 attention kernel's shared-memory budget as a dial (figure `sm90-budget`).
 // `smem` mirrors reader/extract/tokamax_facts.py's `smem_bytes` line for line; its parameters come
 // from the page (`data-sm90-budget`, written by reader/render/figures_sm90.py from the pinned source).

@@ -1,0 +1,23 @@
+// Lint for the site's own scripts: classic browser scripts (no modules, so that pages work from
+// file://), sharing globals through window.reader*; the vendored KaTeX and axe-core are not ours.
+"use strict";
+const js = require("@eslint/js");
+const globals = require("globals");
+
+module.exports = [
+  {ignores: ["docs/assets/katex/**", "tests/vendor/**", "site/**", ".ci-site/**", "node_modules/**"]},
+  js.configs.recommended,
+  {
+    files: ["docs/assets/**/*.js", "reader/assets/**/*.js"],
+    languageOptions: {ecmaVersion: 2022, sourceType: "script", globals: {...globals.browser, katex: "readonly"}},
+    rules: {"no-unused-vars": ["error", {args: "none", caughtErrors: "none"}], eqeqeq: ["error", "smart"]},
+  },
+  {  // shared with node (tests/test_sm90_dial.py runs it): exported when `module` is there
+    files: ["reader/assets/sm90-budget.js"],
+    languageOptions: {globals: {module: "readonly"}},
+  },
+  {
+    files: ["eslint.config.js", "tests/js/**/*.js"],
+    languageOptions: {ecmaVersion: 2022, sourceType: "commonjs", globals: globals.node},
+  },
+];

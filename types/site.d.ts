@@ -1,0 +1,27 @@
+// The globals the site's scripts share (each is a classic script, so that pages work from file://)
+// and the ones they find on the page: Material's document$ and the site's own KaTeX.
+
+interface ReaderCards { add(page: string, data: unknown): void }
+interface ReaderCode { paint(chunk: Element | null): void }
+interface ReaderFinder { files(): void; line(): void }
+interface ReaderIr { put(id: string, html: string): void }
+interface ReaderScopes { add(path: string, data: unknown[]): void }
+interface ReaderSearch {
+  put(name: string, data: unknown): void;
+  load(name: string): Promise<any>;
+  base: string;
+  open?: (query?: string) => void;
+}
+interface Katex { render(tex: string, el: Element, options: object): void }
+
+interface Window {
+  readerCards?: ReaderCards;
+  readerCode?: ReaderCode;
+  readerFinder?: ReaderFinder;
+  readerIr?: ReaderIr;
+  readerScopes?: ReaderScopes;
+  readerSearch?: ReaderSearch;
+  katex?: Katex;
+  document$?: { subscribe(fn: () => void): void };
+}
+declare var katex: Katex;
