@@ -12,8 +12,8 @@ module.exports = [
     languageOptions: {ecmaVersion: 2022, sourceType: "script", globals: {...globals.browser, katex: "readonly"}},
     rules: {"no-unused-vars": ["error", {args: "none", caughtErrors: "none"}], eqeqeq: ["error", "smart"]},
   },
-  {  // shared with node (tests/test_sm90_dial.py runs it): exported when `module` is there
-    files: ["reader/assets/sm90-budget.js"],
+  {  // shared with node (tests/test_sm90_dial.py, tests/js): exported when `module` is there
+    files: ["reader/assets/sm90-budget.js", "reader/assets/runs.js", "docs/assets/runs.js"],
     languageOptions: {globals: {module: "readonly"}},
   },
   {

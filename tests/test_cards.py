@@ -15,11 +15,12 @@ from reader.cache import blob_sha
 from reader.extract.index import index_from_sources
 from reader.extract.symbols import definitions_of
 from reader.model import Head, SourceFile
-from reader.render.cards import LETTERS, card_data, card_script, excerpt, runs
+from reader.render.cards import card_data, card_script, excerpt, runs
 from reader.render.docs import source_doc, source_resolver
 from reader.render.highlight import highlight, highlight_lines
 from reader.render.pages import source_page
 from reader.render.prose import Prose
+from reader.render.runs import class_code
 from tests.golden import NOTES, PERMALINK, SHA, SOURCES
 from tests.small_project import build_small, fetch_and_build
 
@@ -102,7 +103,7 @@ def test_a_card_shows_the_header_and_the_body_after_the_docstring(docs):
     assert text[5] == "@dataclasses.dataclass(frozen=True)" and text[6] == "class BlockSpec:"
     classes = _core(docs)["classes"]
     # `class` a keyword (5 letters), a space, `BlockSpec` a class name (9), `:` punctuation (1)
-    assert spec["c"][1][2] == "".join(f"{LETTERS[classes.index(c)]}{n}"
+    assert spec["c"][1][2] == "".join(f"{class_code(classes.index(c))}{n}"
                                        for c, n in (("k", 5), ("", 1), ("nc", 9), ("p", 1)))
     assert spec["m"] == 10 - len(shown)  # lines 5-14 that the card leaves out
 

@@ -11,6 +11,7 @@ from pygments.lexers.python import PythonLexer
 
 from reader.render.code import CHUNK, RUN_ON, CodeLines, MarginNote, code_view
 from reader.render.highlight import Highlight, LineLink, css_class, escape_code, highlight
+from reader.render.runs import decode
 
 SOURCE = '''import jax  # a comment
 def f(x: int, s="a<b&c") -> "x\u202ey":
@@ -21,7 +22,6 @@ def f(x: int, s="a<b&c") -> "x\u202ey":
 class Thing(f):
     pass
 '''
-LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _classes_by_unit(text: str) -> list[list[str]]:
@@ -58,8 +58,8 @@ def test_runs_give_back_every_characters_class_and_links_keep_their_titles():
     assert len(shown) == len(lines)
     for (runs, body), original, want in zip(shown, lines, _classes_by_unit(SOURCE), strict=False):
         got = []
-        for code, length in re.findall(r"([a-zA-Z]+)(\d+)", runs):
-            got += [classes[LETTERS.index(code)]] * int(length)
+        for index, length in decode(runs):
+            got += [classes[index]] * length
         assert got == want, (runs, original)
         assert html.unescape(re.sub(r"<[^>]*>", "", body)) == html.unescape(re.sub(r"<[^>]*>", "", original))
     assert 'class="rd-hidden"' in shown[1][1] and 'class="rd-hidden"' in shown[3][1]

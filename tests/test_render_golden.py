@@ -8,9 +8,8 @@ import re
 
 import pytest
 
+from reader.render.runs import decode
 from tests.golden import GOLDEN, render_fixture
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +74,11 @@ def _line_classes(page: str, n: int) -> list[str]:
             line = runs.split(" ")[n - int(first)]
             text = re.search(rf'<div id="L{n}"[^>]*>(.*?)</div>', page).group(1)
             out, col = [], 0
-            for code, length in re.findall(r"([a-zA-Z]+)(\d+)", line):
-                piece = html.unescape(re.sub(r"<[^>]*>", "", text))[col:col + int(length)]
-                col += int(length)
+            for index, length in decode(line):
+                piece = html.unescape(re.sub(r"<[^>]*>", "", text))[col:col + length]
+                col += length
                 if piece.strip():
-                    out.append(classes[_LETTERS.index(code)])  # one letter: a fixture has < 52 classes
+                    out.append(classes[index])
             return sorted(set(out))
     raise AssertionError(f"no line {n}")
 

@@ -12,6 +12,12 @@ interface ReaderSearch {
   base: string;
   open?: (query?: string) => void;
 }
+interface ReaderRuns {
+  LETTERS: string;
+  classCode(index: number): string;
+  classIndex(code: string): number;
+  decode(spec: string): [number, number][];
+}
 interface Katex { render(tex: string, el: Element, options: object): void }
 
 interface Window {
@@ -19,9 +25,11 @@ interface Window {
   readerCode?: ReaderCode;
   readerFinder?: ReaderFinder;
   readerIr?: ReaderIr;
+  readerRuns?: ReaderRuns;
   readerScopes?: ReaderScopes;
   readerSearch?: ReaderSearch;
   katex?: Katex;
   document$?: { subscribe(fn: () => void): void };
 }
 declare var katex: Katex;
+declare var module: {exports: unknown} | undefined;

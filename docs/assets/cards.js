@@ -10,7 +10,6 @@
   var me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var ROOT = me ? me.src.replace(/assets\/cards\.js(?:[?#].*)?$/, "") : "";
   var SHOW_MS = 250, HIDE_MS = 300;
-  var LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   var data = {}, waiting = {};
   var card = null, trigger = null, pending = null, quiet = null;
   var showTimer = 0, hideTimer = 0, pointerIn = false;
@@ -73,17 +72,17 @@
     return a;
   }
 
-  // A code line: [number, text, runs]; runs "a4b1": a class (a letter, an index into
-  // d.classes) and a length each, the rest plain.
+  // A code line: [number, text, runs]; runs (runs.js) "a4b1": a class (an index into d.classes)
+  // and a length each, the rest plain.
   function codeLine(box, row, classes) {
-    var text = row[1], at = 0, run = /([a-zA-Z])(\d+)/g, m;
+    var text = row[1], at = 0;
     function put(cls, piece) {
       if (piece) box.appendChild(cls ? el("span", cls, piece) : document.createTextNode(piece));
     }
-    while ((m = run.exec(row[2] || ""))) {
-      put(classes[LETTERS.indexOf(m[1])], text.substr(at, +m[2]));
-      at += +m[2];
-    }
+    window.readerRuns.decode(row[2] || "").forEach(function (run) {
+      put(classes[run[0]], text.substr(at, run[1]));
+      at += run[1];
+    });
     put("", text.slice(at) + "\n");
   }
 

@@ -8,8 +8,6 @@
 // the reader's choice (the `.rd-wrap` toggle, kept in localStorage); the chunks not yet laid out
 // are sized as they will be, so that the page does not grow while it is read.
 (function () {
-  var LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  var RUN = /([a-zA-Z]+)(\d+)/g;
   var WRAP_KEY = "reader.wrap";
   // Where a long line may wrap besides its spaces: after a dot, an opening bracket or a comma that
   // a name follows (`lo_grid_mapping.|slice_index_ops`), never inside a name or a number. A painted
@@ -35,12 +33,6 @@
     return view.rdData;
   }
 
-  function classIndex(code) {  // code.py's _Shrunk._code, inverted
-    var n = 0;
-    for (var i = 0; i < code.length - 1; i++) n = (n + LETTERS.indexOf(code[i]) + 1) * 52;
-    return n + LETTERS.indexOf(code[code.length - 1]);
-  }
-
   function token(cls, node) {
     if (!cls) return node;
     var span = document.createElement("span");
@@ -61,12 +53,11 @@
   }
 
   function paintLine(row, spec, data, room) {
-    var runs = [], m, r = -1, left = 0, whole = row.textContent, at = 0, cuts = {};
+    var runs, r = -1, left = 0, whole = row.textContent, at = 0, cuts = {};
     var indent = /^ */.exec(whole)[0].length;
     if (indent) row.style.setProperty("--i", indent);  // the hanging indent of its wrapped rows
     if (whole.length > room) whole.replace(CUT, function (match, offset) { cuts[offset] = true; return ""; });
-    RUN.lastIndex = 0;
-    while ((m = RUN.exec(spec))) runs.push([data.c[classIndex(m[1])] || "", +m[2]]);
+    runs = window.readerRuns.decode(spec).map(function (run) { return [data.c[run[0]] || "", run[1]]; });
     function current() {
       while (left === 0 && r + 1 < runs.length) { r++; left = runs[r][1]; }
       return left > 0 ? runs[r][0] : "";

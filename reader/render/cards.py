@@ -11,9 +11,9 @@ fetch() does not. Its links are relative to the site's root (the card may show o
      "classes": ["", "k", "nf", ...],        # the pygments classes the code uses ("": plain)
      "defs": [{"q": qualname, "k": kind, "l": line,
                "c": [[line, text, runs], ...],  # code lines shown, gaps where skipped; runs
-                                              # "a4b1c3": a class (its letter: an index into
-                                              # `classes`) and a length in UTF-16 units each,
-                                              # the rest plain; no runs: all plain
+                                              # "a4b1c3" (runs.py): a class (its code: an index
+                                              # into `classes`) and a length in UTF-16 units
+                                              # each, the rest plain; no runs: all plain
                "m": lines of the definition not shown,
                "d": docstring's first line,
                "u": [[file, line, line, ...], ...],   # uses by file (an index into `files`)
@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from reader.model import split_lines
 from reader.render.highlight import Highlight, Runs, pairs, with_spans
 from reader.render.model import Asset, DefinitionView, NoteView, SourceDoc
+from reader.render.runs import encode
 from reader.render.urls import article_page, html_of
 
 CARDS_DIR = "assets/cards"
@@ -45,8 +46,6 @@ EXCERPT_CHARS = 120
 _PIECE = re.compile(r'<span class="([^"]*)"[^>]*>|(</span>)|([^<]+)')
 _PLAIN = frozenset({"", "n"})
 """Classes shown in the code's own colour (material gives `.n` the plain colour): plain runs."""
-LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-"""A run's class, by its index in `classes`; a file with more classes shows the rest plain."""
 _BREAK = re.compile(r"</(?:p|li|h\d|div|pre|blockquote)>|<br\s*/?>")
 _TAG = re.compile(r"<[^>]*>")
 
@@ -134,11 +133,7 @@ def _row(number: int, line_html: str, line_runs: Runs, classes: dict[str, int]) 
         text = html.unescape(line_html) if "&" in line_html else line_html
     while pieces and not pieces[-1][0]:
         pieces.pop()  # the rest is plain
-    code = ""
-    for cls, units in pieces:
-        index = classes.setdefault(cls, len(classes))
-        letter = LETTERS[index] if index < len(LETTERS) else LETTERS[0]
-        code += f"{letter}{units}"
+    code = encode((classes.setdefault(cls, len(classes)), units) for cls, units in pieces)
     return [number, text, code] if code else [number, text]
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reader.render.highlight import Highlight, Runs, pairs
+from reader.render.runs import class_code
 from reader.render.urls import line_id
 
 
@@ -40,7 +41,6 @@ CHUNK = 50
 RUN_ON = 40
 """Unannotated lines after a noted block that keep the notes' column free, for a long note to run
 on beside them; the lines after those take the whole width (`rd-free`)."""
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LINK_RE = re.compile(r'<a href="([^"]*)" title="([^"]*)">')
 
 
@@ -53,10 +53,10 @@ class _Shrunk:
     titles: dict[str, str | None] = field(default_factory=dict)
     """href -> title, None for an href seen with two titles (those keep theirs inline)."""
     codes: dict[str, str] = field(default_factory=dict)
-    """class -> its letters (`_code`), once computed."""
+    """class -> its code (runs.class_code), once computed."""
 
     def line(self, line_html: str, runs: Runs) -> tuple[str, str]:
-        """(the line's HTML with its links' titles out, its runs: class letters + UTF-16 length each)."""
+        """(the line's HTML with its links' titles out, its runs: class code + UTF-16 length each)."""
         if "title=" in line_html:
             line_html = _LINK_RE.sub(self._link, line_html)
         codes = self.codes
@@ -66,13 +66,8 @@ class _Shrunk:
         known = self.codes.get(cls)
         if known is not None:
             return known
-        index = self.classes.setdefault(cls, len(self.classes))
-        digits = _LETTERS[index % 52]
-        while index >= 52:
-            index = index // 52 - 1
-            digits = _LETTERS[index % 52] + digits
-        self.codes[cls] = digits
-        return digits
+        code = self.codes[cls] = class_code(self.classes.setdefault(cls, len(self.classes)))
+        return code
 
     def _link(self, m: re.Match[str]) -> str:
         href, title = html.unescape(m.group(1)), html.unescape(m.group(2))

@@ -1,0 +1,1 @@
+../../reader/assets/runs.js
