@@ -12,7 +12,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from reader.cache import Cache, blob_sha
 from reader.errors import FetchError, Location, ReaderError
@@ -58,12 +58,19 @@ class FetchReport:
         return not self.mismatches
 
 
+class FileData(NamedTuple):
+    """A file's path below its pin's root (or an archive's top folder) and its bytes."""
+
+    path: str
+    data: bytes
+
+
 class Source(Protocol):
-    """One place pinned files can come from. `provide` yields (path, bytes) for what it has."""
+    """One place pinned files can come from. `provide` yields a `FileData` for each file it has."""
 
     name: str
 
-    def provide(self, pin: Pin, wanted: dict[str, str], progress: Progress) -> Iterator[tuple[str, bytes]]: ...
+    def provide(self, pin: Pin, wanted: dict[str, str], progress: Progress) -> Iterator[FileData]: ...
 
 
 class GitSource:
@@ -83,7 +90,7 @@ class GitSource:
         blobs = gitio.read_blobs(repo, pin.commit, shas)
         for path in wanted:
             if path in tree:
-                yield path, blobs[tree[path]]
+                yield FileData(path, blobs[tree[path]])
 
 
 class InstalledSource:
@@ -103,7 +110,7 @@ class InstalledSource:
         for path in wanted:
             file = Path(str(dist.locate_file(path)))
             if file.is_file():
-                yield path, file.read_bytes()
+                yield FileData(path, file.read_bytes())
 
 
 class ArchiveSource:
@@ -140,19 +147,19 @@ def pip_download_sdist(release: str, dest: Path) -> Path:
     return archives[0]
 
 
-def read_archive(archive: Path, wanted: dict[str, str]) -> Iterator[tuple[str, bytes]]:
+def read_archive(archive: Path, wanted: dict[str, str]) -> Iterator[FileData]:
     """Members of a .tar.gz or .zip sdist whose path below the top folder is wanted; nothing is extracted."""
     return archive_members(archive, wanted.__contains__)
 
 
-def archive_members(archive: Path, keep: Callable[[str], bool]) -> Iterator[tuple[str, bytes]]:
-    """(path below the top folder, bytes) of each regular member whose path `keep` accepts."""
+def archive_members(archive: Path, keep: Callable[[str], bool]) -> Iterator[FileData]:
+    """The path below the top folder and the bytes of each regular member whose path `keep` accepts."""
     if archive.suffix == ".zip":
         with zipfile.ZipFile(archive) as z:
             for info in z.infolist():
                 rel = info.filename.split("/", 1)[-1]
                 if keep(rel) and not info.is_dir():
-                    yield rel, z.read(info)
+                    yield FileData(rel, z.read(info))
         return
     with tarfile.open(archive) as tar:
         for member in tar:
@@ -160,7 +167,7 @@ def archive_members(archive: Path, keep: Callable[[str], bool]) -> Iterator[tupl
             if keep(rel) and member.isfile():
                 f = tar.extractfile(member)
                 if f is not None:
-                    yield rel, f.read()
+                    yield FileData(rel, f.read())
 
 
 def mirror_variable(pin: Pin) -> str:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from reader.cache import Cache
@@ -254,7 +255,14 @@ def _lands(fragment: str, ids: frozenset[str]) -> bool:
     return m is not None and m.group(1) in ids and m.group(2) + m.group(3) in ids
 
 
-def tree(site: Path) -> tuple[set[str], set[str]]:
+class SiteTree(NamedTuple):
+    """Every file and every folder under a site, as relative posix paths."""
+
+    files: set[str]
+    dirs: set[str]
+
+
+def tree(site: Path) -> SiteTree:
     """Every file and every folder under `site`, as relative posix paths."""
     files: set[str] = set()
     dirs: set[str] = {"."}
@@ -263,7 +271,7 @@ def tree(site: Path) -> tuple[set[str], set[str]]:
         prefix = "" if rel == "." else f"{rel}/"
         dirs.update(f"{prefix}{d}" for d in subdirs)
         files.update(f"{prefix}{n}" for n in names)
-    return files, dirs
+    return SiteTree(files, dirs)
 
 
 def _resolve(files: set[str], dirs: set[str], name: str, href: str, path: str) -> str | BrokenLink:

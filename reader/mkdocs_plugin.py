@@ -22,7 +22,7 @@ from reader.editions import Switcher
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
 from reader.render.generate import generate_site
-from reader.render.model import SLOT
+from reader.render.model import SLOT, Slot
 from reader.render.navigation import Generated, nav_pages
 from reader.render.toc import toc_tokens
 from reader.stencil import TEMPLATE, Stencils, eligible
@@ -45,7 +45,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.preloaded: Generated | None = None
         """Set by `reader build`, which generates the pages before mkdocs runs."""
         self.bodies: dict[str, str] = {}
-        self.slots: dict[str, tuple[str, str, int]] = {}
+        self.slots: dict[str, Slot] = {}
         """src_uri -> (output file, URL, byte offset of the page's HTML in it): `reader.site_patch`."""
         self.contents: dict[str, str] = {}
         """src_uri -> mkdocs' HTML of a page whose toc is read from its whole HTML."""
@@ -136,7 +136,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             raise PluginError(f"reader: the page {page.file.src_uri} lost its content slot")
         output = _SKIP.sub(_SKIP_LINK, output, count=1)
         head = output[:output.index(SLOT)].encode("utf-8", errors="xmlcharrefreplace")
-        self.slots[page.file.src_uri] = (page.file.dest_uri, page.file.url, len(head))
+        self.slots[page.file.src_uri] = Slot(page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, order=True)
@@ -56,6 +57,13 @@ class Head:
     """Whether the outline lists it: not a dunder, a class attribute or an alias (`map = safe_map`)."""
 
 
+class QualName(NamedTuple):
+    """A definition's dotted module and its qualified name inside it ('' for the module itself)."""
+
+    module: str
+    qualname: str
+
+
 @dataclass(frozen=True)
 class Reference:
     """One identifier occurrence that resolves to a definition in the corpus."""
@@ -68,6 +76,10 @@ class Reference:
     """Dotted module of the definition, e.g. `jax._src.pallas.core`."""
     target_qualname: str
     """Qualified name inside that module; empty for a reference to the module itself."""
+
+    @property
+    def target(self) -> QualName:
+        return QualName(self.target_module, self.target_qualname)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from reader.profile import mark
 from reader.progress import current
 from reader.render.generate import Older, generate_site
 from reader.render.labs import load_labs
+from reader.render.model import Slot
 from reader.render.navigation import Generated
 from reader.render.urls import html_of
 from reader.workers import Workers
@@ -324,7 +325,7 @@ class _Built:
     generated: Generated | None = None
     track: str = ""
     docs: str = ""
-    slots: dict[str, tuple[str, str, int]] | None = None
+    slots: dict[str, Slot] | None = None
     contents: dict[str, str] | None = None
 
 

@@ -25,16 +25,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from reader.cache import atomic_write, code_version
 from reader.linkcheck import read_part
-from reader.render.model import SLOT
+from reader.render.model import SLOT, Slot
 from reader.render.navigation import Generated
 from reader.render.toc import toc_tokens
 
 _ENCODING = ("utf-8", "xmlcharrefreplace")
 """How mkdocs writes a page (`mkdocs.commands.build._build_page`)."""
 _FORMAT = 5
+
+
+class FileStat(NamedTuple):
+    """A file's size and modification time (ns): what tells a site's files unchanged."""
+
+    size: int
+    mtime_ns: int
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,7 @@ class SiteState:
 
     folder: tuple[int, int]
     """(st_dev, st_ino) of the site folder this describes."""
-    files: Mapping[str, tuple[int, int]]
+    files: Mapping[str, FileStat]
     """Every file of the site: (size, mtime) by relative path (a file changed by hand, added or
     removed means a full build)."""
     setup: str
@@ -164,10 +172,9 @@ def _build_date() -> str:
 
 
 def record(root: Path, folder: Path, track: str, docs: str, generated: Generated,
-           slots: Mapping[str, tuple[str, str, int]], contents: Mapping[str, str],
+           slots: Mapping[str, Slot], contents: Mapping[str, str],
            digests: Mapping[str, str]) -> SiteState:
-    """The state of a site mkdocs just built into `folder`: `slots` (src_uri -> output file, URL,
-    byte offset of the slot) and `contents` (src_uri -> mkdocs' HTML, for pages with a toc) from
+    """The state of a site mkdocs just built into `folder`: `slots` (src_uri -> `Slot`) and `contents` (src_uri -> mkdocs' HTML, for pages with a toc) from
     the plugin, `digests` (output file -> sha1) from the link check."""
     pages = {}
     for page in generated.pages:
@@ -207,14 +214,14 @@ def load(root: Path, site_dir: Path) -> SiteState | None:
     return state if same else None
 
 
-def listing(folder: Path) -> dict[str, tuple[int, int]]:
-    """(size, mtime) of every file under `folder`, by relative path."""
+def listing(folder: Path) -> dict[str, FileStat]:
+    """The size and mtime of every file under `folder`, by relative path."""
     out = {}
     for where, _dirs, names in os.walk(folder):
         rel = os.path.relpath(where, folder)
         for name in names:
             st = os.stat(os.path.join(where, name))
-            out[name if rel == "." else f"{rel}/{name}"] = (st.st_size, st.st_mtime_ns)
+            out[name if rel == "." else f"{rel}/{name}"] = FileStat(st.st_size, st.st_mtime_ns)
     return out
 
 

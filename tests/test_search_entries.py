@@ -11,7 +11,7 @@ import pytest
 
 from reader.extract.symbols import definitions_of, module_doc
 from reader.model import Span, Symbol
-from reader.render.model import SearchEntry
+from reader.render.model import DefinitionView, SearchEntry
 from reader.render.outline import outline, outline_data
 from reader.render.search import definition_entries, page_entry, searchable
 
@@ -97,7 +97,7 @@ def test_outline_data_is_a_line_per_name_with_its_kind_line_and_depth():
 
 
 def test_an_unparsable_file_still_has_its_outline_from_the_symbols():
-    shape = outline([(Symbol("f", "function", Span(3, 3), 3), None)])
+    shape = outline([DefinitionView(Symbol("f", "function", Span(3, 3), 3))])
     assert [(i.qualname, i.signature, i.doc) for i in shape.items] == [("f", "", "")]
 
 

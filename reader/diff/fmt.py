@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from reader.diff.changes import (
     Change,
@@ -66,10 +67,17 @@ def symbol_line(c: SymbolChange) -> str:
     return f"{c.qualname} ({what}, line {c.old_line} -> {c.new_line})"
 
 
-def split_facts(report: DiffReport) -> tuple[list[FactChange], list[FactChange]]:
-    """(facts some prose cites, the others): the first need reading again, the rest are context."""
+class FactSplit(NamedTuple):
+    """A report's fact changes: those some prose cites (to read again) and the others (context)."""
+
+    cited: list[FactChange]
+    other: list[FactChange]
+
+
+def split_facts(report: DiffReport) -> FactSplit:
+    """The facts some prose cites, and the others."""
     facts = [c for c in report.of("facts") if isinstance(c, FactChange)]
-    return [c for c in facts if c.cited_by], [c for c in facts if not c.cited_by]
+    return FactSplit([c for c in facts if c.cited_by], [c for c in facts if not c.cited_by])
 
 
 def short(value: str, limit: int = 70) -> str:

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from reader.cache import Cache
-from reader.corpus import Corpus
+from reader.corpus import Corpus, PinnedPath
 from reader.errors import InputError, Location
 from reader.extract.names import Resolver
 from reader.extract.parse import located
 from reader.extract.references import Use, references_of, uses_by_target
 from reader.extract.scan import FileSummary, summarize
-from reader.model import Reference, Symbol, module_of
+from reader.model import QualName, Reference, Symbol, module_of
 from reader.progress import counted
 from reader.workers import Workers
 
@@ -44,11 +44,11 @@ class Index(Resolver):
     """Every pinned module's summary and where it lives; names resolved across them (`Resolver`),
     each file's references and the corpus's where-used lists."""
 
-    def __init__(self, summaries: Mapping[str, FileSummary], files: dict[str, tuple[str, str]],
+    def __init__(self, summaries: Mapping[str, FileSummary], files: dict[str, PinnedPath],
                  store: CorpusStore | None = None):
         super().__init__(summaries)
         self.files = files
-        """module -> (pin, path)."""
+        """module -> its pinned file."""
         self._refs: dict[str, list[Reference]] = {}
         self._store = store
 
@@ -93,7 +93,7 @@ class Index(Resolver):
                                             path))
 
     @cached_property
-    def _uses(self) -> dict[tuple[str, str], list[Use]]:
+    def _uses(self) -> dict[QualName, list[Use]]:
         found = self._store.load_uses() if self._store is not None else None
         if found is None:
             found = uses_by_target(sorted(self.files.values()), self.references)
@@ -103,14 +103,14 @@ class Index(Resolver):
 
     def where_used(self, module: str, qualname: str) -> list[Use]:
         """Every place in the corpus that references `module`'s `qualname` ("" for the module)."""
-        return self._uses.get((module, qualname), [])
+        return self._uses.get(QualName(module, qualname), [])
 
 
 def index_from_sources(sources: dict[str, str], pin: str = "src") -> Index:
     """An index over in-memory files (path -> text), e.g. small fixtures; no cache involved."""
     summaries = {module_of(p): summarize(t, module_of(p), p.endswith("__init__.py"), located(pin, p))
                  for p, t in sources.items()}
-    return Index(summaries, {module_of(p): (pin, p) for p in sources})
+    return Index(summaries, {module_of(p): PinnedPath(pin, p) for p in sources})
 
 
 def _scan_job(job: tuple[str, str, bool, str]) -> dict:
@@ -143,7 +143,7 @@ def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | N
     """`build_index` in two steps: the scans start on `pool` now, and the returned function
     waits for them and gives the Index (the caller works in between)."""
     cache = cache or corpus.cache
-    files = {module_of(path): (pin, path) for pin, path in corpus.all_files() if path.endswith(".py")}
+    files = {module_of(f.path): f for f in corpus.all_files() if f.path.endswith(".py")}
     summaries = _Summaries(corpus, cache, files)
     missing: list[tuple[str, str, str, str]] = []
     for module, (pin, path) in files.items():
@@ -174,13 +174,13 @@ class CorpusStore:
     cache: Cache
     key: str
 
-    def load_uses(self) -> dict[tuple[str, str], list[Use]] | None:
+    def load_uses(self) -> dict[QualName, list[Use]] | None:
         data = self.cache.get_json(USES_KIND, self.key)
         if not isinstance(data, list):
             return None
-        return {(module, qualname): [Use(*u) for u in uses] for module, qualname, uses in data}
+        return {QualName(module, qualname): [Use(*u) for u in uses] for module, qualname, uses in data}
 
-    def save_uses(self, uses: dict[tuple[str, str], list[Use]]) -> None:
+    def save_uses(self, uses: dict[QualName, list[Use]]) -> None:
         self.cache.put_json(USES_KIND, self.key, [
             [module, qualname, [[u.pin, u.path, u.line, u.col, u.length] for u in found]]
             for (module, qualname), found in uses.items()])
@@ -201,7 +201,7 @@ class _Summaries(Mapping[str, FileSummary]):
     """Every module's FileSummary, read from the cache when first asked for: a build that shows
     only a few files again resolves names in a few modules, not in all of them."""
 
-    def __init__(self, corpus: Corpus, cache: Cache, files: dict[str, tuple[str, str]]):
+    def __init__(self, corpus: Corpus, cache: Cache, files: dict[str, PinnedPath]):
         self.corpus, self.cache, self.files = corpus, cache, files
         self.loaded: dict[str, FileSummary] = {}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from reader.extract.scan import Binding, Chain, FileSummary, Part
 from reader.model import Symbol
@@ -171,12 +172,19 @@ def _pick(bindings: tuple[Binding, ...], line: int | None) -> Binding:
     return bindings[-1]
 
 
-def resolve_chain(resolver: Resolver, fs: FileSummary, chain: Chain) -> list[tuple[Part, Target]]:
+class ResolvedPart(NamedTuple):
+    """A part of a chain and the definition it resolves to."""
+
+    part: Part
+    target: Target
+
+
+def resolve_chain(resolver: Resolver, fs: FileSummary, chain: Chain) -> list[ResolvedPart]:
     """Each part of `chain` (read in the module of `fs`) with what it resolves to, for the parts
     that resolve."""
     parts = list(chain.parts)
     target: Target | None
-    out: list[tuple[Part, Target]] = []
+    out: list[ResolvedPart] = []
     if chain.head == "global":
         first = parts.pop(0)
         target = resolver.resolve_name(fs.module, first.name,
@@ -193,11 +201,11 @@ def resolve_chain(resolver: Resolver, fs: FileSummary, chain: Chain) -> list[tup
         target = Target("def", fs.module, qual) if any(
             s.qualname == qual for s in fs.symbols) else None
     if target is not None:
-        out.append((first, target))
+        out.append(ResolvedPart(first, target))
     for part in parts:
         if target is None:
             break
         target = resolver.resolve_attr(target, part.name)
         if target is not None:
-            out.append((part, target))
+            out.append(ResolvedPart(part, target))
     return out

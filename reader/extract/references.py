@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from reader.extract.names import Resolver, resolve_chain
 from reader.extract.scan import FileSummary
-from reader.model import Reference
+from reader.model import QualName, Reference
 
 
 @dataclass(frozen=True)
@@ -35,12 +35,12 @@ def references_of(resolver: Resolver, fs: FileSummary) -> list[Reference]:
 
 def uses_by_target(files: Iterable[tuple[str, str]],
                    references: Callable[[str, str], Sequence[Reference]]
-                   ) -> dict[tuple[str, str], list[Use]]:
-    """(module, qualname) -> every place among `files` (pin, path) that references it, in the
+                   ) -> dict[QualName, list[Use]]:
+    """A definition -> every place among `files` (pin, path) that references it, in the
     files' order, then by line; `references(pin, path)` gives a file's references."""
-    uses: dict[tuple[str, str], list[Use]] = {}
+    uses: dict[QualName, list[Use]] = {}
     for pin, path in files:
         for r in references(pin, path):
-            uses.setdefault((r.target_module, r.target_qualname), []).append(
+            uses.setdefault(r.target, []).append(
                 Use(pin, path, r.line, r.col, r.length))
     return uses

@@ -24,6 +24,7 @@ from reader.extract.tree import (
     statements,
     string,
 )
+from reader.model import QualName
 
 BACKEND_REGISTRAR = ("jax._src.pallas.core", "register_lowering_rule")
 
@@ -61,13 +62,13 @@ def _kind(name: str) -> str:
     return _KINDS.get(name, name.strip("_").removesuffix("_rules"))
 
 
-def primitive_rules(sources: Sources, prim: tuple[str, str]) -> tuple[PrimitiveRule, ...]:
+def primitive_rules(sources: Sources, prim: QualName) -> tuple[PrimitiveRule, ...]:
     """Every module-level registration of a rule for `prim` anywhere in the corpus: method calls
     on it, `registry[prim] = rule`, `prim.attr = rule`, calls and decorators taking it."""
     index = sources.index
     target = Target("def", *prim)
     modules = sorted({m for m, (pin, p) in index.files.items()
-                      if any((r.target_module, r.target_qualname) == prim
+                      if any(r.target == prim
                              for r in index.references(pin, p))})
     out: list[PrimitiveRule] = []
     for module in modules:

@@ -19,9 +19,10 @@ from reader.extract.registrations import (
     primitive_rules,
 )
 from reader.extract.tree import Sources, Tree, dotted, is_def, last, positional, statements
+from reader.model import QualName
 
 PALLAS_CALL = ("jax._src.pallas.pallas_call", "pallas_call")
-PALLAS_CALL_P = ("jax._src.pallas.pallas_call", "pallas_call_p")
+PALLAS_CALL_P = QualName("jax._src.pallas.pallas_call", "pallas_call_p")
 CORE = "jax._src.pallas.core"
 TPU_CORE = "jax._src.pallas.mosaic.core"
 GPU_CORE = "jax._src.pallas.mosaic_gpu.core"

@@ -6,6 +6,7 @@ parser reads raises `parse.ParseError` (located at `where`)."""
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
 from reader.extract.parse import parse_ast
 from reader.model import Head, Span, Symbol
@@ -16,28 +17,35 @@ SIGNATURE_CHARS = 60
 VALUE_CHARS = 50
 
 
+class Defined(NamedTuple):
+    """A definition and its `Head` (header end, body after the docstring, doc line)."""
+
+    symbol: Symbol
+    head: Head
+
+
 def symbols_of(text: str, tree: ast.Module | None = None, where: str = "<source>") -> list[Symbol]:
     """Every definition in `text` with its qualified name and exact line span, in source order."""
     return [s for s, _ in definitions_of(text, tree, where)]
 
 
 def definitions_of(text: str, tree: ast.Module | None = None,
-                   where: str = "<source>") -> list[tuple[Symbol, Head]]:
-    """`symbols_of`, each symbol with its `Head` (header end, body after the docstring, doc line)."""
+                   where: str = "<source>") -> list[Defined]:
+    """`symbols_of`, each symbol with its `Head`."""
     tree = tree or parse_ast(text, where)
-    out: list[tuple[Symbol, Head]] = []
+    out: list[Defined] = []
     _walk(tree.body, "", False, out)
-    return sorted(out, key=lambda d: (d[0].span.start, d[0].qualname))
+    return sorted(out, key=lambda d: (d.symbol.span.start, d.symbol.qualname))
 
 
-def _walk(body: list[ast.stmt], prefix: str, in_class: bool, out: list[tuple[Symbol, Head]]) -> None:
+def _walk(body: list[ast.stmt], prefix: str, in_class: bool, out: list[Defined]) -> None:
     for i, node in enumerate(body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             qual = f"{prefix}{node.name}"
             start = min([d.lineno for d in node.decorator_list] + [node.lineno])
             kind = "class" if isinstance(node, ast.ClassDef) else ("method" if in_class else "function")
-            out.append((Symbol(qual, kind, Span(start, node.end_lineno or node.lineno), node.lineno),
-                        _head(node)))
+            out.append(Defined(Symbol(qual, kind, Span(start, node.end_lineno or node.lineno), node.lineno),
+                               _head(node)))
             if isinstance(node, ast.ClassDef):
                 _walk(node.body, qual + ".", True, out)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and (not prefix or in_class):
@@ -47,18 +55,18 @@ def _walk(body: list[ast.stmt], prefix: str, in_class: bool, out: list[tuple[Sym
             doc = _doc(body[i + 1] if i + 1 < len(body) else None)
             for target in targets:
                 for name in _names(target):
-                    out.append((Symbol(f"{prefix}{name}", "variable",
-                                       Span(node.lineno, node.end_lineno or node.lineno), node.lineno),
-                                Head(node.end_lineno or node.lineno, 0, doc,
-                                     "= " + _value(value) if value is not None else "",
-                                     own and not prefix and not name.startswith("__"))))
+                    out.append(Defined(Symbol(f"{prefix}{name}", "variable",
+                                              Span(node.lineno, node.end_lineno or node.lineno), node.lineno),
+                                       Head(node.end_lineno or node.lineno, 0, doc,
+                                            "= " + _value(value) if value is not None else "",
+                                            own and not prefix and not name.startswith("__"))))
         elif isinstance(node, ast.TypeAlias) and isinstance(node.name, ast.Name):
             # `type BlockDim = ...` (PEP 695): a module or class name like an assignment's.
             name = node.name.id
-            out.append((Symbol(f"{prefix}{name}", "variable",
-                               Span(node.lineno, node.end_lineno or node.lineno), node.lineno),
-                        Head(node.end_lineno or node.lineno, 0, "", "= " + _value(node.value),
-                             not prefix and not name.startswith("__"))))
+            out.append(Defined(Symbol(f"{prefix}{name}", "variable",
+                                      Span(node.lineno, node.end_lineno or node.lineno), node.lineno),
+                               Head(node.end_lineno or node.lineno, 0, "", "= " + _value(node.value),
+                                    not prefix and not name.startswith("__"))))
         elif isinstance(node, (ast.If, ast.Try)) and not prefix:
             # Module-level definitions guarded by `if`/`try` (version checks, optional imports).
             for block in _blocks(node):

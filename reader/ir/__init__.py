@@ -11,7 +11,7 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 FORMAT_VERSION = 1
 BACKENDS = ("jaxpr", "mosaic_tpu", "mosaic_gpu", "triton")
@@ -43,8 +43,15 @@ def coverage(module: dict[str, Any]) -> Coverage:
     return Coverage(len(ops) - sum(missing.values()), len(ops), tuple(missing.most_common()))
 
 
-def source_file(filename: str, root: Path, site_packages: tuple[Path, ...]) -> tuple[str, str | None] | None:
-    """`(path, pin)` of a location's file: project-relative (`kernels/x.py`, pin None) inside
+class SourceFile(NamedTuple):
+    """A location's file: its path and its pin (None for the project's own files)."""
+
+    path: str
+    pin: str | None
+
+
+def source_file(filename: str, root: Path, site_packages: tuple[Path, ...]) -> SourceFile | None:
+    """A location's file: project-relative (`kernels/x.py`, pin None) inside
     `root`, `jax/...` / `tokamax/...` (pin "jax" / "tokamax") inside an installed pinned
     package; None elsewhere (stdlib, other packages, a file that is not a path)."""
     path = Path(filename)
@@ -56,11 +63,11 @@ def source_file(filename: str, root: Path, site_packages: tuple[Path, ...]) -> t
         except ValueError:
             continue
         if rel.parts and rel.parts[0] in PINNED_PACKAGES:
-            return rel.as_posix(), rel.parts[0]
+            return SourceFile(rel.as_posix(), rel.parts[0])
     try:
         rel = path.relative_to(root)
     except ValueError:
         return None
     if any(part.startswith(".") or part == "site-packages" for part in rel.parts):
         return None  # a virtual environment inside the project
-    return rel.as_posix(), None
+    return SourceFile(rel.as_posix(), None)

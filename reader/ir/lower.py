@@ -27,7 +27,7 @@ from jax._src import config as jax_config
 from jax._src.interpreters import mlir
 from jax._src.lib.mlir import ir, passmanager
 
-from reader.ir import FORMAT_VERSION, source_file
+from reader.ir import FORMAT_VERSION, SourceFile, source_file
 from reader.ir.mlir_ops import Locate, module_ops
 
 TITLES = {"jaxpr": "kernel jaxpr", "mosaic_tpu": "Mosaic TPU", "mosaic_gpu": "Mosaic GPU", "triton": "Triton"}
@@ -37,14 +37,14 @@ _COMMENT = re.compile(r"\s+#(?: .*)?$")
 
 
 def locator(root: Path) -> Locate:
-    """Location file names -> `(path, pin)`: the project's files and the installed pinned packages."""
+    """Location file names -> `SourceFile`: the project's files and the installed pinned packages."""
     packages = tuple(Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]
                      if Path(p).is_dir())
     packages += tuple(Path(jax.__file__).resolve().parents[1:2])
     resolved = root.resolve()
 
     @functools.cache  # a module's ops name a few files thousands of times
-    def locate(filename: str) -> tuple[str, str | None] | None:
+    def locate(filename: str) -> SourceFile | None:
         return source_file(filename, resolved, packages)
     return locate
 

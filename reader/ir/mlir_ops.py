@@ -10,8 +10,10 @@ from typing import Any
 
 from jax._src.lib.mlir import ir
 
-Locate = Callable[[str], "tuple[str, str | None] | None"]
-"""A location's file name -> `(path, pin)` (see `reader.ir.source_file`), None to skip it."""
+from reader.ir import SourceFile
+
+Locate = Callable[[str], SourceFile | None]
+"""A location's file name -> its `SourceFile` (see `reader.ir.source_file`), None to skip it."""
 
 _TRAILING_LOC = re.compile(r"\s+loc\((?:[^()\"]|\"(?:[^\"\\]|\\.)*\"|\((?:[^()\"]|\"(?:[^\"\\]|\\.)*\")*\))*\)\s*$")
 _LOC_ALIAS = re.compile(r"^#loc\d*\s*=")

@@ -26,6 +26,7 @@ import html
 import json
 import re
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from reader.model import split_lines
 from reader.render.highlight import Highlight, Runs, pairs, with_spans
@@ -137,11 +138,18 @@ def _row(number: int, line_html: str, line_runs: Runs, classes: dict[str, int]) 
     return [number, text, code] if code else [number, text]
 
 
-def runs(line_html: str) -> list[tuple[str, str]]:
+class Run(NamedTuple):
+    """Text in one colour: a pygments class ('' for the plain colour) and the text."""
+
+    cls: str
+    text: str
+
+
+def runs(line_html: str) -> list[Run]:
     """A line with token spans (`highlight.highlight_lines`) as runs of (class, text): class '' in the
     plain colour, else a pygments class (`rd-hidden` for a control character's mark); neighbours
     of one class merged. The card builds its spans from them, as text."""
-    out: list[tuple[str, str]] = []
+    out: list[Run] = []
     stack = [""]
     for m in _PIECE.finditer(line_html):
         cls, close, text = m.groups()
@@ -154,9 +162,9 @@ def runs(line_html: str) -> list[tuple[str, str]]:
             c = "" if stack[-1] in _PLAIN else stack[-1]
             text = html.unescape(text)
             if out and out[-1][0] == c:
-                out[-1] = (c, out[-1][1] + text)
+                out[-1] = Run(c, out[-1].text + text)
             else:
-                out.append((c, text))
+                out.append(Run(c, text))
     return out
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from reader.corpus import Corpus
 from reader.extract import Index
-from reader.model import Reference, SourceFile, module_of
+from reader.model import QualName, Reference, SourceFile, module_of
 from reader.render.labs import LabInfo
 from reader.render.links import definitions, linked_refs, target_of, uses_from
 from reader.render.model import PageLink, SourceDoc, UseView
@@ -50,7 +50,7 @@ class Docs(Mapping[str, SourceDoc]):
 
 
 def source_doc(index: Index, f: SourceFile, permalink: str,
-               extra_uses: dict[tuple[str, str], list[UseView]]) -> SourceDoc:
+               extra_uses: dict[QualName, list[UseView]]) -> SourceDoc:
     """A pinned file with its definitions, their uses, and its references resolved to pages."""
     module = module_of(f.path)
     summary = index.summaries.get(module)

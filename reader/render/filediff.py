@@ -8,6 +8,7 @@ import difflib
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -110,7 +111,14 @@ def unified_rows(diff: FileDiff, old: Highlight, new: Highlight) -> list[Row]:
 _BLANK = Row("", (), ' class="rd-pad" data-l=""')
 
 
-def split_rows(diff: FileDiff, old: Highlight, new: Highlight) -> tuple[list[Row], list[Row]]:
+class SideBySide(NamedTuple):
+    """A file diff's rows: the old file's and the new file's, row for row."""
+
+    old: list[Row]
+    new: list[Row]
+
+
+def split_rows(diff: FileDiff, old: Highlight, new: Highlight) -> SideBySide:
     """The side-by-side view: the old file's rows and the new file's, a removed line beside the
     line that replaced it, blank rows where one side has none."""
     left, right = [], []
@@ -124,7 +132,7 @@ def split_rows(diff: FileDiff, old: Highlight, new: Highlight) -> tuple[list[Row
                             if a + k < b else _BLANK)
                 right.append(_line(new, c + k + 1, cls_new, f"{c + k + 1:>5}", f"s-new-L{c + k + 1}")
                              if c + k < d else _BLANK)
-    return left, right
+    return SideBySide(left, right)
 
 
 def _view(rows: Sequence[Row], prefix: str, notes: Sequence[MarginNote]) -> str:

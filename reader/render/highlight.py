@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pygments
 from pygments.lexers.python import PythonLexer
@@ -65,15 +66,22 @@ def escape_code(text: str) -> str:
     return _HIDDEN_RE.sub(_hidden_mark, out) if _HIDDEN_RE.search(out) else out
 
 
-def hidden_characters(text: str) -> list[tuple[int, str]]:
-    """(line, `U+XXXX NAME`) for every invisible or bidirectional control character (Trojan Source)."""
-    found: list[tuple[int, str]] = []
+class HiddenCharacter(NamedTuple):
+    """An invisible or bidirectional control character: its line and `U+XXXX NAME`."""
+
+    line: int
+    name: str
+
+
+def hidden_characters(text: str) -> list[HiddenCharacter]:
+    """Every invisible or bidirectional control character (Trojan Source)."""
+    found: list[HiddenCharacter] = []
     if not _HIDDEN_RE.search(text):
         return found
     for number, line in enumerate(split_lines(text), 1):
         for m in _HIDDEN_RE.finditer(line):
             ch = m.group(0)
-            found.append((number, f"U+{ord(ch):04X} {unicodedata.name(ch, 'CONTROL CHARACTER')}"))
+            found.append(HiddenCharacter(number, f"U+{ord(ch):04X} {unicodedata.name(ch, 'CONTROL CHARACTER')}"))
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -40,8 +41,15 @@ def description(docstring: str) -> str:
     return "\n".join(line for line in body if not line.startswith("Exercises:")).strip()
 
 
+class RenderedLab(NamedTuple):
+    """A lab's page and the assets it links (its IR views' scripts)."""
+
+    page: Page
+    assets: list[Asset]
+
+
 def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
-               ir: IrSite | None = None) -> tuple[Page, list[Asset]]:
+               ir: IrSite | None = None) -> RenderedLab:
     here = lab_page(lab.info.name)
     lines = linked_lines(lab.doc, here, cache)
     code = code_view(CodeLines(lines, "", symbol_anchors([d.symbol for d in lab.doc.definitions])))
@@ -67,7 +75,7 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                   notebook=rel_file(here, lab_notebook(lab.info.name)), colab=lab.colab)
     title = lab.info.heading
     body = with_prose(body, prose.html(description(lab.info.docstring), here))
-    return Page(here, title, page_markdown(title, ["toc"]), body, lowered.parts), assets
+    return RenderedLab(Page(here, title, page_markdown(title, ["toc"]), body, lowered.parts), assets)
 
 
 def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> LoweredView:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from reader.extract import Index
-from reader.model import Head, Reference, Symbol
+from reader.model import Head, QualName, Reference, Symbol
 from reader.render.model import DefinitionView, LinkedRef, PageLink, UseView
 from reader.render.urls import line_id, source_page
 
@@ -31,7 +31,7 @@ def linked_refs(index: Index, refs: Iterable[Reference]) -> tuple[LinkedRef, ...
 
 
 def definitions(index: Index, module: str, symbols: Sequence[Symbol],
-                extra_uses: dict[tuple[str, str], list[UseView]],
+                extra_uses: dict[QualName, list[UseView]],
                 heads: Sequence[Head] = ()) -> tuple[DefinitionView, ...]:
     """Each symbol of `module` with every use in the corpus and in `extra_uses` (the labs), and
     its head from `heads` (in `symbols`' order) when given."""
@@ -39,16 +39,16 @@ def definitions(index: Index, module: str, symbols: Sequence[Symbol],
     for i, s in enumerate(symbols):
         uses = [UseView(u.path, u.line, source_page(u.path))
                 for u in index.where_used(module, s.qualname)]
-        uses += extra_uses.get((module, s.qualname), [])
+        uses += extra_uses.get(QualName(module, s.qualname), [])
         out.append(DefinitionView(s, tuple(uses), heads[i] if i < len(heads) else None))
     return tuple(out)
 
 
 def uses_from(refs_by_page: dict[tuple[str, str], Sequence[Reference]]
-              ) -> dict[tuple[str, str], list[UseView]]:
-    """(module, qualname) -> uses, from references of files outside the corpus, keyed by (path, page)."""
-    out: dict[tuple[str, str], list[UseView]] = defaultdict(list)
+              ) -> dict[QualName, list[UseView]]:
+    """A definition -> its uses, from references of files outside the corpus, keyed by (path, page)."""
+    out: dict[QualName, list[UseView]] = defaultdict(list)
     for (path, page), refs in refs_by_page.items():
         for r in refs:
-            out[(r.target_module, r.target_qualname)].append(UseView(path, r.line, page))
+            out[r.target].append(UseView(path, r.line, page))
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from reader.model import Head, Symbol
 
@@ -123,6 +124,14 @@ class Page:
 
 SLOT = "<!-- reader:page-body -->"
 """Where a page's HTML goes in mkdocs' output; it is put there after search has indexed the page."""
+
+
+class Slot(NamedTuple):
+    """Where mkdocs wrote a page: its output file, its URL and the byte offset of its slot."""
+
+    dest: str
+    url: str
+    offset: int
 
 
 @dataclass(frozen=True)

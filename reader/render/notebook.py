@@ -20,7 +20,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from reader.cache import Cache
 from reader.errors import GitError, InputError, Location
@@ -66,17 +66,24 @@ def colab_url(repo_url: str, commit: str, name: str) -> str:
             f"/blob/{commit}/{notebook_path(name)}")
 
 
-def project_colab(root: Path) -> tuple[str, str]:
-    """`(repository URL, commit)` the lab pages' Colab links name: `READER_REPO_URL` and the
+class ColabSource(NamedTuple):
+    """Where the lab pages' Colab links point: a repository URL and a commit ("" when unknown)."""
+
+    repo: str
+    commit: str
+
+
+def project_colab(root: Path) -> ColabSource:
+    """The repository URL and commit the lab pages' Colab links name: `READER_REPO_URL` and the
     project's HEAD; ("", "") when either is missing."""
     repo = os.environ.get(REPO_ENV, "").strip()
     if not repo:
-        return "", ""
+        return ColabSource("", "")
     from reader import gitio  # GitPython loads only when a link is wanted
     try:
-        return repo, gitio.commit_of(root, "HEAD")
+        return ColabSource(repo, gitio.commit_of(root, "HEAD"))
     except GitError:  # not a git checkout, or no commit yet: no link
-        return "", ""
+        return ColabSource("", "")
 
 
 def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin]) -> NotebookInputs:
@@ -309,7 +316,14 @@ def notebook_assets(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin]
     return [Asset(lab_notebook(name), text.encode()) for name, text in notebooks(root, labs, pins, cache).items()]
 
 
-def run_notebook(path: Path, workdir: Path, timeout: int = 900) -> tuple[Any, float]:
+class Executed(NamedTuple):
+    """An executed notebook (with its outputs) and the seconds it took."""
+
+    notebook: Any
+    seconds: float
+
+
+def run_notebook(path: Path, workdir: Path, timeout: int = 900) -> Executed:
     """Execute a notebook top to bottom on a fresh Python kernel in `workdir` (nbclient): the
     executed notebook, with its outputs, and the seconds it took. A failing cell raises
     `nbclient.exceptions.CellExecutionError`."""
@@ -320,4 +334,4 @@ def run_notebook(path: Path, workdir: Path, timeout: int = 900) -> tuple[Any, fl
     start = time.perf_counter()
     NotebookClient(nb, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(workdir)}}).execute()
-    return nb, time.perf_counter() - start
+    return Executed(nb, time.perf_counter() - start)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from reader.extract.symbols import cut
 from reader.model import Head, Symbol
@@ -49,12 +50,23 @@ class Outline:
         return out
 
 
-def outline(definitions: Sequence[tuple[Symbol, Head | None]], doc: str = "") -> Outline:
+class Headed(Protocol):
+    """A definition with its head, if the file parsed (`symbols.Defined`, `DefinitionView`)."""
+
+    @property
+    def symbol(self) -> Symbol: ...
+
+    @property
+    def head(self) -> Head | None: ...
+
+
+def outline(definitions: Sequence[Headed], doc: str = "") -> Outline:
     """The outline of a file from its definitions (in source order) with their heads (from the
     scan: None where the file did not parse) and its docstring's first line."""
     flat: dict[str, OutlineItem] = {}
     children: dict[str, list[str]] = {}
-    for s, head in definitions:
+    for d in definitions:
+        s, head = d.symbol, d.head
         listed = head.listed if head is not None else s.kind != "variable"
         if s.qualname in flat or not listed:
             continue

@@ -164,7 +164,7 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
     marked = {n: _CHANGED for n in since.lines} if since else {}
     code = code_view(CodeLines(lines, "", anchors, marked), margin_notes(doc.notes, page, False, prose))
-    shape = outline([(d.symbol, d.head) for d in doc.definitions], doc.docstring)
+    shape = outline(doc.definitions, doc.docstring)
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
     body = render("source.j2", doc=doc, short=commit[:7], commit_url=commit_url, release=release,

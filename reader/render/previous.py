@@ -13,11 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.diff.history import MoveRecord
 from reader.pins import LockEntry, Pin
+
+if TYPE_CHECKING:  # moves imports filediff, which imports this module
+    from reader.render.moves import MoveFile
 
 PREVIOUS_KIND = "previous-edition"
 PREVIOUS_VERSION = "1"
@@ -63,11 +67,11 @@ class Previous:
         return self.corpus.read_text(pin, path)
 
 
-def load_previous(root: Path, moves: Sequence[tuple[str, MoveRecord]], cache: Cache) -> Previous | None:
+def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previous | None:
     """The edition before the last move in `moves` (None without one)."""
     if not moves:
         return None
-    _stem, record = moves[-1]
+    record = moves[-1].record
     key = hashlib.sha1(f"{PREVIOUS_VERSION}\0{record.old_rev}\0{record.old}\0{record.pins!r}".encode()).hexdigest()
     kept = cache.get_object(PREVIOUS_KIND, key)
     if not isinstance(kept, Kept):

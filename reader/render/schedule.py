@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from concurrent import futures
 from concurrent.futures import Executor, Future
 from contextlib import ExitStack
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from reader import profile
 from reader.cache import Cache
@@ -37,6 +37,13 @@ from reader.render.prose import Prose
 from reader.workers import Workers
 
 T = TypeVar("T")
+
+
+class Indexed[T](NamedTuple):
+    """The corpus's index and what ran while it was built."""
+
+    corpus_index: Index
+    alongside: T
 
 
 class Pages(Protocol):
@@ -77,7 +84,7 @@ class Schedule:
         self._close()
 
     def index(self, corpus: Corpus, cache: Cache | None,
-              meanwhile: Callable[[], T]) -> tuple[Index, T]:
+              meanwhile: Callable[[], T]) -> Indexed[T]:
         profile.mark("index")
         # a scan's arguments: ((text, module, is_package, "pin:path"),)
         pool = profile.timed_pool(self._pool, "scan", lambda args: args[0][3].split(":", 1)[1],
@@ -86,7 +93,7 @@ class Schedule:
             self._paths = {corpus.blob(pin, path): path for pin, path in corpus.all_files()}
         finish = start_index(corpus, cache, self.workers, pool)
         alongside = meanwhile()
-        return finish(), alongside
+        return Indexed(finish(), alongside)
 
     def highlight(self, files: Sequence[tuple[str, str]], cache: Cache | None) -> None:
         """`files`: (blob, text) pairs."""
