@@ -131,7 +131,7 @@ def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path
     assert "<code>Missing</code> <em class=\"rd-missing\">(not found at the pin)</em>" in page.html
     assert [a.src_uri for a in assets] == ["labs/artifacts/toy/toy.svg"]
     assert '<img src="artifacts/toy/toy.svg" alt="toy.svg">' in page.html
-    assert "<pre><code>x &lt; y\n</code></pre>" in page.html
+    assert "<pre><code tabindex=\"0\">x &lt; y\n</code></pre>" in page.html  # a scroll box reached by Tab
     # the lab's code is linked; the link's title is in the view's table, set by codeview.js
     assert '<a href="../source/pkg/core.py.html#L1">BlockSpec</a>' in page.html
     assert "../source/pkg/core.py.html#L1\tpkg.core.BlockSpec" in html.unescape(page.html)
