@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from reader import __version__
 from reader.commands import COMMANDS
 from reader.errors import InputError, Location, ReaderError
+from reader.progress import Lines, reporting
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -52,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        with reporting(Lines()):
+            return int(args.run(args) or 0)
     except ReaderError as e:
         print(f"reader: error: {e}", file=sys.stderr)
         return e.exit_code

@@ -8,9 +8,10 @@ from typing import NamedTuple
 
 from reader.cache import Cache
 from reader.errors import FetchError, InputError, Location
-from reader.fetch import FetchReport, Progress, fetch_pin
+from reader.fetch import FetchReport, fetch_pin
 from reader.inputs import decode_utf8
 from reader.pins import LockEntry, Pin, load_lock, load_pins
+from reader.progress import say
 
 
 class PinnedPath(NamedTuple):
@@ -37,21 +38,19 @@ class Project:
 class Corpus:
     """Verified pinned files, served from the cache. Nothing else in reader reads upstream code."""
 
-    def __init__(self, project: Project, cache: Cache, manifests: dict[str, dict[str, str]],
-                 progress: Progress = lambda _m: None):
+    def __init__(self, project: Project, cache: Cache, manifests: dict[str, dict[str, str]]):
         self.project = project
         self.cache = cache
         self._files = manifests
-        self._progress = progress
 
     @classmethod
-    def open(cls, project: Project, cache: Cache | None = None, progress: Progress = lambda _m: None,
+    def open(cls, project: Project, cache: Cache | None = None,
              names: list[str] | None = None) -> Corpus:
         """Fetch (a cache hit when already fetched) and open the given pins, all by default."""
         cache = cache or Cache()
-        manifests = {name: fetch_pin(project.pins[name], project.locks[name], cache,
-                                     progress=progress).files for name in names or sorted(project.pins)}
-        return cls(project, cache, manifests, progress)
+        manifests = {name: fetch_pin(project.pins[name], project.locks[name], cache).files
+                     for name in names or sorted(project.pins)}
+        return cls(project, cache, manifests)
 
     @property
     def pins(self) -> dict[str, Pin]:
@@ -80,10 +79,8 @@ class Corpus:
         sha = self.blob(pin, path)
         data = self.cache.get_blob(sha)
         if data is None:
-            self._progress(f"{pin}: blob {sha} of {path} is absent or corrupt in the cache; "
-                           "fetching it again")
-            fetch_pin(self.project.pins[pin], self.project.locks[pin], self.cache,
-                      progress=self._progress)
+            say(f"{pin}: blob {sha} of {path} is absent or corrupt in the cache; fetching it again")
+            fetch_pin(self.project.pins[pin], self.project.locks[pin], self.cache)
             data = self.cache.get_blob(sha)
         if data is None:
             raise FetchError(f"blob {sha} of {path} left the cache and no source serves it again",
@@ -108,7 +105,7 @@ class Corpus:
         return self.project.pins[pin].permalink(path, start, end)
 
 
-def fetch_all(project: Project, cache: Cache, names: list[str], progress: Progress,
+def fetch_all(project: Project, cache: Cache, names: list[str],
               refresh: bool = False) -> list[FetchReport]:
     unknown = [n for n in names if n not in project.pins]
     if unknown:
@@ -116,5 +113,5 @@ def fetch_all(project: Project, cache: Cache, names: list[str], progress: Progre
         where = first or Location(str(project.root / "pins.toml"))
         raise InputError(f"unknown pin {unknown[0]!r}", where,
                          f"known pins: {', '.join(sorted(project.pins))}")
-    return [fetch_pin(project.pins[n], project.locks[n], cache, progress=progress, refresh=refresh,
+    return [fetch_pin(project.pins[n], project.locks[n], cache, refresh=refresh,
                       verify=True) for n in (names or sorted(project.pins))]

@@ -17,9 +17,8 @@ from typing import NamedTuple, Protocol
 from reader.cache import Cache, blob_sha
 from reader.errors import FetchError, Location, ReaderError
 from reader.pins import LockEntry, Pin, check_url
-from reader.progress import counted
+from reader.progress import counted, say
 
-Progress = Callable[[str], None]
 Download = Callable[[str, Path], Path]
 """(release `name==version`, folder) -> the path of its source archive, downloaded into the folder."""
 
@@ -70,7 +69,7 @@ class Source(Protocol):
 
     name: str
 
-    def provide(self, pin: Pin, wanted: dict[str, str], progress: Progress) -> Iterator[FileData]: ...
+    def provide(self, pin: Pin, wanted: dict[str, str]) -> Iterator[FileData]: ...
 
 
 class GitSource:
@@ -79,14 +78,14 @@ class GitSource:
         self.url = check_url(url)
         self.name = f"git {url}"
 
-    def provide(self, pin, wanted, progress):
+    def provide(self, pin, wanted):
         from reader import gitio  # GitPython loads slowly; a cache hit never needs it
 
-        progress(f"{pin.name}: fetching {pin.short} from {self.url} (depth 1, blob-less)")
+        say(f"{pin.name}: fetching {pin.short} from {self.url} (depth 1, blob-less)")
         repo = gitio.fetch_commit(self.cache.root / "git" / f"{pin.name}.git", self.url, pin.commit)
         tree = gitio.list_tree(repo, pin.commit, pin.paths)
         shas = sorted({tree[p] for p in wanted if p in tree})
-        progress(f"{pin.name}: reading {len(shas)} blobs")
+        say(f"{pin.name}: reading {len(shas)} blobs")
         blobs = gitio.read_blobs(repo, pin.commit, shas)
         for path in wanted:
             if path in tree:
@@ -96,7 +95,7 @@ class GitSource:
 class InstalledSource:
     name = "installed distribution"
 
-    def provide(self, pin, wanted, progress):
+    def provide(self, pin, wanted):
         if not pin.release:
             raise FetchError("the pin names no release")
         try:
@@ -106,7 +105,7 @@ class InstalledSource:
         if dist.version != pin.dist_version:
             raise FetchError(f"installed {pin.dist_name} is {dist.version}, the pin needs {pin.dist_version}")
         self.name = f"installed {pin.dist_name}=={dist.version}"
-        progress(f"{pin.name}: reading {self.name}")
+        say(f"{pin.name}: reading {self.name}")
         for path in wanted:
             file = Path(str(dist.locate_file(path)))
             if file.is_file():
@@ -123,7 +122,7 @@ class ArchiveSource:
         self.download = download or pip_download_sdist
         self.archive = archive
 
-    def provide(self, pin, wanted, progress):
+    def provide(self, pin, wanted):
         if not pin.release:
             raise FetchError("the pin names no release")
         self.name = f"source archive {pin.release}"
@@ -131,7 +130,7 @@ class ArchiveSource:
             yield from read_archive(self.archive, wanted)
             return
         with tempfile.TemporaryDirectory(prefix="reader-sdist-") as tmp:
-            progress(f"{pin.name}: downloading the {pin.release} source archive")
+            say(f"{pin.name}: downloading the {pin.release} source archive")
             yield from read_archive(self.download(pin.release, Path(tmp)), wanted)
 
 
@@ -188,8 +187,7 @@ def default_sources(pin: Pin, cache: Cache) -> list[Source]:
 
 
 def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | None = None,
-              progress: Progress = lambda _m: None, refresh: bool = False,
-              verify: bool = False) -> FetchReport:
+              refresh: bool = False, verify: bool = False) -> FetchReport:
     """Serve every locked file of `pin` into the cache, verified; record its file list last.
 
     A cache hit takes no lock: the list is written last and every file atomically, so a list whose
@@ -200,7 +198,7 @@ def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | N
     first = None if refresh else cached_list(pin, lock, cache, verify)
     if first and first.complete:
         return first.report(pin, lock)
-    with cache.locked(on_wait=lambda: progress("another reader fetch holds the cache; waiting")):
+    with cache.locked(on_wait=lambda: say("another reader fetch holds the cache; waiting")):
         listed = None if refresh else cached_list(pin, lock, cache, verify)
         if listed and listed.complete:
             return listed.report(pin, lock)
@@ -208,8 +206,8 @@ def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | N
         refused = tuple(dict.fromkeys((first.refused if first else ()) +
                                       (listed.refused if listed else ())))
         for mismatch in refused:
-            progress(f"{pin.name}: {mismatch}; fetching it again")
-        report = _fetch_locked(pin, lock, cache, sources or default_sources(pin, cache), progress)
+            say(f"{pin.name}: {mismatch}; fetching it again")
+        report = _fetch_locked(pin, lock, cache, sources or default_sources(pin, cache))
         return replace(report, mismatches=refused + report.mismatches)
 
 
@@ -255,7 +253,7 @@ def cached_list(pin: Pin, lock: LockEntry, cache: Cache, verify: bool = False) -
     return CachedList(files, missing, tuple(manifest.get("sources", ())), tuple(refused), complete)
 
 
-def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
+def _fetch_locked(pin, lock, cache, sources) -> FetchReport:
     have = {p: s for p, s in lock.files.items() if cache.has_blob(s)}
     used = ["cache"] if have else []
     tried: list[tuple[str, str]] = []
@@ -266,7 +264,7 @@ def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
             break
         got = 0
         try:
-            provided = source.provide(pin, wanted, progress)
+            provided = source.provide(pin, wanted)
             for path, data in counted(f"{pin.name}: fetching files", provided, len(wanted)):
                 actual = blob_sha(data)
                 if actual != wanted[path]:
@@ -276,10 +274,10 @@ def _fetch_locked(pin, lock, cache, sources, progress) -> FetchReport:
                 got += 1
         except ReaderError as e:
             tried.append((source.name, e.message))
-            progress(f"{pin.name}: {source.name}: {e.message}")
+            say(f"{pin.name}: {source.name}: {e.message}")
         if got:
             used.append(source.name)
-            progress(f"{pin.name}: {got} files from {source.name}")
+            say(f"{pin.name}: {got} files from {source.name}")
         elif not any(name == source.name for name, _ in tried):
             tried.append((source.name, "provided none of the missing files"))
     missing = tuple(sorted(set(lock.files) - set(have)))

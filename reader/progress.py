@@ -1,14 +1,17 @@
 """Progress of long work: a line per step, and per countable stage a bar on a terminal (rich),
 a closing line elsewhere, or nothing (`--quiet`).
 
-A command picks a `Reporter` and makes it the active one (`reporting`); the work calls the active
-one's `stage(label, total)` where it can count (files fetched, scanned, highlighted; pages
-rendered, laid out, link-checked), so no function between the command and the work takes a new
-parameter. Lines keep the `progress(message)` callback interface. A forked worker reports nothing.
+One channel: a command picks a `Reporter` and makes it the active one (`reporting`; the CLI
+makes `Lines` active for a command that picks none); the work says a line with `say(message)`
+and calls `stage(label, total)` where it can count (files fetched, scanned, highlighted; pages
+rendered, laid out, link-checked), so no function between the command and the work takes a
+progress parameter. Outside a command (a library call, `mkdocs build`) nothing is shown. A forked
+worker's stages report nothing.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import sys
 import threading
@@ -80,6 +83,13 @@ class Quiet(Reporter):
 
     def __call__(self, message: str) -> None:
         pass
+
+    def _closed(self, stage: Stage) -> None:
+        pass
+
+
+class Lines(Reporter):
+    """Each message as a line, no stage counts: the commands without `--quiet`."""
 
     def _closed(self, stage: Stage) -> None:
         pass
@@ -176,6 +186,26 @@ def current() -> Reporter:
 
 
 _QUIET = Quiet()
+
+
+_SAYING: contextvars.ContextVar[bool] = contextvars.ContextVar("reader_progress_saying", default=True)
+
+
+def say(message: str) -> None:
+    """A line of progress through the active reporter (nothing inside `unsaid`)."""
+    if _SAYING.get():
+        current()(message)
+
+
+@contextmanager
+def unsaid() -> Iterator[None]:
+    """Drop the lines said in this block, in this thread; stages still count. The build opens its
+    pins and reads the rule history under it: its own steps are its lines, a fetch is its bar."""
+    token = _SAYING.set(False)
+    try:
+        yield
+    finally:
+        _SAYING.reset(token)
 
 
 def stage(label: str, total: int) -> Stage:

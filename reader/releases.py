@@ -11,7 +11,7 @@ from pathlib import Path
 from reader import fetch
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.fetch import ArchiveSource, Download, Progress, fetch_pin
+from reader.fetch import ArchiveSource, Download, fetch_pin
 from reader.pins import LockEntry, Pin
 
 RELEASE_KIND = "release"
@@ -33,8 +33,7 @@ class Release:
         return self.pin.dist_version
 
 
-def release(pin: Pin, spec: str, cache: Cache, download: Download | None = None,
-            progress: Progress = lambda _m: None) -> Release:
+def release(pin: Pin, spec: str, cache: Cache, download: Download | None = None) -> Release:
     """Release `spec` of `pin`'s package, its files in the cache: the archive is downloaded once
     (`download`, default pip's), then every run reads the kept record and the blobs."""
     key = hashlib.sha1(f"{pin.name}\0{spec}\0{','.join(pin.paths)}".encode()).hexdigest()
@@ -48,7 +47,7 @@ def release(pin: Pin, spec: str, cache: Cache, download: Download | None = None,
         archive = (download or fetch.pip_download_sdist)(spec, Path(tmp))
         at = replace(pin, commit=recorded_commit(archive, spec).sha, release=spec, tag="", date="")
         lock = lock_from_archive(at, archive)
-        fetch_pin(at, lock, cache, [ArchiveSource(lambda _spec, _dest: archive)], progress)
+        fetch_pin(at, lock, cache, [ArchiveSource(lambda _spec, _dest: archive)])
     cache.put_kept_json(RELEASE_KIND, key, {"commit": at.commit, "files": lock.files})
     return Release(spec, at, lock)
 

@@ -7,7 +7,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,7 +20,7 @@ from reader.cache import Cache, atomic_write
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import BrokenLink, check_changed, check_links
 from reader.profile import mark
-from reader.progress import current
+from reader.progress import current, say
 from reader.render.generate import Older, generate_site
 from reader.render.labs import load_labs
 from reader.render.model import Slot
@@ -72,8 +72,7 @@ def _counted(kind: str, rendered: int, cached: int) -> str:
     return f"{kind} pages {rendered} rendered / {cached} cached"
 
 
-def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None,
-               progress: Callable[[str], None] = lambda _m: None, wait: bool = True,
+def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None, wait: bool = True,
                keep_going: bool = False, older: bool = True) -> BuildReport:
     """Build the site into a temporary folder next to `site_dir`, check it, and swap it in.
 
@@ -91,10 +90,10 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
     _check_site_dir(root, site_dir)
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     cache = Cache()
-    with _build_lock(site_dir, progress, wait), cache.in_use():
+    with _build_lock(site_dir, wait), cache.in_use():
         recover(site_dir)
         with cache.staged():  # a failed build adds nothing to the cache
-            report = _build_locked(root, site_dir, jobs, progress, cache, keep_going, older)
+            report = _build_locked(root, site_dir, jobs, cache, keep_going, older)
         # A failed lab fails only now: what was computed (the other labs' runs above all) is kept.
         if report.failures and not keep_going:
             raise labs_failed(report.failures)
@@ -110,31 +109,31 @@ def labs_failed(failures: tuple[ReaderError, ...]) -> ReaderError:
     return LabError(f"{first.message}; and {len(rest)} more:{more}", first.location, first.hint)
 
 
-def _build_locked(root: Path, site_dir: Path, jobs: int | None, progress: Callable[[str], None],
+def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                   cache: Cache, keep_going: bool, with_older: bool = True) -> BuildReport:
     start = time.perf_counter()
     generated, steps = None, []
     state = site_patch.load(root, site_dir)
     if state is not None:  # the site was built from the same setup: perhaps only pages changed
-        progress("generating pages")
+        say("generating pages")
         t = time.perf_counter()
         generated = generate_site(root, state.track, jobs, cache)
         steps.append(("pages", time.perf_counter() - t))
         todo = site_patch.plan(state, generated)
         if todo is not None:
-            report = _patch(site_dir, state, generated, todo, steps, cache, jobs, progress)
+            report = _patch(site_dir, state, generated, todo, steps, cache, jobs)
             if report is not None:
                 return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage)
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
         t = time.perf_counter()
-        older = _older_editions(root, jobs, progress, cache) if with_older else []
+        older = _older_editions(root, jobs, cache) if with_older else []
         if older:
             steps.append(("older editions' pages", time.perf_counter() - t))
         everyone = editions.editions(root) if older else ()
         seen = {e.version: _outputs(g) for e, g in older}
         switcher = editions.Switcher(everyone[0], everyone, seen) if older else None
-        built = _mkdocs_build(root, fresh, jobs, progress, cache, keep_going, generated, switcher)
+        built = _mkdocs_build(root, fresh, jobs, cache, keep_going, generated, switcher)
         steps = [*steps, *built.steps]
         if built.failures and not keep_going:  # mkdocs did not run: the site stays as it was
             shutil.rmtree(fresh, ignore_errors=True)
@@ -144,13 +143,13 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None, progress: Callab
             t = time.perf_counter()
             seen[everyone[0].version] = _outputs(built.generated)
             for edition, its_pages in older:
-                progress(f"running mkdocs on the {edition.version} edition")
-                _mkdocs_build(root, fresh / edition.folder, jobs, progress, cache, True, its_pages,
+                say(f"running mkdocs on the {edition.version} edition")
+                _mkdocs_build(root, fresh / edition.folder, jobs, cache, True, its_pages,
                               editions.Switcher(edition, everyone, seen))
                 (fresh / edition.folder / "404.html").unlink()  # the site's own is served from its root
             atomic_write(fresh / editions.VERSIONS_JSON, editions.versions_json(everyone), durable=False)
             steps.append(("older editions' mkdocs", time.perf_counter() - t))
-        progress("checking links")
+        say("checking links")
         mark("link check")
         t = time.perf_counter()
         digests: dict[str, str] = {}
@@ -172,7 +171,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None, progress: Callab
                        coverage=built.generated.coverage if built.generated is not None else ())
 
 
-def _older_editions(root: Path, jobs: int | None, progress: Callable[[str], None],
+def _older_editions(root: Path, jobs: int | None,
                     cache: Cache) -> list[tuple[editions.Edition, Generated]]:
     """Each older edition's pages: its project as committed before its move, with the current labs."""
     found = editions.editions(root)[1:]
@@ -181,7 +180,7 @@ def _older_editions(root: Path, jobs: int | None, progress: Callable[[str], None
     labs = tuple(load_labs(root))
     out = []
     for edition in found:
-        progress(f"generating the {edition.version} edition's pages")
+        say(f"generating the {edition.version} edition's pages")
         folder = editions.checkout(root, edition, cache)
         older = Older(labs, "../" * edition.folder.count("/"))
         out.append((edition, generate_site(folder, "track.yaml", jobs, cache, older)))
@@ -202,14 +201,13 @@ def _fail_on(problems: list[BrokenLink], site_dir: Path) -> None:
 
 
 def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
-           todo: site_patch.Plan, steps: Steps, cache: Cache, jobs: int | None,
-           progress: Callable[[str], None]) -> BuildReport | None:
+           todo: site_patch.Plan, steps: Steps, cache: Cache, jobs: int | None) -> BuildReport | None:
     """The site with `todo` written into a copy of it (hard links), checked and swapped in;
     None when the site is not what its state recorded (then mkdocs builds it)."""
     counts = (*generated.counts, ("patched", len(todo.pages), 0))
     if not todo.pages and not todo.assets:
         return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
-    progress(f"patching {len(todo.pages)} page(s) into the site")
+    say(f"patching {len(todo.pages)} page(s) into the site")
     mark("patch")
     t = time.perf_counter()
     outputs = {}
@@ -224,7 +222,7 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
         for dest, data in {**todo.assets, **outputs}.items():
             atomic_write(fresh / dest, data, durable=False)  # a new file, not through its link
         steps = [*steps, ("patch", time.perf_counter() - t)]
-        progress("checking links")
+        say("checking links")
         mark("link check")
         t = time.perf_counter()
         _fail_on(check_changed(fresh, outputs, state.digests(), cache, Workers(jobs)),
@@ -245,7 +243,7 @@ def lock_path(site_dir: Path) -> Path:
 
 
 @contextmanager
-def _build_lock(site_dir: Path, progress: Callable[[str], None], wait: bool) -> Iterator[None]:
+def _build_lock(site_dir: Path, wait: bool) -> Iterator[None]:
     lock = filelock.FileLock(str(lock_path(site_dir)))
     try:
         lock.acquire(timeout=0)
@@ -254,7 +252,7 @@ def _build_lock(site_dir: Path, progress: Callable[[str], None], wait: bool) -> 
             raise BusyError(f"another reader build is writing {site_dir.name}/",
                             Location(str(lock_path(site_dir))),
                             "wait for it to finish, or run without --no-wait to wait") from None
-        progress(f"another reader build is writing {site_dir.name}/; waiting for it to finish")
+        say(f"another reader build is writing {site_dir.name}/; waiting for it to finish")
         lock.acquire()
     try:
         yield
@@ -329,7 +327,7 @@ class _Built:
     contents: dict[str, str] | None = None
 
 
-def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[str], None],
+def _mkdocs_build(root: Path, out: Path, jobs: int | None,
                   cache: Cache | None = None, keep_going: bool = False,
                   generated: Generated | None = None,
                   switcher: editions.Switcher | None = None) -> _Built:
@@ -354,17 +352,17 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None, progress: Callable[[s
                              "add '- reader' under 'plugins:'")
         steps: Steps = []
         if generated is None:
-            progress("generating pages")
+            say("generating pages")
             t = time.perf_counter()
             generated = generate_site(root, plugin.config.track, jobs, cache)
             steps.append(("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         plugin.switcher = switcher
         for warning in generated.warnings:
-            progress(f"note: {warning}")
+            say(f"note: {warning}")
         if generated.failures and not keep_going:
             return _Built(steps, generated.counts, generated.failures)
-        progress(f"running mkdocs on {len(generated.pages)} pages")
+        say(f"running mkdocs on {len(generated.pages)} pages")
         mark("mkdocs")
         t = time.perf_counter()
         config.plugins.on_startup(command="build", dirty=False)

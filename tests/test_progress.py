@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reader.progress import Quiet, Reporter, counted, current, reporting, stage, track
+from reader.progress import Lines, Quiet, Reporter, counted, current, reporting, say, stage, track
 from tests.small_project import reader, write_small
 
 
@@ -32,6 +32,15 @@ def test_quiet_says_nothing_and_no_command_means_quiet(capsys):
     assert isinstance(current(), Quiet)  # outside any command (a library call, `mkdocs build`)
     list(counted("scanning files", range(4), 4))
     assert capsys.readouterr().err == ""
+
+
+def test_say_goes_to_the_active_reporter_and_lines_show_no_counts(capsys):
+    say("outside any command")
+    with reporting(Lines()):
+        say("fetching up")
+        with stage("fetching files", 2) as s:
+            s.advance(2)
+    assert capsys.readouterr().err == "  fetching up\n"
 
 
 def test_track_counts_the_futures_that_ran(capsys):

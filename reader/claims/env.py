@@ -9,7 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -17,6 +17,7 @@ from pathlib import Path
 from reader.cache import Cache
 from reader.errors import InputError, Location
 from reader.pins import Pin
+from reader.progress import say
 
 CHILD = Path(__file__).with_name("child.py")
 COMPANIONS = {"jax": ("jaxlib",)}
@@ -81,8 +82,7 @@ def _env(python: str, found: dict[str, str], reqs: tuple[str, ...], py: str) -> 
     return Env(python, versions, _label(reqs))
 
 
-def environment(pins: Mapping[str, Pin], cache: Cache,
-                progress: Callable[[str], None] = lambda _m: None) -> Env:
+def environment(pins: Mapping[str, Pin], cache: Cache) -> Env:
     """An environment with every pin's release installed: this interpreter when it has them,
     else a venv under the cache, made once (pip honours its own settings: `PIP_INDEX_URL`,
     `PIP_FIND_LINKS`, `PIP_NO_INDEX`)."""
@@ -97,7 +97,7 @@ def environment(pins: Mapping[str, Pin], cache: Cache,
     python = folder / "bin" / "python"
     with cache.locked(f"env-{key}"):
         if not (folder / ".complete").is_file():
-            progress(f"making a Python environment with {', '.join(reqs)} ({folder})")
+            say(f"making a Python environment with {', '.join(reqs)} ({folder})")
             _make(folder, reqs)
     found = _there(str(python), names)
     wrong = {n: found.get(n, "") for n, v in _wanted(reqs).items() if found.get(n) != v}

@@ -12,13 +12,14 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from reader.cache import Cache
 from reader.claims.env import CHILD, Env
 from reader.pins import LockEntry
+from reader.progress import say
 
 KIND = "claim"
 RUNNER = hashlib.sha1(CHILD.read_bytes()).hexdigest()[:12]
@@ -91,7 +92,7 @@ def _as_json(o: Outcome) -> dict[str, Any]:
 
 
 def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, timeout: float,
-               jobs: int = 1, progress: Callable[[str], None] = lambda _m: None) -> list[Outcome]:
+               jobs: int = 1) -> list[Outcome]:
     """Each claim's outcome in `env`, in order: from the cache, or run in `jobs` child processes
     (a claim that runs past `timeout` seconds fails, and its batch goes on in a new process)."""
     keys = [key_of(s, env, pins) for s in specs]
@@ -102,7 +103,7 @@ def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, 
             found[key] = _outcome(hit)
     todo = {k: s for k, s in zip(keys, specs, strict=True) if k not in found}
     if todo:
-        progress(f"running {len(todo)} claim{'s' if len(todo) != 1 else ''} at {env.label}")
+        say(f"running {len(todo)} claim{'s' if len(todo) != 1 else ''} at {env.label}")
         batches = [list(todo.items())[i::max(1, jobs)] for i in range(max(1, jobs))]
         ran: dict[str, Outcome] = {}
         threads = [threading.Thread(target=lambda b=b: ran.update(_run_batch(b, env, timeout)))

@@ -4,7 +4,7 @@ failing one means for `reader check --run` (a finding at the example's YAML line
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reader.annotations.model import Article, Claim, Problem, Severity
@@ -87,16 +87,16 @@ class Checked:
 
 
 def run_track(articles: Sequence[Article], project: Project, cache: Cache, timeout: float,
-              jobs: int, progress: Callable[[str], None] = lambda _m: None) -> Checked:
+              jobs: int) -> Checked:
     """Every claim of the track run at the project's pins (from the cache when it can)."""
     started = time.monotonic()
     claims = claims_of(articles)
     if not claims:
         return Checked(label(project.pins), (), 0, 0.0)
-    env = environment(project.pins, cache, progress)
+    env = environment(project.pins, cache)
     digest = pins_digest(project.locks)
     specs = [c.spec for c in claims]
     misses = sum(1 for s in dict.fromkeys(specs) if not cache.get_kept_json(KIND, key_of(s, env, digest)))
-    outcomes = run_claims(specs, env, digest, cache, timeout, jobs, progress)
+    outcomes = run_claims(specs, env, digest, cache, timeout, jobs)
     return Checked(env.label, tuple(zip(claims, outcomes, strict=True)), misses,
                    time.monotonic() - started)

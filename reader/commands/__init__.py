@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 COMMANDS = ("fetch", "lock", "run", "notebooks", "check", "accept", "rules", "facts", "build", "serve", "pin",
             "diff")
-
-
-def progress(message: str) -> None:
-    """Progress lines go to stderr so that stdout stays machine-readable."""
-    print(f"  {message}", file=sys.stderr, flush=True)
 
 
 def add_quiet(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,6 @@ from reader.annotations.load import load_all
 from reader.annotations.model import Note, ResolvedNote, Status
 from reader.annotations.resolve import resolve
 from reader.cache import atomic_write
-from reader.commands import progress
 from reader.corpus import Corpus, Project
 from reader.errors import InputError
 
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if not chosen:
         print("reader accept: no notes", file=sys.stderr)
         return 0
-    corpus = Corpus.open(Project.load(root), progress=progress)
+    corpus = Corpus.open(Project.load(root))
     resolved = [(path, resolve(note, corpus)) for path, note in chosen]
     if args.moved:
         resolved = [(p, r) for p, r in resolved if r.status is Status.MOVED]

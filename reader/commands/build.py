@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     from reader.site import build_site  # mkdocs and the renderers: loaded only to build
 
     root = Path(args.project)
-    with profiling(args.profile) as profile, reporting(reporter(args.quiet)) as progress:
+    with profiling(args.profile) as profile, reporting(reporter(args.quiet)):
         report = build_site(root, Path(args.site) if args.site else None, args.jobs or None,
-                            progress, wait=not args.no_wait, keep_going=args.keep_going)
+                            wait=not args.no_wait, keep_going=args.keep_going)
         timings = profile.report() if profile is not None else []
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
     print(f"  {report.caching()}")

@@ -11,7 +11,6 @@ from pathlib import Path
 from reader.annotations import check as checking
 from reader.annotations import report as printers
 from reader.cache import Cache
-from reader.commands import progress
 from reader.corpus import Corpus, Project
 from reader.render.figures import FIGURES
 
@@ -37,8 +36,7 @@ def run(args: argparse.Namespace) -> int:
     # What it computed lands in the cache whatever it finds (results are keyed by their inputs):
     # the next run, in the middle of a move, reads it back.
     with cache.staged():
-        report = checking.check(root, lambda: Corpus.open(Project.load(root), cache,
-                                                          progress=progress),
+        report = checking.check(root, lambda: Corpus.open(Project.load(root), cache),
                                 checking.computed_facts, cache, figures=FIGURES)
         if report.exit_code != 2 and args.run_claims:
             report = _run_claims(root, report, cache, args)
@@ -60,7 +58,7 @@ def _run_claims(root: Path, report: checking.CheckReport, cache: Cache,
 
     project = Project.load(root)
     checked = run_track(load_articles(root, cache), project, cache, args.claim_timeout,
-                        max(1, args.jobs), progress)
+                        max(1, args.jobs))
     print(checked.summary(), file=sys.stderr)
     problems = sorted([*report.problems, *checked.problems()],
                       key=lambda p: (p.where.path, p.where.line or 0))

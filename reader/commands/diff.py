@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.commands import progress
 from reader.errors import InputError, Location
 
 FORMATS = ("json", "markdown", "text")
@@ -64,12 +63,12 @@ def run(args: argparse.Namespace) -> int:
                          Location(args.old), "e.g. reader diff HEAD~3:pins.toml --record moves/x.json")
     cache = Cache()
     claims = None if args.no_claims else ClaimRuns(args.claim_timeout, max(1, args.jobs))
-    report = diff_sides(root, old, new, cache, progress, claims=claims)
+    report = diff_sides(root, old, new, cache, claims=claims)
     sys.stdout.write(PRINTERS[args.format](report))
     if args.record:
         _record(root, rev, old, new, report, cache, Path(args.record))
     if args.apply:
-        corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
+        corpus = Corpus.open(Project(root, new.pins, new.locks), cache)
         moved = [c for c in report.changes if isinstance(c, NoteChange)]
         done = apply_moved(root, load_articles(root), moved, corpus)
         print(f"reader diff --apply: {len(done)} moved notes updated"
@@ -82,8 +81,8 @@ def _record(root: Path, rev: str, old, new, report, cache: Cache, out: Path) -> 
     from reader.corpus import Corpus, Project
     from reader.diff.history import FATES, articles_at, move_record, write_record
 
-    old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
-    new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
+    old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache)
+    new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache)
     from reader import gitio
 
     commit = gitio.commit_of(root, rev)  # `HEAD` names another commit tomorrow

@@ -8,7 +8,6 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from reader.commands import progress
 from reader.corpus import Corpus, Project
 
 
@@ -23,7 +22,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from reader.extract.fact import load_facts
 
-    corpus = Corpus.open(Project.load(Path(args.project)), progress=progress)
+    corpus = Corpus.open(Project.load(Path(args.project)))
     facts = load_facts(corpus)
     if args.json:
         print(json.dumps({f.name: {k: v for k, v in asdict(f).items() if k != "name"}

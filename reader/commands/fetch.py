@@ -27,8 +27,8 @@ def run(args: argparse.Namespace) -> int:
     if args.status:
         return _status(project, cache, args.names)
     bad = 0
-    with reporting(reporter(args.quiet)) as progress:
-        reports = fetch_all(project, cache, args.names, progress, refresh=args.refresh)
+    with reporting(reporter(args.quiet)):
+        reports = fetch_all(project, cache, args.names, refresh=args.refresh)
     for r in reports:
         for m in r.mismatches:
             print(f"reader: error: {m}")

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.commands import progress
 from reader.diff.move import move_pin
 
 
@@ -23,7 +22,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    move = move_pin(Path(args.project), args.name, args.to, args.release, Cache(), progress)
+    move = move_pin(Path(args.project), args.name, args.to, args.release, Cache())
     old, new, r = move.old, move.new, move.fetched
     label = f" ({new.tag})" if new.tag else ""
     if move.recorded:

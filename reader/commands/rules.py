@@ -8,7 +8,6 @@ import json
 import sys
 from pathlib import Path
 
-from reader.commands import progress
 from reader.corpus import Corpus, Project
 from reader.errors import InputError, Location
 from reader.extract import build_index
@@ -27,7 +26,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = Corpus.open(Project.load(Path(args.project)), progress=progress)
+    corpus = Corpus.open(Project.load(Path(args.project)))
     tables = load_rules(corpus, build_index(corpus))
     if args.history:
         return run_history(corpus, tables, args)
@@ -52,7 +51,7 @@ def print_table(table: RuleTable) -> None:
 
 
 def run_history(corpus: Corpus, tables: list[RuleTable], args: argparse.Namespace) -> int:
-    history = load_history(corpus, tables, progress=progress)
+    history = load_history(corpus, tables)
     if history is None:
         raise InputError("the pin holding the rule tables has no `history`",
                          Location(str(Path(args.project) / "pins.toml")),

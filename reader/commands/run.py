@@ -140,7 +140,6 @@ def _run_cases(lab: Lab, learner: LearnerKernel) -> list[Any] | None:
 
 def print_diff(learner: LearnerKernel, blind: Blind, root: Path) -> None:
     """The learner's kernel against the pinned function, line by line (read from the corpus)."""
-    from reader.commands import progress
     from reader.corpus import Corpus, Project
     from reader.extract.symbols import symbols_of
 
@@ -148,7 +147,7 @@ def print_diff(learner: LearnerKernel, blind: Blind, root: Path) -> None:
     pin_name = next((n for n, p in project.pins.items() if p.covers(blind.upstream_path)), None)
     if pin_name is None:
         raise InputError(f"{blind.upstream_path} is in no pin", Location(str(root / "pins.toml")))
-    corpus = Corpus.open(project, progress=progress, names=[pin_name])
+    corpus = Corpus.open(project, names=[pin_name])
     text = corpus.read_text(pin_name, blind.upstream_path)
     symbol = next(s for s in symbols_of(text) if s.qualname == blind.upstream_symbol)
     theirs = text.splitlines()[symbol.span.start - 1:symbol.span.end]

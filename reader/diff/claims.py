@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from reader.annotations.model import Article
 from reader.cache import Cache
@@ -15,7 +15,7 @@ from reader.errors import Location, ReaderError
 
 
 def diff_claims(articles: Sequence[Article], old: Side, new: Side, cache: Cache, timeout: float,
-                jobs: int, progress: Callable[[str], None] = lambda _m: None) -> list[Change]:
+                jobs: int) -> list[Change]:
     """A `ClaimChange` for every claim whose outcome differs between the sides' releases."""
     claims = claims_of(articles)
     if not claims:
@@ -23,12 +23,12 @@ def diff_claims(articles: Sequence[Article], old: Side, new: Side, cache: Cache,
     runs: list[tuple[Env, list[Outcome]]] = []
     for side in (old, new):
         try:
-            env = environment(side.pins, cache, progress)
+            env = environment(side.pins, cache)
         except ReaderError as e:
             return [ClaimsUncomputed(status="unknown", side=side.label, what="the claims",
                                      where=e.location or Location(side.label), reason=e.message)]
         runs.append((env, run_claims([c.spec for c in claims], env, pins_digest(side.locks), cache,
-                                     timeout, jobs, progress)))
+                                     timeout, jobs)))
     (a_env, before), (b_env, after) = runs
     return [_change(c, a, b, a_env.label, b_env.label)
             for c, a, b in zip(claims, before, after, strict=True) if a.behaviour() != b.behaviour()]

@@ -19,8 +19,8 @@ from reader.errors import Location
 from reader.extract import build_index
 from reader.extract.fact import ExtractError
 from reader.extract.ruletable import RuleTable, load_rules
-from reader.fetch import Progress
 from reader.pins import LockEntry
+from reader.progress import say
 
 
 def diff_pins(old: Side, new: Side) -> list[PinChange]:
@@ -71,7 +71,6 @@ class ClaimRuns:
 
 
 def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
-               progress: Progress = lambda _m: None,
                facts: FactSource = computed_facts, claims: ClaimRuns | None = None) -> DiffReport:
     """Every change from `old` to `new` for the project's annotations at `root`; fetches both
     sides' files (a cache hit once fetched). `facts` computes a corpus' facts; with `claims`, the
@@ -79,22 +78,22 @@ def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
     is an `Uncomputed` change, never a stop."""
     cache = cache or Cache()
     articles = load_articles(root)
-    old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache, progress)
-    new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache, progress)
+    old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache)
+    new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache)
     changes: list[Change] = [*diff_pins(old, new), *diff_notes(articles, old_corpus, new_corpus)]
     if claims is not None:
-        progress("running the claims at both sides")
-        changes += diff_claims(articles, old, new, cache, claims.timeout, claims.jobs, progress)
+        say("running the claims at both sides")
+        changes += diff_claims(articles, old, new, cache, claims.timeout, claims.jobs)
     annotated = annotated_symbols(articles)
     for name in sorted(set(old.pins) & set(new.pins)):
         if old.locks[name].files != new.locks[name].files:
             changes.extend(diff_files(name, old_corpus, new_corpus, annotated))
-    progress("comparing the lowering rule tables")
+    say("comparing the lowering rule tables")
     before, after = _rules(old_corpus, old.label), _rules(new_corpus, new.label)
     if isinstance(before, list) and isinstance(after, list):
         changes.extend(diff_rules(before, after))
     changes += [r for r in (before, after) if isinstance(r, RulesUncomputed)]
-    progress("comparing the facts")
+    say("comparing the facts")
     changes.extend(diff_facts(facts(old_corpus), facts(new_corpus), articles, old.label, new.label))
     return DiffReport(old.label, new.label, tuple(changes))
 

@@ -17,7 +17,6 @@ from reader.fetch import (
     Download,
     FetchReport,
     GitSource,
-    Progress,
     Source,
     fetch_pin,
     git_url,
@@ -41,15 +40,16 @@ from reader.pins import (
     parse_lock,
     parse_pins,
 )
+from reader.progress import say
 
 
-def _recorded_if_any(archive: Path, release: str, sha: str, progress: Progress) -> RecordedCommit | None:
+def _recorded_if_any(archive: Path, release: str, sha: str) -> RecordedCommit | None:
     """The commit `release` records when it records one, which must be `sha` (`--to`): a release
     names the files of one commit, and a pin must never pair one commit with another's files."""
     try:
         recorded = recorded_commit(archive, release)
     except FetchError as e:
-        progress(f"{release}: {e.message}; the commit is not checked against it")
+        say(f"{release}: {e.message}; the commit is not checked against it")
         return None
     if recorded.sha != sha:
         raise InputError(f"--to {sha} is not the commit {release} was built from: it records "
@@ -111,12 +111,11 @@ def extended_history(old: Pin, release: str) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def _new_lock(new: Pin, cache: Cache, archive: Callable[[], Path],
-              progress: Progress) -> tuple[LockEntry, str, Source, str]:
+def _new_lock(new: Pin, cache: Cache, archive: Callable[[], Path]) -> tuple[LockEntry, str, Source, str]:
     """(lock entry, commit date, the source to fetch from, `via`): git first, else the archive."""
     url = git_url(new)
     try:
-        progress(f"{new.name}: reading the tree of {new.short} from {url}")
+        say(f"{new.name}: reading the tree of {new.short} from {url}")
         lock = lock_from_git(new, cache)
         if not lock.files:
             raise FetchError(f"commit {new.short} has no .py file under {', '.join(new.paths)}",
@@ -133,14 +132,14 @@ def _new_lock(new: Pin, cache: Cache, archive: Callable[[], Path],
                              f"archive to take {new.short}'s files from", Location("pins.toml"),
                              "pass --release NAME==VERSION, or set READER_MIRROR_"
                              f"{new.name.upper().replace('-', '_')} to a reachable clone") from None
-        progress(f"{new.name}: git unreachable ({e.message[:80]}); using the {new.release} archive")
+        say(f"{new.name}: git unreachable ({e.message[:80]}); using the {new.release} archive")
     path = archive()
     lock = lock_from_archive(new, path)
     return lock, "", ArchiveSource(archive=path), f"archive {new.release}"
 
 
 def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache | None = None,
-             progress: Progress = lambda _m: None, download: Download = pip_download_sdist) -> PinMove:
+             download: Download = pip_download_sdist) -> PinMove:
     """Move pin `name` to `target`, fetch and verify its files, then rewrite pins.toml and pins.lock.
 
     Without `target`, the commit is the one the `release` archive records in its version.py.
@@ -164,23 +163,23 @@ def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache
 
         def archive() -> Path:
             if not downloaded:
-                progress(f"{name}: downloading the {release} source archive")
+                say(f"{name}: downloading the {release} source archive")
                 downloaded.append(download(release, Path(tmp)))
             return downloaded[0]
 
         recorded = None if target else recorded_commit(archive(), release)
         if recorded:
-            progress(f"{name}: {release} records commit {recorded}")
+            say(f"{name}: {release} records commit {recorded}")
             sha, tag = recorded.sha, ""
         else:
             sha, tag = resolve_target(old, target)
         new = replace(old, commit=sha, tag=tag, release=release, date="",
                       history=extended_history(old, release))
-        lock, date, source, via = _new_lock(new, cache, archive, progress)
+        lock, date, source, via = _new_lock(new, cache, archive)
         if target and release:
-            recorded = _recorded_if_any(archive(), release, sha, progress)
+            recorded = _recorded_if_any(archive(), release, sha)
         new = replace(new, date=date)
-        report = fetch_pin(new, lock, cache, [source], progress, refresh=True)
+        report = fetch_pin(new, lock, cache, [source], refresh=True)
     remarks = []
     if old.tag and not tag:
         remarks.append(f"dropped tag {old.tag!r}: it labels the old commit")

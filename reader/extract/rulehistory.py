@@ -13,7 +13,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location, ReaderError
 from reader.extract.ruletable import BACKEND_NAMES, BACKENDS, PrimRef, RuleTable, load_rules
-from reader.fetch import Download, Progress
+from reader.fetch import Download
 from reader.pins import Pin
 from reader.releases import release, release_corpus
 
@@ -172,13 +172,13 @@ def rules_pin(pins: dict[str, Pin]) -> Pin | None:
     return next((p for p in pins.values() if any(p.covers(path) for path in paths)), None)
 
 
-def _read_release(root: Path, pin: Pin, spec: str, cache: Cache, download: Download | None,
-                  progress: Progress) -> tuple[ReleaseRead, list[RuleTable] | None]:
+def _read_release(root: Path, pin: Pin, spec: str, cache: Cache,
+                  download: Download | None) -> tuple[ReleaseRead, list[RuleTable] | None]:
     from reader.extract import build_index
 
     commit = ""
     try:
-        rel = release(pin, spec, cache, download, progress)
+        rel = release(pin, spec, cache, download)
         commit = rel.pin.commit
         corpus = release_corpus(root, rel, cache)
         return ReleaseRead(spec, commit), load_rules(corpus, build_index(corpus))
@@ -188,8 +188,7 @@ def _read_release(root: Path, pin: Pin, spec: str, cache: Cache, download: Downl
 
 
 def load_history(corpus: Corpus, pinned: Iterable[RuleTable], cache: Cache | None = None,
-                 download: Download | None = None,
-                 progress: Progress = lambda _m: None) -> RuleHistory | None:
+                 download: Download | None = None) -> RuleHistory | None:
     """The rule history of the pin holding the tables: each release of its `history` read from
     its archive (a failure is kept, located), then the pins' own tables as its newest release.
     None when that pin has no history."""
@@ -204,7 +203,7 @@ def load_history(corpus: Corpus, pinned: Iterable[RuleTable], cache: Cache | Non
                                   sort_keys=True).encode()).hexdigest()
     if (kept := cache.get_json(HISTORY_KIND, key)) is not None:
         return RuleHistory.from_json(kept)
-    reads = [_read_release(corpus.project.root, pin, spec, cache, download, progress)
+    reads = [_read_release(corpus.project.root, pin, spec, cache, download)
              for spec in pin.history if spec != pin.release]
     reads.append((ReleaseRead(pin.release or pin.short, pin.commit), own))
     history = history_of(reads)

@@ -17,6 +17,7 @@ from reader.corpus import Corpus, Project
 from reader.extract import Index
 from reader.extract.fact import load_facts
 from reader.model import Reference, SourceFile, module_of, split_lines
+from reader.progress import unsaid
 from reader.render.content import note_views
 from reader.render.docs import Docs, lab_uses, labs_by_file, source_resolver
 from reader.render.figure import FigureInputs
@@ -55,7 +56,8 @@ from reader.workers import Workers
 def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
                   cache: Cache | None = None, older: Older | None = None) -> Generated:
     """Every page of the project at `root`: its pins, outline, annotations and labs."""
-    corpus = Corpus.open(Project.load(root), cache)
+    with unsaid():
+        corpus = Corpus.open(Project.load(root), cache)
     return generate(corpus, load_track(root / track_file), corpus.cache, jobs, older)
 
 

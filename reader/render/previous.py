@@ -19,6 +19,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.diff.history import MoveRecord
 from reader.pins import LockEntry, Pin
+from reader.progress import unsaid
 
 if TYPE_CHECKING:  # moves imports filediff, which imports this module
     from reader.render.moves import MoveFile
@@ -85,6 +86,7 @@ def _read(root: Path, record: MoveRecord, cache: Cache) -> Kept:
     from reader.diff.sides import load_side
 
     side = load_side(root, record.old)
-    corpus = Corpus.open(Project(root, side.pins, side.locks), cache)
+    with unsaid():
+        corpus = Corpus.open(Project(root, side.pins, side.locks), cache)
     return Kept(side.pins, side.locks,
                 {pin: {path: corpus.blob(pin, path) for path in corpus.files(pin)} for pin in corpus.pins})

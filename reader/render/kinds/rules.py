@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from reader.extract.rulehistory import RuleHistory, load_history
 from reader.extract.ruletable import load_rules
 from reader.extract.unimplemented import messages
+from reader.progress import unsaid
 from reader.render.kind import Site, World
 from reader.render.links import target_of
 from reader.render.model import Page
@@ -30,8 +31,9 @@ class RulesKind:
 
     def inputs(self, site: Site, name: str) -> RulesInputs:
         world = site.world
-        return RulesInputs(load_history(world.corpus, load_rules(world.corpus, world.index),
-                                        world.cache))
+        with unsaid():
+            return RulesInputs(load_history(world.corpus, load_rules(world.corpus, world.index),
+                                            world.cache))
 
     def render(self, world: World, inputs: RulesInputs) -> Page:
         index = world.index
