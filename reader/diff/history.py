@@ -7,7 +7,7 @@ import json
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from reader.annotations import Article, Note, load_articles, resolve
 from reader.annotations.load import ANNOTATIONS_DIR
@@ -84,6 +84,13 @@ class MoveRecord:
         except (KeyError, TypeError) as e:
             raise InputError(f"malformed move record ({e})", Location(where, 1),
                              "write it again with 'reader diff OLD NEW --record FILE'") from None
+
+
+class MoveFile(NamedTuple):
+    """A recorded pin move: its file's stem (the page's name) and its record."""
+
+    stem: str
+    record: MoveRecord
 
 
 def articles_at(root: Path, rev: str) -> list[Article]:

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from reader.annotations import Article
 from reader.cache import Cache
 from reader.corpus import Corpus
+from reader.diff.history import MoveFile
 from reader.extract import Index
 from reader.model import Reference
 from reader.render.docs import Docs
 from reader.render.filediff import FileDiff
 from reader.render.labs import ArtifactRun, LabInfo
 from reader.render.model import NoteView, Page, UseView
-from reader.render.moves import MoveFile
 from reader.render.previous import Previous
 from reader.render.prose import Prose
 

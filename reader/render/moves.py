@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from reader.diff.history import FATES, MoveRecord, PinMove
+from reader.diff.history import FATES, MoveFile, MoveRecord, PinMove
 from reader.errors import InputError, Location
 from reader.inputs import read_input
 from reader.render.filediff import Files, diff_page
@@ -21,13 +21,6 @@ MOVES_DIR = "moves"
 
 def move_uri(stem: str) -> str:
     return f"changes/{stem}.md"
-
-
-class MoveFile(NamedTuple):
-    """A recorded pin move: its file's stem (the page's name) and its record."""
-
-    stem: str
-    record: MoveRecord
 
 
 def load_moves(root: Path) -> list[MoveFile]:

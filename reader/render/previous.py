@@ -13,16 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.diff.history import MoveRecord
+from reader.diff.history import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
 from reader.progress import unsaid
-
-if TYPE_CHECKING:  # moves imports filediff, which imports this module
-    from reader.render.moves import MoveFile
 
 PREVIOUS_KIND = "previous-edition"
 PREVIOUS_VERSION = "1"
