@@ -73,8 +73,9 @@ def viewport(text: str) -> Viewport:
 
 
 @contextmanager
-def browser(size: Viewport) -> Iterator:
-    """A fresh headless Chromium whose viewport is `size` (a phone's: touch, 3x pixels)."""
+def browser(size: Viewport, logged: bool = False) -> Iterator:
+    """A fresh headless Chromium whose viewport is `size` (a phone's: touch, 3x pixels); `logged`:
+    with Chrome's network log on (what `fetched` reads)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -83,6 +84,8 @@ def browser(size: Viewport) -> Iterator:
         for flag in FLAGS:
             options.add_argument(flag)
         options.add_argument(f"--user-data-dir={profile}")
+        if logged:
+            options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
         options.binary_location = CHROMIUM or ""
         driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
         try:
@@ -201,28 +204,6 @@ def served(site: Path) -> Iterator[str]:
         next(server, None)  # the server shuts down
 
 
-@contextmanager
-def logged_browser(size: Viewport) -> Iterator:
-    """`browser` with Chrome's network log on."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    with tempfile.TemporaryDirectory(prefix="browser-bench-") as profile:
-        options = webdriver.ChromeOptions()
-        for flag in FLAGS:
-            options.add_argument(flag)
-        options.add_argument(f"--user-data-dir={profile}")
-        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-        options.binary_location = CHROMIUM or ""
-        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-        try:
-            driver.set_page_load_timeout(120)
-            emulate(driver, size.width, size.height)
-            yield driver
-        finally:
-            driver.quit()
-
-
 def _search_related(url: str) -> bool:
     path = url.split("?")[0]
     return "/search/" in path or "search" in path.rsplit("/", 1)[-1] or "/workers/" in path
@@ -232,7 +213,7 @@ def measure_search(url: str, query: str) -> tuple[float | None, int, str]:
     """(ms from the load event to the first result, bytes search fetched, the first result's link)."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    with logged_browser(Viewport(1280, 800)) as driver:
+    with browser(Viewport(1280, 800), logged=True) as driver:
         driver.get(f"{url}/index.html")
         WebDriverWait(driver, 120).until(
             lambda d: d.execute_script("return performance.getEntriesByType('navigation')[0].loadEventEnd > 0"))
@@ -266,7 +247,7 @@ def search_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport],
 def first_visit(site: Path) -> list[Fetched]:
     from selenium.webdriver.support.ui import WebDriverWait
 
-    with served(site) as url, logged_browser(Viewport(1280, 800)) as driver:
+    with served(site) as url, browser(Viewport(1280, 800), logged=True) as driver:
         driver.get(f"{url}/index.html")
         WebDriverWait(driver, 120).until(
             lambda d: d.execute_script("return performance.getEntriesByType('navigation')[0].loadEventEnd > 0"))

@@ -72,7 +72,6 @@ def test_the_page_shows_the_claim_checked_at_the_pins_and_copies_it_runnable(bro
     button.click()
     wait(browser, lambda b: button.text != "copy")
     assert button.text == "copied"
-    browser.save_screenshot("/tmp/claims-shot.png")
     copied = tmp_path / "claim.txt"
     copied.write_text(shown)
     done = subprocess.run([sys.executable, "-m", "doctest", "-o", "ELLIPSIS", str(copied)],
