@@ -22,6 +22,7 @@ from reader.render.docs import source_doc, source_resolver
 from reader.render.model import NoteView, Page
 from reader.render.pages import source_page
 from reader.render.prose import Prose
+from reader.render.searchindex import search_assets
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -95,11 +96,14 @@ ARTICLE = Article(
 
 
 def render_fixture() -> dict[str, str]:
-    """File name -> golden text: the page HTML and Markdown of both fixture files and an article."""
+    """File name -> golden text: the page HTML and Markdown of both fixture files and an article,
+    and the site's search index over them (its pieces' scripts, which tests/js reads)."""
     index = index_from_sources(SOURCES, pin="fixture")
     docs = {}
+    files = []
     for path, text in SOURCES.items():
         f = SourceFile("fixture", path, blob_sha(text.encode()), text)
+        files.append(f)
         doc = source_doc(index, f, PERMALINK.format(sha=SHA, path=path), {})
         docs[path] = replace(doc, notes=tuple(n for n in NOTES if n.path == path))
     prose = Prose(source_resolver(index, docs), {"golden-article": ARTICLE.title,
@@ -122,6 +126,8 @@ def render_fixture() -> dict[str, str]:
         if page.search:  # the page's places in the search index
             out[f"{stem}.search.json"] = json.dumps([asdict(e) for e in page.search], indent=1,
                                                     ensure_ascii=False) + "\n"
+    out["index.search.js"] = "".join(f"// {a.src_uri}\n{a.data.decode('utf-8')}"
+                                     for a in sorted(search_assets(files, pages, None), key=lambda a: a.src_uri))
     return out
 
 

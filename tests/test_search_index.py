@@ -7,14 +7,18 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from reader.model import SourceFile
 from reader.render.model import Page, SearchEntry
 from reader.render.pages import page_markdown, with_prose
 from reader.render.searchindex import (
+    BUCKET,
     CHUNK,
     COMMON,
     TEXT_SHARDS,
@@ -124,3 +128,14 @@ def test_the_prose_lists_pages_sections_and_notes_with_their_titles():
     assert got[f"text/{text_shard('signal')}"]["signal"] == "1"
     assert got[f"text/{text_shard('frozen')}"]["frozen"] == "2"
     assert got["docs/0"][2][1] == "A spec is frozen."
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_pieces_sizes_are_the_ones_query_js_reads_by():
+    """docs/assets/query.js names the pieces a query reads (tests/js/query.test.js reads the golden
+    index, tests/golden/index.search.js): its sizes are these."""
+    script = Path(__file__).resolve().parents[1] / "docs" / "assets" / "query.js"
+    out = subprocess.run([shutil.which("node") or "node", "-e", f"const q = require({json.dumps(str(script))});"
+                          "process.stdout.write(JSON.stringify([q.CHUNK, q.TEXT_SHARDS, q.BUCKET]))"],
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [CHUNK, TEXT_SHARDS, BUCKET]

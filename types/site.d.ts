@@ -5,7 +5,7 @@ interface ReaderCards { add(page: string, data: unknown): void }
 interface ReaderCode { paint(chunk: Element | null): void }
 interface ReaderFinder { files(): void; line(): void }
 interface ReaderIr { put(id: string, html: string): void }
-interface ReaderScopes { add(path: string, data: unknown[]): void }
+interface ReaderScopes { add(path: string, data: [number, number, string, string, string][]): void }
 interface ReaderSearch {
   put(name: string, data: unknown): void;
   load(name: string): Promise<any>;

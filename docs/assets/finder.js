@@ -39,20 +39,7 @@
     return {dialog: d, form: form, input: input, status: status};
   }
 
-  // The file finder: a path's letters in order, the file name's first and together preferred.
-  function score(path, query) {
-    var name = path.lastIndexOf("/") + 1, at = -1, total = 0, run = 0;
-    for (var i = 0; i < query.length; i++) {
-      var next = path.indexOf(query[i], at + 1);
-      if (next < 0) return -1;
-      run = next === at + 1 ? run + 1 : 0;
-      total += (next >= name ? 2 : 0) + run * 3 - (next - at - 1) * 0.01;
-      at = next;
-    }
-    if (path.slice(name).indexOf(query) === 0) total += 20;
-    return total - path.length * 0.001;
-  }
-
+  // The file finder: a path's letters in order (fuzzy.js).
   var finder = null;
   function openFinder() {
     if (!finder) {
@@ -78,16 +65,13 @@
   }
   function narrow() {
     if (!finder.files) return;
-    var query = finder.input.value.toLowerCase().replace(/\s+/g, "");
-    var found = finder.files.map(function (f) { return [f[0], query ? score(f[0].toLowerCase(), query) : 0]; })
-      .filter(function (x) { return x[1] >= 0; });
-    if (query) found.sort(function (a, b) { return b[1] - a[1]; });
+    var found = readerFuzzy.find(finder.files.map(function (f) { return f[0]; }), finder.input.value);
     finder.list.textContent = "";
-    found.slice(0, SHOWN).forEach(function (x) {
+    found.slice(0, SHOWN).forEach(function (path) {
       var li = document.createElement("li"), a = document.createElement("a");
       a.className = "rd-sr rd-sr-code";
-      a.href = window.readerSearch.base + "source/" + x[0] + ".html";
-      a.textContent = x[0];
+      a.href = window.readerSearch.base + "source/" + path + ".html";
+      a.textContent = path;
       li.appendChild(a);
       finder.list.appendChild(li);
     });

@@ -9,12 +9,11 @@
   var BASE = script ? script.src.replace(/assets\/scope\.js(?:[?#].*)?$/, "") : "";
   var IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
   var LIMIT = 5000;  // occurrences marked at most
+  var T = readerScopeTable;  // scopetable.js: which scopes hold a line, where a name means one thing
   var scopes = null, view = null, bar = null, count = null, current = null;
 
   window.readerScopes = {add: function (path, data) {
-    scopes = data.map(function (s) {
-      return {start: s[0], end: s[1], kind: s[2], qualname: s[3], names: s[4] ? s[4].split(" ") : []};
-    });
+    scopes = T.decode(data);
     update();
   }};
 
@@ -23,11 +22,6 @@
     if (here.indexOf(BASE) !== 0) return null;
     var m = /^source\/(.+)\.html$/.exec(decodeURIComponent(here.slice(BASE.length)));
     return m ? m[1] : null;
-  }
-
-  // The scopes holding line n, outermost first.
-  function chain(n) {
-    return (scopes || []).filter(function (s) { return s.start <= n && n <= s.end; });
   }
 
   function lineNumber(el) {
@@ -53,7 +47,7 @@
   }
   function update() {
     if (!bar || !scopes) return;
-    var n = topLine(), held = n ? chain(n) : [];
+    var n = topLine(), held = n ? T.chain(scopes, n) : [];
     var key = held.map(function (s) { return s.qualname; }).join(" ");
     if (key === current) return;
     current = key;
@@ -63,7 +57,7 @@
       if (i) where.appendChild(document.createTextNode(" › "));
       var a = document.createElement("a");
       a.href = "#L" + s.start;
-      a.textContent = (s.kind === "c" ? "class " : "def ") + s.qualname.split(".").pop();
+      a.textContent = T.label(s);
       where.appendChild(a);
     });
     if (!held.length) where.textContent = "module level";
@@ -87,21 +81,11 @@
 
   // Occurrences.
   function occurrences(name, line) {
-    /** @type {{start: number, end: number, kind: string, names: string[]} | null} */
-    var local = null;
-    chain(line).forEach(function (s) { if (s.kind === "f" && s.names.indexOf(name) >= 0) local = s; });
-    var inner = (scopes || []).filter(function (s) {  // scopes where the name means another thing
-      return s !== local && s.kind === "f" && s.names.indexOf(name) >= 0 &&
-        (!local || (local.start < s.start && s.end <= local.end));
-    });
-    var from = local ? local.start : 1, to = local ? local.end : Infinity;
-    var pattern = new RegExp((local ? "(?<![A-Za-z0-9_.])" : "(?<![A-Za-z0-9_])") + name + "(?![A-Za-z0-9_])", "g");
+    var where = T.reach(scopes, name, line), pattern = T.pattern(name, where.local);
     var ranges = [];
     var lines = view.querySelectorAll(".rd-k > div[id]");
     for (var i = 0; i < lines.length && ranges.length < LIMIT; i++) {
-      var n = lineNumber(lines[i]);
-      if (n < from || n > to) continue;
-      if (inner.some(function (s) { return s.start <= n && n <= s.end; })) continue;
+      if (!T.within(where, lineNumber(lines[i]))) continue;
       if (lines[i].textContent.indexOf(name) < 0) continue;
       collect(lines[i], pattern, ranges);
     }
@@ -126,7 +110,7 @@
   var marked = {name: "", line: 0};
   function mark(name, line) {
     if (!window.CSS || !CSS.highlights || !scopes) return;
-    if (name === marked.name && (!name || sameScope(line, marked.line))) return;
+    if (name === marked.name && (!name || T.same(scopes, line, marked.line))) return;
     marked = {name: name, line: line};
     if (!name) {
       CSS.highlights.delete("rd-ref");
@@ -136,10 +120,6 @@
     var ranges = occurrences(name, line);
     CSS.highlights.set("rd-ref", new Highlight(...ranges));
     count.textContent = ranges.length + " × " + name;
-  }
-  function sameScope(a, b) {
-    var x = chain(a), y = chain(b);
-    return x.length === y.length && x.every(function (s, i) { return s === y[i]; });
   }
   function again() {  // a chunk painted: its text nodes are new
     if (!marked.name) return;

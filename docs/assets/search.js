@@ -8,12 +8,11 @@
 (function () {
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/search\.js(?:[?#].*)?$/, "") : "";
-  var CHUNK = 100, TEXT_SHARDS = 64, BUCKET = 16, SHOWN = 20, CHECKED = 60, PREFIXED = 24;  // CHECKED: candidates a phrase is checked in
-  var KINDS = {"class": 0, "function": 1, "method": 2, "variable": 3};
-  var WORD = /[A-Za-z0-9_]+/g;
+  var SHOWN = 20, CHECKED = 60;  // CHECKED: candidates a phrase is checked in
 
   // Pieces: `put` is what each script calls; `load` resolves with the data, or null if the piece
   // does not exist (no word of the index begins with those letters).
+  /** @type {Object<string, any>} */
   var pieces = {}, pending = {};
   function put(key, data) {
     pieces[key] = data;
@@ -34,142 +33,37 @@
   }
   window.readerSearch = {put: put, load: load, base: BASE};
 
-  function words(text) { return (text.toLowerCase().match(WORD) || []); }
-  function unique(list) { return list.filter(function (x, i) { return list.indexOf(x) === i; }); }
-  function textShard(word) {  // searchindex.py's text_shard
-    var h = 0;
-    for (var i = 0; i < Math.min(2, word.length); i++) h = (h * 31 + word.charCodeAt(i)) % TEXT_SHARDS;
-    return h;
-  }
-  function squash(text) { return text.toLowerCase().replace(/\s+/g, " ").trim(); }
-
-  // The query: words, the phrase they make (quoted: the phrase is required), a dotted name.
-  function parse(q) {
-    var quoted = /^\s*"(.*)"\s*$/.exec(q);
-    var text = quoted ? quoted[1] : q;
-    return {text: text, phrase: squash(text), words: unique(words(text)), quoted: !!quoted,
-            name: /^\s*[A-Za-z_][\w.]*\s*$/.test(text) ? text.trim() : ""};
-  }
-
-  function postings(spec) {  // "f:l,+d;f:l" -> [[f, line], ...]
-    var out = [];
-    spec.split(";").forEach(function (part) {
-      var colon = part.indexOf(":"), f = +part.slice(0, colon), line = 0;
-      part.slice(colon + 1).split(",").forEach(function (d) { line += +d; out.push([f, line]); });
-    });
-    return out;
-  }
-  function docIds(spec) {
-    var id = 0;
-    return spec.split(",").map(function (d) { id += +d; return id; });
-  }
-
-  // A word's entry in a piece, or the entries of the words it begins when it is the last word
-  // typed and not a word itself.
-  function entries(table, word, last) {
-    if (!table) return [];
-    if (word in table) return [table[word]];
-    if (!last) return [];
-    return Object.keys(table).filter(function (w) { return w.indexOf(word) === 0; })
-      .slice(0, PREFIXED).map(function (w) { return table[w]; });
-  }
-
-  function intersect(lists, key) {  // lists of items -> those in every list (by key), once each
-    if (!lists.length) return [];
-    var counts = new Map(), out = [], taken = new Set();
-    lists.forEach(function (list) {
-      var seen = new Set();
-      list.forEach(function (item) {
-        var k = key(item);
-        if (!seen.has(k)) { seen.add(k); counts.set(k, (counts.get(k) || 0) + 1); }
-      });
-    });
-    lists[0].forEach(function (item) {
-      var k = key(item);
-      if (counts.get(k) === lists.length && !taken.has(k)) { taken.add(k); out.push(item); }
-    });
-    return out;
-  }
-
-  function definitions(query, code, files) {
-    if (!query.name) return [];
-    var dotted = query.name.toLowerCase(), name = dotted.split(".").pop();
-    var shard = code[name.slice(0, 3)];
-    var found = shard && shard.d ? (shard.d[name] || []) : [];
-    if (dotted.indexOf(".") >= 0) {
-      found = found.filter(function (d) { return d[3].toLowerCase() === dotted || d[3].toLowerCase().endsWith("." + dotted); });
-    }
-    var exact = query.name.split(".").pop();
-    return found.slice().sort(function (a, b) {
-      return (Number(a[3].split(".").pop() !== exact) - Number(b[3].split(".").pop() !== exact))
-        || (KINDS[a[2]] - KINDS[b[2]]) || (a[0] - b[0]) || (a[1] - b[1]);
-    }).map(function (d) {
-      var path = files[d[0]][0];
-      return {url: "source/" + path + ".html#L" + d[1], title: d[3], kind: d[2], code: true,
-              where: path + ":" + d[1], text: d[4], file: d[0], line: d[1]};
-    });
-  }
-
-  // Lines of code holding every word (the words on too many lines to list are checked in the
-  // text); `null` when every word is that common.
-  function codeLines(query, code) {
-    var lists = [], common = false;
-    query.words.forEach(function (w, i) {
-      var shard = code[w.slice(0, 3)], found = entries(shard && shard.t, w, i === query.words.length - 1 && !query.quoted);
-      var listed = found.filter(function (e) { return typeof e === "string"; });
-      if (found.length && !listed.length) { common = true; return; }
-      lists.push([].concat.apply([], listed.map(postings)));
-    });
-    if (!lists.length) return common ? null : [];
-    lists.sort(function (a, b) { return a.length - b.length; });
-    var out = intersect(lists, function (x) { return x[0] * 1e6 + x[1]; });
-    return out.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
-  }
-
-  function lineText(f, n) {
-    var chunk = pieces["lines/" + f + "/" + Math.floor((n - 1) / CHUNK)];
-    return chunk ? chunk[(n - 1) % CHUNK] : null;
-  }
+  var Q = readerQuery;  // query.js: the query, the pieces it needs, the matching and ranking
+  function lineText(f, n) { return Q.lineText(pieces, f, n); }
   function loadLines(hits) {
-    return Promise.all(unique(hits.map(function (h) { return "lines/" + h[0] + "/" + Math.floor((h[1] - 1) / CHUNK); }))
-      .map(load));
+    return Promise.all(Q.unique(hits.map(function (h) { return Q.linesKey(h[0], h[1]); })).map(load));
   }
-
-  function proseDocs(query, text) {
-    var lists = query.words.map(function (w, i) {
-      var found = entries(text[textShard(w)], w, i === query.words.length - 1 && !query.quoted);
-      return [].concat.apply([], found.map(docIds));
-    });
-    return lists.length ? intersect(lists, function (x) { return x; }).sort(function (a, b) { return a - b; }) : [];
-  }
-  function doc(id) {
-    var bucket = pieces["docs/" + Math.floor(id / BUCKET)];
-    return bucket ? bucket[id % BUCKET] : null;
-  }
+  function loadDocs(ids) { return Promise.all(Q.unique(ids.map(Q.docsKey)).map(load)); }
+  function doc(id) { return Q.doc(pieces, id); }
 
   // A query's results: {defs, code, prose, codeFirst, common}; each list in its order.
   function run(query) {
-    var shards = unique(query.words.map(textShard));
     return load("files").then(function (table) {
-      var have = new Set(((table && table.code) || "").split(" "));
-      var prefixes = unique(query.words.map(function (w) { return w.slice(0, 3); }))
-        .filter(function (p) { return have.has(p); });
+      var wanted = Q.piecesFor(query, new Set(((table && table.code) || "").split(" ")));
+      var prefixes = wanted.prefixes, shards = wanted.shards;
       return Promise.all([table].concat(prefixes.map(function (p) { return load("code/" + p); }),
                                         shards.map(function (n) { return load("text/" + n); })))
       .then(function (got) {
-        var files = (got[0] && got[0].files) || [], code = {}, text = {};
+        /** @type {Object<string, any>} */
+        var code = {};
+        /** @type {Object<number, any>} */
+        var text = {};
+        var files = (got[0] && got[0].files) || [];
         prefixes.forEach(function (p, i) { code[p] = got[1 + i]; });
         shards.forEach(function (n, i) { text[n] = got[1 + prefixes.length + i]; });
-        var defs = definitions(query, code, files);
-        var lines = codeLines(query, code), ids = proseDocs(query, text);
+        var defs = Q.definitions(query, code, files);
+        var lines = Q.codeLines(query, code), ids = Q.proseDocs(query, text);
         var single = query.words.length === 1 && !query.quoted;
-        var at = new Set(defs.map(function (d) { return d.file * 1e6 + d.line; }));
-        var hits = (lines || []).filter(function (h) { return !at.has(h[0] * 1e6 + h[1]); });
+        var hits = Q.uses(defs, lines || []);
         var checking = single ? hits.slice(0, SHOWN) : hits.slice(0, CHECKED);
-        var buckets = unique(ids.slice(0, single ? SHOWN : CHECKED).map(function (id) { return "docs/" + Math.floor(id / BUCKET); }));
-        return Promise.all([loadLines(checking), Promise.all(buckets.map(load))]).then(function () {
-          return {defs: defs, files: files, code: single ? hits : rank(checking, query, codeText),
-                  prose: single ? ids : rank(ids.slice(0, CHECKED), query, proseText), common: lines === null,
+        return Promise.all([loadLines(checking), loadDocs(ids.slice(0, single ? SHOWN : CHECKED))]).then(function () {
+          return {defs: defs, files: files, code: single ? hits : Q.rank(checking, query, codeText),
+                  prose: single ? ids : Q.rank(ids.slice(0, CHECKED), query, proseText), common: lines === null,
                   codeFirst: !!query.name && (defs.length > 0 || hits.length > 0)};
         });
       });
@@ -178,24 +72,10 @@
   function codeText(h) { return lineText(h[0], h[1]) || ""; }
   function proseText(id) { var d = doc(id); return d ? d[1] + " " + d[3] : ""; }
 
-  // The phrase's matches first; a quoted phrase keeps only those.
-  function rank(items, query, text) {
-    if (query.words.length < 2 && !query.quoted) return items;
-    var exact = [], loose = [];
-    items.forEach(function (item) {
-      (squash(text(item)).indexOf(query.phrase) >= 0 ? exact : loose).push(item);
-    });
-    return query.quoted ? exact : exact.concat(loose);
-  }
-
   // Rendering.
   function marked(text, query, parent) {  // `text` with the query's words (or its phrase) marked
-    var terms = query.quoted || query.words.length < 2 ? [query.text.trim()] : query.words;
-    var pattern = terms.filter(Boolean).map(function (t) {  // a word from its start
-      return (/^\w/.test(t) ? "(?<![A-Za-z0-9_])" : "") + t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    }).join("|");
-    if (!pattern) { parent.appendChild(document.createTextNode(text)); return; }
-    var re = new RegExp(pattern, "gi"), at = 0, m;
+    var re = Q.marks(query), at = 0, m;
+    if (!re) { parent.appendChild(document.createTextNode(text)); return; }
     while ((m = re.exec(text)) && m[0].length) {
       parent.appendChild(document.createTextNode(text.slice(at, m.index)));
       var mark = document.createElement("mark");
@@ -204,12 +84,6 @@
       at = m.index + m[0].length;
     }
     parent.appendChild(document.createTextNode(text.slice(at)));
-  }
-  function excerpt(text, query) {  // the text around its first match
-    var lower = text.toLowerCase(), at = lower.indexOf(query.phrase);
-    if (at < 0 && query.words.length) at = lower.indexOf(query.words[0]);
-    var start = Math.max(0, at - 60);
-    return (start ? "…" : "") + text.slice(start, start + 220) + (start + 220 < text.length ? "…" : "");
   }
   function item(result, query) {
     var li = document.createElement("li"), a = document.createElement("a");
@@ -245,7 +119,7 @@
   }
   function proseResult(id, query) {
     var d = doc(id);
-    return {url: d[0], title: d[1], where: d[2], text: excerpt(d[3], query)};
+    return {url: d[0], title: d[1], where: d[2], text: Q.excerpt(d[3], query)};
   }
 
   function group(list, heading, count, make, more) {
@@ -287,9 +161,7 @@
                                           function (next) { return loadLines(next); }) : null;
     var prose = results.prose.length ? group(results.prose, "Notes and pages", results.prose.length,
                                             function (id) { return item(proseResult(id, query), query); },
-                                            function (next) {
-                                              return Promise.all(unique(next.map(function (id) { return "docs/" + Math.floor(id / BUCKET); })).map(load));
-                                            }) : null;
+                                            loadDocs) : null;
     [defs].concat(results.codeFirst ? [code, prose] : [prose, code]).forEach(function (s) { if (s) box.appendChild(s); });
     var total = results.defs.length + results.code.length + results.prose.length;
     return total ? total + " result" + (total === 1 ? "" : "s")
@@ -340,7 +212,7 @@
     dialog.addEventListener("click", function (e) { if (e.target === dialog) dialog.close(); });
   }
   function ask() {
-    var q = input.value, mine = ++asked, query = parse(q);
+    var q = input.value, mine = ++asked, query = Q.parse(q);
     if (!query.words.length || (query.words.length === 1 && query.words[0].length < 2)) {
       list.textContent = "";
       status.textContent = "";

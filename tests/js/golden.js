@@ -1,0 +1,58 @@
+// The goldens that the Python side writes (tests/golden.py renders them; `python -m tests.golden`
+// rewrites them and tests/test_render_golden.py checks them byte for byte), read as a page does.
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+const vm = require("node:vm");
+
+const GOLDEN = path.join(__dirname, "..", "golden");
+
+/** Data made in the script's context, as this context's objects (deepStrictEqual compares prototypes). */
+function own(data) { return JSON.parse(JSON.stringify(data)); }
+
+/** Run a golden script (`readerSearch.put(...)`, `readerScopes.add(...)`) with `globals`. */
+function run(name, globals) {
+  vm.runInNewContext(fs.readFileSync(path.join(GOLDEN, name), "utf8"), globals, {filename: name});
+}
+
+/** The search index's pieces by key, as search.js's `put` receives them. */
+function searchPieces() {
+  const pieces = {};
+  run("index.search.js", {readerSearch: {put: (key, data) => { pieces[key] = own(data); }}});
+  return pieces;
+}
+
+/** The rows a page's scopes script hands `readerScopes.add`. */
+function scopeRows(name) {
+  let rows = null;
+  run(name, {readerScopes: {add: (file, data) => { rows = own(data); }}});
+  return rows;
+}
+
+const ENTITIES = {amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#39": "'", nbsp: "\u00a0"};
+function unescape(html) { return html.replace(/&(amp|lt|gt|quot|#x27|#39|nbsp);/g, (m, e) => ENTITIES[e]); }
+
+/** A page's code views as codeview.js finds them (code.py writes them): each view's tables
+ * (`data-c`, `data-t`, as the attributes' values) and its chunks, each with its token runs
+ * (`data-h`) and its lines' ids and text. */
+function codeViews(name) {
+  const html = fs.readFileSync(path.join(GOLDEN, name), "utf8");
+  return html.split('<div class="rd-code').slice(1).map((part) => {
+    const attr = (a) => { const m = new RegExp(` ${a}="([^"]*)"`).exec(part.slice(0, part.indexOf(">"))); return m && unescape(m[1]); };
+    const chunks = part.split('<div class="rd-k"').slice(1).map((chunk) => ({
+      h: unescape(/data-h="([^"]*)"/.exec(chunk)[1]),
+      lines: [...chunk.matchAll(/<div id="(L\d+)"[^>]*>(.*?)<\/div>(?=<div id="L|<\/div>)/g)]
+        .map((m) => ({id: m[1], text: unescape(m[2].replace(/<[^>]*>/g, ""))})),
+    }));
+    return {c: attr("data-c"), t: attr("data-t"), chunks};
+  });
+}
+
+/** A golden page's lines of code, by number: the text of each `L<n>` row of its first view. */
+function codeLines(name) {
+  const out = {};
+  for (const chunk of codeViews(name)[0].chunks) for (const line of chunk.lines) out[+line.id.slice(1)] = line.text;
+  return out;
+}
+
+module.exports = {searchPieces, scopeRows, codeViews, codeLines};
