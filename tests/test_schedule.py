@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from reader.model import SourceFile
 from reader.render.highlight import HIGHLIGHT_KIND, cache_key, highlighted
 from reader.render.model import Page
 from reader.render.pagecache import PageCache
@@ -53,13 +54,13 @@ def test_labs_ready_join_the_first_pass():
 
 def test_the_warm_up_runs_only_while_the_pool_highlights(cache):
     ran: list[str] = []
-    files = [("0" * 40, "x = 1\n")]
+    files = [SourceFile("p", "x.py", "0" * 40, "x = 1\n")]
     with Schedule(2) as run:
         run.highlight(files, cache)
         run.while_highlighting(lambda: ran.append("facts"), lambda: ran.append("uses"))
     assert ran == ["facts", "uses"]
-    highlighted(cache, *files[0])  # (the pool may have dropped its task: not started yet)
-    assert cache.has(HIGHLIGHT_KIND, cache_key(files[0][0]))
+    highlighted(cache, files[0].blob, files[0].text)  # (the pool may have dropped its task: not started yet)
+    assert cache.has(HIGHLIGHT_KIND, cache_key(files[0].blob))
     with Schedule(2) as run:  # highlighted already: nothing to overlap with
         run.highlight(files, cache)
         run.while_highlighting(lambda: ran.append("again"))
@@ -67,8 +68,8 @@ def test_the_warm_up_runs_only_while_the_pool_highlights(cache):
 
 
 def test_pages_start_once_every_file_is_highlighted(cache):
-    files = [(f"{n:040d}", f"x_{n} = {n}\n" * 200) for n in range(12)]
+    files = [SourceFile("p", f"x{n}.py", f"{n:040d}", f"x_{n} = {n}\n" * 200) for n in range(12)]
     with Schedule(2) as run:
         run.highlight(files, cache)
         run.pages(Site(), PageCache(None), wait=False)
-        assert all(cache.has(HIGHLIGHT_KIND, cache_key(blob)) for blob, _ in files)
+        assert all(cache.has(HIGHLIGHT_KIND, cache_key(f.blob)) for f in files)

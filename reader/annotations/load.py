@@ -16,7 +16,17 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reader.annotations.model import Article, Claim, Note, Problem, Quote, ReadSpec, Section
+from reader.annotations.model import (
+    Article,
+    Claim,
+    KeyLine,
+    Note,
+    Problem,
+    Quote,
+    ReadSpec,
+    Section,
+    SymbolLines,
+)
 from reader.cache import Cache, finish_interrupted
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input
@@ -265,7 +275,7 @@ def _build(data: CommentedMap, display: str, stem: str) -> Loaded:
         kernels=tuple(str(k) for k in data.get("kernels", ())), intro=str(data.get("intro", "")),
         sections=sections, outro=str(data.get("outro", "")), notes=tuple(notes),
         claim_setup=_claim(data, "claim_setup", display, problems),
-        key_lines=tuple((str(k), data.lc.key(k)[0] + 1) for k in data))
+        key_lines=tuple(KeyLine(str(k), data.lc.key(k)[0] + 1) for k in data))
     return Loaded(display, None if problems else article, tuple(problems))
 
 
@@ -286,7 +296,7 @@ def _note(raw: CommentedMap, index: int, where: Location,
                              "quote some code text")
     note = Note(id=nid, path=str(path), body=str(raw["body"]), where=where,
                 symbol=str(raw["symbol"]) if "symbol" in raw else None,
-                lines=(lines[0], lines[1]) if lines else None, quote=quote,
+                lines=SymbolLines(lines[0], lines[1]) if lines else None, quote=quote,
                 fingerprint=str(raw["fingerprint"]) if "fingerprint" in raw else None,
                 line=int(raw["line"]) if "line" in raw else None, index=index)
     return note, None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 FACT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$")
 LAB_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -66,7 +67,14 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def parse(text: str) -> tuple[list[Placeholder], list[MarkupProblem]]:
+class Parsed(NamedTuple):
+    """A text's placeholders, in order, and its malformed ones."""
+
+    placeholders: list[Placeholder]
+    problems: list[MarkupProblem]
+
+
+def parse(text: str) -> Parsed:
     """Every placeholder in `text`, in order, and every malformed one."""
     code = _code_ranges(text)
     found: list[Placeholder] = []
@@ -81,7 +89,7 @@ def parse(text: str) -> tuple[list[Placeholder], list[MarkupProblem]]:
             found.append(item)
         else:
             problems.append(item)
-    return found, problems
+    return Parsed(found, problems)
 
 
 def _curly(inner: str, m: re.Match[str], line: int) -> Placeholder | MarkupProblem:

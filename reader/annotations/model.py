@@ -4,9 +4,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from reader.errors import Location
 from reader.model import Span
+
+
+class SymbolLines(NamedTuple):
+    """A note's lines, 1-based and inclusive, counted from its symbol's first line (decorators
+    included)."""
+
+    first: int
+    last: int
+
+
+class KeyLine(NamedTuple):
+    """A top-level key of an article's YAML and its line there."""
+
+    key: str
+    line: int
+
+
+class ProseText(NamedTuple):
+    """A Markdown text of an article and where it sits."""
+
+    text: str
+    where: Location
 
 
 @dataclass(frozen=True)
@@ -62,8 +85,7 @@ class Note:
     where: Location
     """The note's first line in its YAML file: where every problem with it is reported."""
     symbol: str | None = None
-    lines: tuple[int, int] | None = None
-    """1-based, inclusive, relative to the symbol's first line (decorators included)."""
+    lines: SymbolLines | None = None
     quote: Quote | None = None
     fingerprint: str | None = None
     """Hash of the anchored code when a person last accepted the note (`reader accept`)."""
@@ -94,19 +116,19 @@ class Article:
     notes: tuple[Note, ...] = ()
     claim_setup: Claim | None = None
     """Doctest lines every claim of the page runs first (its imports), shown with each claim."""
-    key_lines: tuple[tuple[str, int], ...] = ()
-    """(top-level key, its line in the YAML), to locate problems in the prose."""
+    key_lines: tuple[KeyLine, ...] = ()
+    """To locate problems in the prose."""
 
     def line_of(self, key: str) -> int:
         return dict(self.key_lines).get(key, 1)
 
-    def prose(self) -> list[tuple[str, Location]]:
+    def prose(self) -> list[ProseText]:
         """Every Markdown text of the page with where it sits, notes included."""
-        out = [(text, Location(self.where.path, self.line_of(key)))
+        out = [ProseText(text, Location(self.where.path, self.line_of(key)))
                for key, text in (("summary", self.summary), ("intro", self.intro),
                                  ("outro", self.outro)) if text]
-        out += [(s.body, s.where) for s in self.sections]
-        out += [(n.body, n.where) for n in self.notes]
+        out += [ProseText(s.body, s.where) for s in self.sections]
+        out += [ProseText(n.body, n.where) for n in self.notes]
         return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from reader.corpus import PinnedPath
 from reader.extract.names import Resolver, resolve_chain
 from reader.extract.scan import FileSummary
 from reader.model import QualName, Reference
@@ -33,10 +34,10 @@ def references_of(resolver: Resolver, fs: FileSummary) -> list[Reference]:
     return sorted(refs, key=lambda r: (r.line, r.col))
 
 
-def uses_by_target(files: Iterable[tuple[str, str]],
+def uses_by_target(files: Iterable[PinnedPath],
                    references: Callable[[str, str], Sequence[Reference]]
                    ) -> dict[QualName, list[Use]]:
-    """A definition -> every place among `files` (pin, path) that references it, in the
+    """A definition -> every place among `files` that references it, in the
     files' order, then by line; `references(pin, path)` gives a file's references."""
     uses: dict[QualName, list[Use]] = {}
     for pin, path in files:

@@ -22,7 +22,7 @@ from reader.extract.sm90_model import (
     Sm90Params,
     Tiling,
 )
-from reader.extract.tree import Positions
+from reader.extract.tree import Position, Positions
 
 
 @lru_cache(maxsize=8)
@@ -69,8 +69,8 @@ class Source:
                 return n.value
         return None
 
-    def position(self, node: cst.CSTNode) -> tuple[int, int]:
-        """Where `node` starts: (line 1-based, column 0-based in characters)."""
+    def position(self, node: cst.CSTNode) -> Position:
+        """Where `node` starts."""
         return self._pos.start(node)
 
     def line(self, node: cst.CSTNode) -> int:

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TypeGuard, TypeVar
+from typing import NamedTuple, TypeGuard, TypeVar
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -180,6 +180,13 @@ class Lines:
         return self._spans[node][1]
 
 
+class Position(NamedTuple):
+    """Where a node starts: its line (1-based) and column (0-based, in characters)."""
+
+    line: int
+    column: int
+
+
 class Positions(Lines):
     """`Lines`, and where each node starts: (line, column), the column 0-based in characters,
     as the index's references count them (libcst's `PositionProvider` gives the same for the
@@ -189,8 +196,8 @@ class Positions(Lines):
         state = self._count(module, _Columns)
         self._spans, self._starts = state.spans, state.starts
 
-    def start(self, node: cst.CSTNode) -> tuple[int, int]:
-        return self._starts[node]
+    def start(self, node: cst.CSTNode) -> Position:
+        return Position(*self._starts[node])
 
 
 @dataclass

@@ -22,14 +22,21 @@ PINNED_PACKAGES = ("jax", "tokamax")
 """Installed packages whose files are pinned: a location in one maps to `<package>/<path>`."""
 
 
+class OpCount(NamedTuple):
+    """An op name and how many of a module's ops have it."""
+
+    op: str
+    number: int
+
+
 @dataclass(frozen=True)
 class Coverage:
     """How many of a module's ops carry a file location, and the op names of those that don't."""
 
     located: int
     total: int
-    unlocated: tuple[tuple[str, int], ...]
-    """`(op name, count)`, most frequent first."""
+    unlocated: tuple[OpCount, ...]
+    """Most frequent first."""
 
     @property
     def fraction(self) -> float:
@@ -40,7 +47,7 @@ def coverage(module: dict[str, Any]) -> Coverage:
     """The coverage of one module of the format (ops with `loc` / all ops)."""
     ops = module.get("ops", [])
     missing = collections.Counter(op["op"] for op in ops if op["loc"] is None)
-    return Coverage(len(ops) - sum(missing.values()), len(ops), tuple(missing.most_common()))
+    return Coverage(len(ops) - sum(missing.values()), len(ops), tuple(OpCount(*c) for c in missing.most_common()))
 
 
 class SourceFile(NamedTuple):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from jax._src.lib.mlir import ir
 
@@ -20,8 +20,24 @@ _LOC_ALIAS = re.compile(r"^#loc\d*\s*=")
 _BLOCK_LABEL = re.compile(r"^\s*\^bb\d+")
 
 
-def module_ops(module: ir.Module, locate: Locate) -> tuple[str, list[dict[str, Any]]]:
-    """`(text, ops)`: the module printed without locations, and every printed op in text order."""
+class ModuleOps(NamedTuple):
+    """A lowered module as the IR view shows it."""
+
+    text: str
+    """The module printed without locations."""
+    ops: list[dict[str, Any]]
+    """Every printed op, in text order: its line, name, primitive and source location."""
+
+
+class OpOrigin(NamedTuple):
+    """Where an op comes from: the primitive it lowers, the source location it traces to."""
+
+    primitive: str | None
+    loc: dict[str, Any] | None
+
+
+def module_ops(module: ir.Module, locate: Locate) -> ModuleOps:
+    """The module printed without locations, and every printed op in text order."""
     with module.context:
         plain = str(module.operation.get_asm(enable_debug_info=False)).splitlines()
         located = str(module.operation.get_asm(enable_debug_info=True)).splitlines()
@@ -35,7 +51,7 @@ def module_ops(module: ir.Module, locate: Locate) -> tuple[str, list[dict[str, A
         primitive, loc = describe(op.location, locate)
         ops.append({"line": line + 1, "op": op.name, "primitive": primitive, "loc": loc})
     ops.sort(key=lambda o: o["line"])
-    return "\n".join(plain) + "\n", ops
+    return ModuleOps("\n".join(plain) + "\n", ops)
 
 
 @dataclass
@@ -105,8 +121,8 @@ def _elided(op: Any, line: str) -> bool:
     return len(op.operands) == 0 and not op.regions and not re.search(rf"\b{re.escape(short)}\b", line)
 
 
-def describe(loc: Any, locate: Locate) -> tuple[str | None, dict[str, Any] | None]:
-    """`(primitive, loc)` of an op's location: the primitive is the outermost `name:` NameLoc
+def describe(loc: Any, locate: Locate) -> OpOrigin:
+    """An op's origin from its location: the primitive is the outermost `name:` NameLoc
     (jax's `source_info_to_location` wraps each equation's ops in `"<primitive>:"`); the loc is
     the innermost frame of its traceback that `locate` maps into the project or a pin."""
     primitive = None
@@ -118,8 +134,8 @@ def describe(loc: Any, locate: Locate) -> tuple[str | None, dict[str, Any] | Non
     for _, frame in _frames(here):
         where = locate(frame.filename)
         if where is not None:
-            return primitive, _file_loc(frame, *where)
-    return primitive, None
+            return OpOrigin(primitive, _file_loc(frame, *where))
+    return OpOrigin(primitive, None)
 
 
 def _frames(loc: Any) -> list[tuple[str, Any]]:

@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from reader.cache import Cache
 from reader.render.code import CodeLines, code_view
-from reader.render.model import NoteView, Page, SourceDoc
+from reader.render.model import NoteView, Page, SourceDoc, TitledPage
 from reader.render.pages import (
     claim_html,
     linked_lines,
@@ -48,8 +48,7 @@ class ArticleDoc:
     outro: str = ""
     reads: tuple[ReadView, ...] = ()
     notes: tuple[NoteView, ...] = ()
-    labs: tuple[tuple[str, str], ...] = ()
-    """(lab page `src_uri`, title)."""
+    labs: tuple[TitledPage, ...] = ()
     commit: str = ""
     claim_setup: str = ""
     checked: str = ""

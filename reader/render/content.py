@@ -11,7 +11,7 @@ from reader.errors import InputError
 from reader.extract import Index
 from reader.model import module_of
 from reader.render.article import ArticleDoc, ReadView
-from reader.render.model import NoteView, SourceDoc
+from reader.render.model import NoteView, SourceDoc, TitledPage
 
 
 def note_views(article: Article, resolved: Sequence[ResolvedNote], corpus: Corpus) -> tuple[NoteView, ...]:
@@ -31,7 +31,7 @@ def note_views(article: Article, resolved: Sequence[ResolvedNote], corpus: Corpu
 
 
 def article_doc(article: Article, notes: Sequence[NoteView], docs: Mapping[str, SourceDoc],
-                index: Index, labs: Mapping[str, tuple[str, str]], commit: str,
+                index: Index, labs: Mapping[str, TitledPage], commit: str,
                 checked: str = "") -> ArticleDoc:
     """What the article's page shows: its reads (and any other file its notes are on), its labs."""
     reads = [_read_view(spec.path, spec.symbols, spec.where, docs, index) for spec in article.reads]

@@ -11,8 +11,8 @@ from reader.corpus import Corpus
 from reader.extract import Index
 from reader.model import QualName, Reference, SourceFile, module_of
 from reader.render.labs import LabInfo
-from reader.render.links import definitions, linked_refs, target_of, uses_from
-from reader.render.model import PageLink, SourceDoc, UseView
+from reader.render.links import ShownFile, definitions, linked_refs, target_of, uses_from
+from reader.render.model import PageLink, SourceDoc, TitledPage, UseView
 from reader.render.prose import SourceResolver
 from reader.render.urls import lab_page
 from reader.render.urls import source_page as source_uri
@@ -78,18 +78,18 @@ def lab_uses(labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]]
              ) -> dict[str, dict[str, tuple[UseView, ...]]]:
     """Module -> qualname -> the labs' uses of that definition."""
     out: dict[str, dict[str, tuple[UseView, ...]]] = defaultdict(dict)
-    found = uses_from({(lab.path, lab_page(lab.name)): refs[lab.name] for lab in labs})
+    found = uses_from({ShownFile(lab.path, lab_page(lab.name)): refs[lab.name] for lab in labs})
     for (module, qualname), uses in found.items():
         out[module][qualname] = tuple(uses)
     return out
 
 
 def labs_by_file(index: Index, labs: Sequence[LabInfo],
-                  refs: Mapping[str, Sequence[Reference]]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Pinned path -> (lab page, title) of every lab that references it or exercises it."""
-    out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+                  refs: Mapping[str, Sequence[Reference]]) -> dict[str, tuple[TitledPage, ...]]:
+    """Pinned path -> every lab that references it or exercises it."""
+    out: dict[str, set[TitledPage]] = defaultdict(set)
     for lab in labs:
-        link = (lab_page(lab.name), lab.heading)
+        link = TitledPage(lab_page(lab.name), lab.heading)
         for r in refs[lab.name]:
             found = index.definition_of(r.target_module, r.target_qualname)
             if found is not None:

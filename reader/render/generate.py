@@ -91,7 +91,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         # index: every pinned file scanned, while the annotations' YAML is read
         index, articles = run.index(corpus, cache, meanwhile=lambda: load_articles(root, cache))
         # highlight: pygments once per file, in the background
-        run.highlight([(f.blob, f.text) for f in files], cache)
+        run.highlight(files, cache)
         # notes: resolved at the pins, with everything the pages share
         site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles, run.workers)
         # facts (and where-used lists): now on a cold build; else when a page first needs them

@@ -17,7 +17,7 @@ from pygments.lexers.python import PythonLexer
 from pygments.token import STANDARD_TYPES, Text, _TokenType
 
 from reader.cache import Cache
-from reader.model import split_lines
+from reader.model import SourceFile, split_lines
 from reader.progress import track
 from reader.render.lexing import JoinedLexer
 
@@ -113,9 +113,16 @@ class Highlight:
         return [with_spans(text, runs) for text, runs in zip(self.lines, self.runs, strict=True)]
 
 
-def pairs(runs: Runs) -> Iterator[tuple[str, int]]:
-    """A line's runs as (class, units) pairs."""
-    return zip(runs[::2], runs[1::2], strict=True)  # type: ignore[arg-type]
+class ClassRun(NamedTuple):
+    """A run of a line's highlighting: its token class and its length in UTF-16 units."""
+
+    cls: str
+    units: int
+
+
+def pairs(runs: Runs) -> Iterator[ClassRun]:
+    """A line's runs, one by one."""
+    return map(ClassRun._make, zip(runs[::2], runs[1::2], strict=True))
 
 
 def highlight(text: str) -> Highlight:
@@ -301,14 +308,14 @@ def _highlight_task(args: tuple[Cache, str, str]) -> None:
     highlighted(cache, blob, text)
 
 
-def submit_highlighting(pool: Executor | None, files: Sequence[tuple[str, str]],
+def submit_highlighting(pool: Executor | None, files: Sequence[SourceFile],
                         cache: Cache | None) -> list[Future[None]]:
-    """Highlight on `pool` every (blob, text) that no earlier build highlighted: the workers fill
+    """Highlight on `pool` every file that no earlier build highlighted: the workers fill
     the cache, nothing comes back. Without a pool (or a cache) this does nothing: pages then
     highlight their file when they render it."""
     if pool is None or cache is None:
         return []
-    todo = [(cache, blob, text) for blob, text in files if not cache.has(HIGHLIGHT_KIND, cache_key(blob))]
+    todo = [(cache, f.blob, f.text) for f in files if not cache.has(HIGHLIGHT_KIND, cache_key(f.blob))]
     futures = [pool.submit(_highlight_task, task) for task in todo]
     track("highlighting files", futures)
     return futures

@@ -13,10 +13,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from reader.errors import BuildError, Location
 from reader.extract.ruletable import RuleEntry, RuleTable
+from reader.ir import OpCount
 from reader.render.model import PageLink
 from reader.render.urls import RULES, line_id, slugify, source_page
 
@@ -34,6 +35,13 @@ class IrFormatError(BuildError):
     """A `lowered.json` that does not follow the format (a bug in what wrote it)."""
 
 
+class FileKey(NamedTuple):
+    """A file an op's location names: its pin ('' for a project file, a lab's) and its path."""
+
+    pin: str
+    path: str
+
+
 @dataclass(frozen=True)
 class IrLoc:
     """Where in a kernel's file an op comes from (columns as jax records them: 0-based, end
@@ -47,8 +55,8 @@ class IrLoc:
     end_col: int
 
     @property
-    def key(self) -> tuple[str, str]:
-        return (self.pin or "", self.file)
+    def key(self) -> FileKey:
+        return FileKey(self.pin or "", self.file)
 
 
 @dataclass(frozen=True)
@@ -183,9 +191,9 @@ class Coverage:
     ops: int
     located: int
     linked: int
-    no_location: tuple[tuple[str, int], ...]
-    no_rule: tuple[tuple[str, int], ...]
-    not_shown: tuple[tuple[str, int], ...] = ()
+    no_location: tuple[OpCount, ...]
+    no_rule: tuple[OpCount, ...]
+    not_shown: tuple[OpCount, ...] = ()
     """Located ops whose file the view cannot show (neither the lab's nor a pinned file)."""
 
     def line(self) -> str:
@@ -198,8 +206,8 @@ class Coverage:
         return out
 
 
-def coverage(module: IrModule, rules: Rules, shown: Iterable[tuple[str, str]]) -> Coverage:
-    """`module`'s coverage, where `shown` are the (pin or '', file) the view can show."""
+def coverage(module: IrModule, rules: Rules, shown: Iterable[FileKey]) -> Coverage:
+    """`module`'s coverage, where `shown` are the files the view can show."""
     files = set(shown)
     no_loc: Counter[str] = Counter()
     no_rule: Counter[str] = Counter()
@@ -220,5 +228,5 @@ def coverage(module: IrModule, rules: Rules, shown: Iterable[tuple[str, str]]) -
                     _sorted(not_shown))
 
 
-def _sorted(c: Counter[str]) -> tuple[tuple[str, int], ...]:
-    return tuple(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+def _sorted(c: Counter[str]) -> tuple[OpCount, ...]:
+    return tuple(OpCount(*kv) for kv in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))

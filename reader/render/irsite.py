@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -24,10 +25,10 @@ from reader.extract import Index
 from reader.extract.index import corpus_key
 from reader.extract.ruletable import load_rules
 from reader.model import SourceFile
-from reader.render.ir import LOWERED, Lowered, Rules, coverage, parse_lowered
-from reader.render.irview import IrSite, render_lowered
+from reader.render.ir import LOWERED, FileKey, Lowered, Rules, coverage, parse_lowered
+from reader.render.irview import IrSite, ProjectFile, render_lowered
 from reader.render.labs import LabArtifacts, LabInfo
-from reader.render.model import Page
+from reader.render.model import Page, TitledPage
 from reader.render.pages import page_markdown, with_prose
 from reader.render.urls import lab_page
 
@@ -51,13 +52,21 @@ def ir_page(kernel: str) -> str:
 SUMMARY_KIND = "ir-summary"
 
 
+class ViewsOfFile(NamedTuple):
+    """The IR views a source page links: those holding ops its file's rules emitted, and the
+    canonical kernels' pages whose kernel it holds."""
+
+    emitted: tuple[TitledPage, ...]
+    kernels: tuple[TitledPage, ...]
+
+
 @dataclass(frozen=True)
 class IrSummary:
     """What the site shows of the views besides their pages."""
 
-    emitted: dict[str, tuple[tuple[str, str], ...]]
-    """Pinned path -> (page, title) of the views holding ops its rules emitted."""
-    kernels: dict[str, tuple[tuple[str, str], ...]]
+    emitted: dict[str, tuple[TitledPage, ...]]
+    """Pinned path -> the views holding ops its rules emitted."""
+    kernels: dict[str, tuple[TitledPage, ...]]
     """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
     coverage: tuple[str, ...]
     """`IrPages.coverage`'s lines."""
@@ -99,10 +108,10 @@ class IrPages:
     def site(self) -> IrSite:
         return IrSite(self.rules, self._pinned, self._project)
 
-    def _project(self, path: str) -> tuple[str, str] | None:
+    def _project(self, path: str) -> ProjectFile | None:
         """A lab's file (another lab's kernel, as autotuned_op runs flash_attention's) and its page."""
         lab = next((lab for lab in self.labs.values() if lab.path == path), None)
-        return (lab.text, lab_page(lab.name)) if lab is not None else None
+        return ProjectFile(lab.text, lab_page(lab.name)) if lab is not None else None
 
     def _pinned(self, pin: str, path: str) -> SourceFile | None:
         f = self.files.get(path)
@@ -147,42 +156,42 @@ class IrPages:
         return found
 
     @property
-    def emitted(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        """Pinned path -> (page, title) of the views holding ops its rules emitted."""
+    def emitted(self) -> dict[str, tuple[TitledPage, ...]]:
+        """Pinned path -> the views holding ops its rules emitted."""
         return self.summary.emitted
 
     @property
-    def kernels(self) -> dict[str, tuple[tuple[str, str], ...]]:
+    def kernels(self) -> dict[str, tuple[TitledPage, ...]]:
         """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
         return self.summary.kernels
 
-    def _emitted(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    def _emitted(self) -> dict[str, tuple[TitledPage, ...]]:
+        out: dict[str, set[TitledPage]] = defaultdict(set)
         for v in self.views:
             for m in v.lowered.modules:
                 for op in m.ops:
                     e = self.rules.emitter(m, op.primitive)
                     if e is not None and e.path:
-                        out[e.path].add((v.page, v.title))
+                        out[e.path].add(TitledPage(v.page, v.title))
         return {path: tuple(sorted(pages)) for path, pages in out.items()}
 
-    def _kernels(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    def _kernels(self) -> dict[str, tuple[TitledPage, ...]]:
+        out: dict[str, set[TitledPage]] = defaultdict(set)
         for v in self.views:
             if v.own:
                 continue
             files = [op.loc.file for m in v.lowered.modules for op in m.ops if op.loc and op.loc.pin]
             if files:
-                out[max(set(files), key=files.count)].add((v.page, v.title))
+                out[max(set(files), key=files.count)].add(TitledPage(v.page, v.title))
         return {path: tuple(sorted(pages)) for path, pages in out.items()}
 
     def reads_kernel(self, article: Article) -> bool:
         """Whether an article reads a canonical kernel's file (its page links the kernel's view)."""
         return any(r.path in KERNEL_FILES for r in article.reads)
 
-    def source_inputs(self, path: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    def source_inputs(self, path: str) -> ViewsOfFile:
         """What a source page shows of the views: `emitted` and `kernels` on its file."""
-        return (self.emitted.get(path, ()), self.kernels.get(path, ()))
+        return ViewsOfFile(self.emitted.get(path, ()), self.kernels.get(path, ()))
 
     def render(self, page: str, cache: Cache | None) -> Page:
         v = next(v for v in self.views if v.page == page)
@@ -199,7 +208,7 @@ class IrPages:
         return list(self.summary.coverage)
 
     def _coverage(self) -> Iterator[str]:
-        shown = {("", lab.path) for lab in self.labs.values()}
+        shown = {FileKey("", lab.path) for lab in self.labs.values()}
         for v in self.views:
             for m in v.lowered.modules:
                 if m.error:

@@ -25,7 +25,17 @@ from reader.linkcheck import part_text
 from reader.model import SourceFile, Symbol, split_lines
 from reader.render.code import merge_spans
 from reader.render.highlight import escape_code, highlighted
-from reader.render.ir import BACKENDS, Coverage, IrLoc, IrModule, IrOp, Lowered, Rules, coverage
+from reader.render.ir import (
+    BACKENDS,
+    Coverage,
+    FileKey,
+    IrLoc,
+    IrModule,
+    IrOp,
+    Lowered,
+    Rules,
+    coverage,
+)
 from reader.render.model import Asset
 from reader.render.templates import render
 from reader.render.urls import line_id, rel, rel_file, slugify, source_page
@@ -41,6 +51,21 @@ PARTS_DIR = "assets/ir"
 """Where the modules' panes are served: `assets/ir/<page>/<module's element id>.js`."""
 
 
+class FunctionLines(NamedTuple):
+    """A function of a file and its first and last lines."""
+
+    name: str
+    start: int
+    end: int
+
+
+class ProjectFile(NamedTuple):
+    """A project file (a lab's kernel) and the page showing it."""
+
+    text: str
+    page: str
+
+
 @dataclass(frozen=True)
 class KernelFile:
     """A file ops come from, as the view shows it: highlighted lines, and the page of the file."""
@@ -53,8 +78,8 @@ class KernelFile:
     raw: Sequence[str]
     page: str
     """The `src_uri` of the page showing the whole file (the lab's page, a source page)."""
-    functions: Sequence[tuple[str, int, int]] = ()
-    """(name, first line, last line) of the file's functions: the kernel's is shown whole."""
+    functions: Sequence[FunctionLines] = ()
+    """The file's functions: the kernel's is shown whole."""
 
 
 FileOf = Callable[[str, str], KernelFile | None]
@@ -161,8 +186,8 @@ def _source(f: KernelFile, fkey: str, mid: str, here: str, ops: list[IrOp],
     return {"path": f.path, "pin": f.pin, "href": rel(here, f.page), "rows": rows}
 
 
-def _ir_lines(module: IrModule, mid: str, here: str, rules: Rules, keys: dict[tuple[str, str], str],
-              colours: dict[tuple[str, int], int], files: dict[tuple[str, str], KernelFile]) -> list[dict[str, object]]:
+def _ir_lines(module: IrModule, mid: str, here: str, rules: Rules, keys: dict[FileKey, str],
+              colours: dict[tuple[str, int], int], files: dict[FileKey, KernelFile]) -> list[dict[str, object]]:
     on_line: dict[int, list[IrOp]] = defaultdict(list)
     for op in module.ops:
         on_line[op.line].append(op)
@@ -185,7 +210,7 @@ def _ir_lines(module: IrModule, mid: str, here: str, rules: Rules, keys: dict[tu
     return out
 
 
-def _title(op: IrOp, files: dict[tuple[str, str], KernelFile]) -> str:
+def _title(op: IrOp, files: dict[FileKey, KernelFile]) -> str:
     """What an op's tooltip says: its primitive and the code it comes from."""
     what = op.op + (f" from {op.primitive}" if op.primitive else ", primitive unknown")
     if op.loc is None:
@@ -203,7 +228,7 @@ def _snippet(loc: IrLoc, f: KernelFile | None) -> str:
 def kernel_file(pin: str, path: str, text: str, lines: Sequence[str], page: str,
                 symbols: Sequence[Symbol]) -> KernelFile:
     """A file as the view shows it, from its text, its highlighted lines and its definitions."""
-    functions = tuple((s.name, s.span.start, s.span.end) for s in symbols if s.kind in ("function", "method"))
+    functions = tuple(FunctionLines(s.name, s.span.start, s.span.end) for s in symbols if s.kind in ("function", "method"))
     return KernelFile(pin, path, lines, split_lines(text), page, functions)
 
 
@@ -214,14 +239,15 @@ class IrSite:
     rules: Rules
     pinned: Callable[[str, str], SourceFile | None]
     """(pin, path) -> the pinned file, or None when the pins lack it."""
-    project: Callable[[str], tuple[str, str] | None] = lambda path: None
-    """A project file (another lab's kernel) -> (its text, its page), or None."""
+    project: Callable[[str], ProjectFile | None] = lambda path: None
+    """A project file (another lab's kernel) -> its text and page, or None."""
 
-    def file_of(self, own: dict[tuple[str, str], KernelFile], cache: Cache | None) -> FileOf:
+    def file_of(self, own: dict[FileKey, KernelFile], cache: Cache | None) -> FileOf:
         """`own` files (a lab's) first, then the pinned ones, each on its source page."""
         def find(pin: str, path: str) -> KernelFile | None:
-            if (pin, path) in own:
-                return own[(pin, path)]
+            key = FileKey(pin, path)
+            if key in own:
+                return own[key]
             f = self.pinned(pin, path) if pin else None
             if f is None:
                 mine = None if pin else self.project(path)
@@ -229,10 +255,10 @@ class IrSite:
                     return None
                 text, page = mine
                 f = SourceFile("", path, blob_sha(text.encode()), text)
-                own[(pin, path)] = kernel_file("", path, text, highlighted(cache, f.blob, text).html(), page,
+                own[key] = kernel_file("", path, text, highlighted(cache, f.blob, text).html(), page,
                                                symbols_of(text))
-                return own[(pin, path)]
-            own[(pin, path)] = kernel_file(pin, path, f.text, highlighted(cache, f.blob, f.text).html(),
+                return own[key]
+            own[key] = kernel_file(pin, path, f.text, highlighted(cache, f.blob, f.text).html(),
                                            source_page(path), symbols_of(f.text))
-            return own[(pin, path)]
+            return own[key]
         return find

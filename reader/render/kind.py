@@ -23,7 +23,7 @@ from reader.model import Reference
 from reader.render.docs import Docs
 from reader.render.filediff import FileDiff
 from reader.render.labs import ArtifactRun, LabInfo
-from reader.render.model import NoteView, Page, UseView
+from reader.render.model import NoteView, Page, TitledPage, UseView
 from reader.render.previous import Previous
 from reader.render.prose import Prose
 
@@ -70,8 +70,8 @@ class Site:
     """Each finished pin move (`moves/*.json`)."""
     lab_uses: Mapping[str, Mapping[str, tuple[UseView, ...]]]
     """Module -> qualname -> the labs' uses of the definition (`docs.lab_uses`)."""
-    used_by: Mapping[str, tuple[tuple[str, str], ...]]
-    """Pinned path -> (page, title) of the labs that use or exercise it."""
+    used_by: Mapping[str, tuple[TitledPage, ...]]
+    """Pinned path -> the labs that use or exercise it."""
     diffs: Mapping[str, FileDiff] = field(default_factory=dict)
     """Pinned path -> its changes since the previous edition, for the files that changed."""
     since: Mapping[str, str] = field(default_factory=dict)

@@ -11,10 +11,10 @@ from reader.cache import Cache
 from reader.errors import Location
 from reader.render.code import CodeLines, code_view
 from reader.render.highlight import highlighted
-from reader.render.ir import LOWERED, parse_lowered
+from reader.render.ir import LOWERED, FileKey, parse_lowered
 from reader.render.irview import IrSite, LoweredView, kernel_file, render_lowered
 from reader.render.labs import LabArtifacts, LabInfo
-from reader.render.model import Asset, Page, PageLink, SourceDoc
+from reader.render.model import Asset, Page, PageLink, SourceDoc, TitledPage
 from reader.render.pages import linked_lines, page_markdown, symbol_anchors, with_prose
 from reader.render.prose import Prose
 from reader.render.templates import render
@@ -28,8 +28,8 @@ class LabDoc:
     """The lab's own file, linked like a pinned one; its page is the lab page."""
     exercises: tuple[tuple[str, str, PageLink | None], ...] = ()
     artifacts: LabArtifacts = LabArtifacts()
-    articles: tuple[tuple[str, str], ...] = ()
-    """(article page `src_uri`, title) of the articles that link the lab."""
+    articles: tuple[TitledPage, ...] = ()
+    """The articles that link the lab."""
     colab: str = ""
     """Its notebook opened in Colab from the project's repository; "" when none is configured."""
 
@@ -84,7 +84,7 @@ def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> LoweredView:
     if data is None:
         return LoweredView(Markup(), [])
     doc = lab.doc
-    own = {("", doc.path): kernel_file("", doc.path, doc.text, highlighted(cache, doc.blob, doc.text).html(),
+    own = {FileKey("", doc.path): kernel_file("", doc.path, doc.text, highlighted(cache, doc.blob, doc.text).html(),
                                        doc.page, [d.symbol for d in doc.definitions])}
     lowered = parse_lowered(data, Location(doc.path))
     return render_lowered(lowered, doc.page, ir.rules, ir.file_of(own, cache))

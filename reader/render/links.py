@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from reader.extract import Index
 from reader.model import Head, QualName, Reference, Symbol
@@ -44,9 +45,16 @@ def definitions(index: Index, module: str, symbols: Sequence[Symbol],
     return tuple(out)
 
 
-def uses_from(refs_by_page: dict[tuple[str, str], Sequence[Reference]]
+class ShownFile(NamedTuple):
+    """A file outside the corpus (a lab's) and the page showing it."""
+
+    path: str
+    page: str
+
+
+def uses_from(refs_by_page: dict[ShownFile, Sequence[Reference]]
               ) -> dict[QualName, list[UseView]]:
-    """A definition -> its uses, from references of files outside the corpus, keyed by (path, page)."""
+    """A definition -> its uses, from references of files outside the corpus."""
     out: dict[QualName, list[UseView]] = defaultdict(list)
     for (path, page), refs in refs_by_page.items():
         for r in refs:

@@ -8,6 +8,13 @@ from typing import NamedTuple
 from reader.model import Head, Symbol
 
 
+class TitledPage(NamedTuple):
+    """A page (its `src_uri`) and its title, as a link to it shows them."""
+
+    page: str
+    title: str
+
+
 @dataclass(frozen=True)
 class PageLink:
     """A place on the site: a page (its `src_uri`) and a fragment (`L12`), with a hover title."""
@@ -87,13 +94,13 @@ class SourceDoc:
     definitions: tuple[DefinitionView, ...] = ()
     refs: tuple[LinkedRef, ...] = ()
     notes: tuple[NoteView, ...] = ()
-    labs: tuple[tuple[str, str], ...] = ()
-    """(lab page `src_uri`, lab title) of the labs that use this file."""
-    emitted: tuple[tuple[str, str], ...] = ()
-    """(page `src_uri`, title) of the lowered views (a lab's, a kernel's `ir/` page) holding ops
-    that this file's lowering rules emitted (render/irview.py)."""
-    lowered: tuple[tuple[str, str], ...] = ()
-    """(page `src_uri`, title) of the `ir/` pages showing a kernel of this file lowered."""
+    labs: tuple[TitledPage, ...] = ()
+    """The labs that use this file."""
+    emitted: tuple[TitledPage, ...] = ()
+    """The lowered views (a lab's, a kernel's `ir/` page) holding ops that this file's lowering
+    rules emitted (render/irview.py)."""
+    lowered: tuple[TitledPage, ...] = ()
+    """The `ir/` pages showing a kernel of this file lowered."""
     docstring: str = ""
     """The first line of the module's docstring (its page's search entry)."""
 

@@ -29,6 +29,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.extract import Index
 from reader.extract.index import start_index
+from reader.model import SourceFile
 from reader.render.highlight import submit_highlighting
 from reader.render.model import Page
 from reader.render.pagecache import PageCache
@@ -95,8 +96,7 @@ class Schedule:
         alongside = meanwhile()
         return Indexed(finish(), alongside)
 
-    def highlight(self, files: Sequence[tuple[str, str]], cache: Cache | None) -> None:
-        """`files`: (blob, text) pairs."""
+    def highlight(self, files: Sequence[SourceFile], cache: Cache | None) -> None:
         profile.mark("notes")
         # a highlighting's arguments: ((cache, blob, text),)
         pool = profile.timed_pool(self._pool, "highlight",

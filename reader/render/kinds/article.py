@@ -10,11 +10,11 @@ from reader.claims.env import label
 from reader.render.article import render_article
 from reader.render.content import article_doc
 from reader.render.kind import Site, World
-from reader.render.model import NoteView, Page, SourceDoc
+from reader.render.model import NoteView, Page, SourceDoc, TitledPage
 from reader.render.urls import lab_page
 
-Lowered = tuple[tuple[str, str], ...]
-"""(page, title) of the canonical kernels' pages whose kernel a file holds."""
+Lowered = tuple[TitledPage, ...]
+"""The canonical kernels' pages whose kernel a file holds."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class ArticleKind:
                              tuple((p, tuple(site.on_file.get(p, ()))) for p in shown), lowered)
 
     def render(self, world: World, inputs: ArticleInputs) -> Page:
-        links = {n: (lab_page(n), lab.heading) for n, lab in world.labs.items()}
+        links = {n: TitledPage(lab_page(n), lab.heading) for n, lab in world.labs.items()}
         docs = _Shown(world.docs, dict(inputs.files), dict(inputs.lowered))
         doc = article_doc(inputs.article, inputs.notes, docs, world.index, links, inputs.commit,
                           label(world.corpus.pins))

@@ -14,7 +14,7 @@ from reader.render.kind import Site, World
 from reader.render.lab import LabDoc, render_lab
 from reader.render.labs import LabArtifacts, LabInfo
 from reader.render.links import linked_refs
-from reader.render.model import DefinitionView, Page, SourceDoc
+from reader.render.model import DefinitionView, Page, SourceDoc, TitledPage
 from reader.render.notebook import colab_url, project_colab
 from reader.render.prose import SourceResolver
 from reader.render.urls import article_page, lab_page
@@ -24,8 +24,8 @@ from reader.render.urls import article_page, lab_page
 class LabInputs:
     lab: LabInfo
     """The lab: its file's text, docstring and exercises (the world holds its name and title)."""
-    readers: tuple[tuple[str, str], ...]
-    """(page, title) of the articles that link the lab."""
+    readers: tuple[TitledPage, ...]
+    """The articles that link the lab."""
     artifacts: str
     """The digest of the lab's artifacts (`digest`): the page reads them from `World.artifacts`."""
     colab: str
@@ -41,7 +41,7 @@ class LabKind:
         return list(site.world.labs) if artifacts else []
 
     def inputs(self, site: Site, name: str) -> LabInputs:
-        readers = tuple((article_page(a.slug), a.title) for a in site.articles.values()
+        readers = tuple(TitledPage(article_page(a.slug), a.title) for a in site.articles.values()
                         if name in a.kernels)
         world = site.world
         colab = colab_url(*project_colab(site.world.corpus.project.root), name)
@@ -59,7 +59,7 @@ class LabKind:
 
 
 def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: SourceResolver,
-            ready: Mapping[str, LabArtifacts], readers: tuple[tuple[str, str], ...], colab: str = "") -> LabDoc:
+            ready: Mapping[str, LabArtifacts], readers: tuple[TitledPage, ...], colab: str = "") -> LabDoc:
     symbols = tuple(symbols_of(lab.text))
     doc = SourceDoc("", lab.path, blob_sha(lab.text.encode()), lab.text, lab_page(lab.name),
                     definitions=tuple(DefinitionView(s) for s in symbols),

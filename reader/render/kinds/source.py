@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from reader.model import module_of
 from reader.render.filediff import FileDiff, diff_page
 from reader.render.kind import Site, World
-from reader.render.model import NoteView, Page, UseView
+from reader.render.model import NoteView, Page, TitledPage, UseView
 from reader.render.pages import Since, source_page
 
 
@@ -17,14 +17,14 @@ class SourceInputs:
     path: str
     notes: tuple[NoteView, ...]
     """Every article's notes on the file."""
-    emitted: tuple[tuple[str, str], ...] = ()
-    """(page, title) of the lowered views holding ops the file's rules emitted."""
-    lowered: tuple[tuple[str, str], ...] = ()
-    """(page, title) of the canonical kernels' pages whose kernel the file holds."""
+    emitted: tuple[TitledPage, ...] = ()
+    """The lowered views holding ops the file's rules emitted."""
+    lowered: tuple[TitledPage, ...] = ()
+    """The canonical kernels' pages whose kernel the file holds."""
     lab_uses: tuple[tuple[str, tuple[UseView, ...]], ...] = ()
     """(qualname, the labs' uses) of the file's definitions that labs use."""
-    labs: tuple[tuple[str, str], ...] = ()
-    """(page, title) of the labs that use or exercise the file."""
+    labs: tuple[TitledPage, ...] = ()
+    """The labs that use or exercise the file."""
     since: str = ""
     """The file's pin's release in the previous edition (`jax 0.10.2`), when the file changed since."""
     diff: FileDiff | None = None
