@@ -35,6 +35,13 @@ class Mismatch:
                 f"{self.expected}; the file was not used")
 
 
+class SourceFailure(NamedTuple):
+    """A source that served nothing, and why."""
+
+    source: str
+    why: str
+
+
 @dataclass(frozen=True)
 class FetchReport:
     """What one `reader fetch` did for one pin."""
@@ -46,8 +53,8 @@ class FetchReport:
     served: int
     expected: int
     missing: tuple[str, ...]
-    tried: tuple[tuple[str, str], ...] = ()
-    """(source, why it served nothing) for each source that failed."""
+    tried: tuple[SourceFailure, ...] = ()
+    """Each source that failed."""
     mismatches: tuple[Mismatch, ...] = field(default=())
     files: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     """path -> blob sha of every verified file."""
@@ -256,7 +263,7 @@ def cached_list(pin: Pin, lock: LockEntry, cache: Cache, verify: bool = False) -
 def _fetch_locked(pin, lock, cache, sources) -> FetchReport:
     have = {p: s for p, s in lock.files.items() if cache.has_blob(s)}
     used = ["cache"] if have else []
-    tried: list[tuple[str, str]] = []
+    tried: list[SourceFailure] = []
     mismatches: list[Mismatch] = []
     for source in sources:
         wanted = {p: s for p, s in lock.files.items() if p not in have}
@@ -273,13 +280,13 @@ def _fetch_locked(pin, lock, cache, sources) -> FetchReport:
                 have[path] = cache.put_blob(data)
                 got += 1
         except ReaderError as e:
-            tried.append((source.name, e.message))
+            tried.append(SourceFailure(source.name, e.message))
             say(f"{pin.name}: {source.name}: {e.message}")
         if got:
             used.append(source.name)
             say(f"{pin.name}: {got} files from {source.name}")
         elif not any(name == source.name for name, _ in tried):
-            tried.append((source.name, "provided none of the missing files"))
+            tried.append(SourceFailure(source.name, "provided none of the missing files"))
     missing = tuple(sorted(set(lock.files) - set(have)))
     if not have:
         raise FetchError(f"no source could serve pin {pin.name!r} at {pin.short}: " +

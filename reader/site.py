@@ -24,9 +24,16 @@ from reader.progress import current, say
 from reader.render.generate import Older, generate_site
 from reader.render.labs import load_labs
 from reader.render.model import Slot
-from reader.render.navigation import Generated
+from reader.render.navigation import Generated, PageCount
 from reader.render.urls import html_of
 from reader.workers import Workers
+
+
+class StepTime(NamedTuple):
+    """A step of the build and the seconds it took."""
+
+    step: str
+    seconds: float
 
 
 class Counted(NamedTuple):
@@ -41,11 +48,11 @@ class BuildReport:
     site: Path
     pages: int
     seconds: float
-    steps: tuple[tuple[str, float], ...] = ()
-    """(step, seconds): generating the pages, mkdocs, the link check."""
-    counts: tuple[tuple[str, int, int], ...] = ()
-    """(kind of page, rendered, read back from the cache): `source` and `article` pages, and
-    `layout`: pages mkdocs' theme rendered against pages filled into a folder's stencil."""
+    steps: tuple[StepTime, ...] = ()
+    """Generating the pages, mkdocs, the link check."""
+    counts: tuple[PageCount, ...] = ()
+    """`source` and `article` pages, and `layout`: pages mkdocs' theme rendered against pages
+    filled into a folder's stencil."""
     pruned: tuple[str, ...] = ()
     """Code versions whose cached results this build removed."""
     failures: tuple[ReaderError, ...] = ()
@@ -118,7 +125,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         say("generating pages")
         t = time.perf_counter()
         generated = generate_site(root, state.track, jobs, cache)
-        steps.append(("pages", time.perf_counter() - t))
+        steps.append(StepTime("pages", time.perf_counter() - t))
         todo = site_patch.plan(state, generated)
         if todo is not None:
             report = _patch(site_dir, state, generated, todo, steps, cache, jobs)
@@ -129,7 +136,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         t = time.perf_counter()
         older = _older_editions(root, jobs, cache) if with_older else []
         if older:
-            steps.append(("older editions' pages", time.perf_counter() - t))
+            steps.append(StepTime("older editions' pages", time.perf_counter() - t))
         everyone = editions.editions(root) if older else ()
         seen = {e.version: _outputs(g) for e, g in older}
         switcher = editions.Switcher(everyone[0], everyone, seen) if older else None
@@ -148,13 +155,13 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                               editions.Switcher(edition, everyone, seen))
                 (fresh / edition.folder / "404.html").unlink()  # the site's own is served from its root
             atomic_write(fresh / editions.VERSIONS_JSON, editions.versions_json(everyone), durable=False)
-            steps.append(("older editions' mkdocs", time.perf_counter() - t))
+            steps.append(StepTime("older editions' mkdocs", time.perf_counter() - t))
         say("checking links")
         mark("link check")
         t = time.perf_counter()
         digests: dict[str, str] = {}
         _fail_on(check_links(fresh, cache, Workers(jobs), digests), site_dir)
-        steps.append(("link check", time.perf_counter() - t))
+        steps.append(StepTime("link check", time.perf_counter() - t))
         mark("finish")
         if built.generated is not None:
             site_patch.save(site_dir, site_patch.record(root, fresh, built.track, built.docs,
@@ -204,7 +211,7 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
            todo: site_patch.Plan, steps: Steps, cache: Cache, jobs: int | None) -> BuildReport | None:
     """The site with `todo` written into a copy of it (hard links), checked and swapped in;
     None when the site is not what its state recorded (then mkdocs builds it)."""
-    counts = (*generated.counts, ("patched", len(todo.pages), 0))
+    counts = (*generated.counts, PageCount("patched", len(todo.pages), 0))
     if not todo.pages and not todo.assets:
         return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
     say(f"patching {len(todo.pages)} page(s) into the site")
@@ -221,13 +228,13 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
         site_patch.link_copy(site_dir, fresh)
         for dest, data in {**todo.assets, **outputs}.items():
             atomic_write(fresh / dest, data, durable=False)  # a new file, not through its link
-        steps = [*steps, ("patch", time.perf_counter() - t)]
+        steps = [*steps, StepTime("patch", time.perf_counter() - t)]
         say("checking links")
         mark("link check")
         t = time.perf_counter()
         _fail_on(check_changed(fresh, outputs, state.digests(), cache, Workers(jobs)),
                  site_dir)
-        steps.append(("link check", time.perf_counter() - t))
+        steps.append(StepTime("link check", time.perf_counter() - t))
         mark("finish")
         site_patch.save(site_dir, site_patch.after(state, fresh, generated, todo, outputs))
         swap_in(fresh, site_dir)
@@ -307,8 +314,8 @@ def swap_in(fresh: Path, site_dir: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-Steps = list[tuple[str, float]]
-Counts = tuple[tuple[str, int, int], ...]
+Steps = list[StepTime]
+Counts = tuple[PageCount, ...]
 
 
 @dataclass(frozen=True)
@@ -355,7 +362,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
             say("generating pages")
             t = time.perf_counter()
             generated = generate_site(root, plugin.config.track, jobs, cache)
-            steps.append(("pages", time.perf_counter() - t))
+            steps.append(StepTime("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         plugin.switcher = switcher
         for warning in generated.warnings:
@@ -370,9 +377,9 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
             build(config)
         finally:
             config.plugins.on_shutdown()
-        steps.append(("mkdocs", time.perf_counter() - t))
+        steps.append(StepTime("mkdocs", time.perf_counter() - t))
         filled = plugin.stencils.filled
-        layout = ("layout", len(generated.pages) - filled, filled)
+        layout = PageCount("layout", len(generated.pages) - filled, filled)
         docs = os.path.relpath(config.docs_dir, root)
         return _Built(steps, (*generated.counts, layout), generated.failures, generated,
                       plugin.config.track, docs, plugin.slots, plugin.contents)

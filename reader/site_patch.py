@@ -38,6 +38,13 @@ _ENCODING = ("utf-8", "xmlcharrefreplace")
 _FORMAT = 5
 
 
+class FolderId(NamedTuple):
+    """A folder's device and inode: the same site folder, not another at its path."""
+
+    device: int
+    inode: int
+
+
 class FileStat(NamedTuple):
     """A file's size and modification time (ns): what tells a site's files unchanged."""
 
@@ -73,8 +80,8 @@ class PageState:
 class SiteState:
     """What a build wrote into a site folder, and what it was built from besides the pages."""
 
-    folder: tuple[int, int]
-    """(st_dev, st_ino) of the site folder this describes."""
+    folder: FolderId
+    """The site folder this describes."""
     files: Mapping[str, FileStat]
     """Every file of the site: (size, mtime) by relative path (a file changed by hand, added or
     removed means a full build)."""
@@ -188,7 +195,7 @@ def record(root: Path, folder: Path, track: str, docs: str, generated: Generated
                                         _toc(content, page.html), digests.get(dest, ""))
     st = folder.stat()
     assets = {a.src_uri: _sha(a.data) for a in generated.assets}
-    return SiteState((st.st_dev, st.st_ino), listing(folder), setup_key(root, docs), track, docs,
+    return SiteState(FolderId(st.st_dev, st.st_ino), listing(folder), setup_key(root, docs), track, docs,
                      frame_key(generated), assets,
                      sum(1 for name in digests if name.endswith(".html")), pages)
 
@@ -205,7 +212,7 @@ def load(root: Path, site_dir: Path) -> SiteState | None:
         st = site_dir.stat()
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
         return None
-    if not isinstance(state, SiteState) or state.folder != (st.st_dev, st.st_ino):
+    if not isinstance(state, SiteState) or state.folder != FolderId(st.st_dev, st.st_ino):
         return None
     try:
         same = state.setup == setup_key(root, state.docs) and state.files == listing(site_dir)
@@ -272,7 +279,7 @@ def after(state: SiteState, folder: Path, generated: Generated, todo: Plan,
     assets = {**state.assets, **{name: _sha(data) for name, data in todo.assets.items()
                                  if name in state.assets}}
     st = folder.stat()
-    return replace(state, folder=(st.st_dev, st.st_ino), files=listing(folder), pages=pages,
+    return replace(state, folder=FolderId(st.st_dev, st.st_ino), files=listing(folder), pages=pages,
                    assets=assets)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
 
 from reader.cache import Cache
 from reader.errors import InputError, Location
@@ -24,13 +25,20 @@ COMPANIONS = {"jax": ("jaxlib",)}
 """Distributions installed with a pinned release whose version a claim's outcome depends on."""
 
 
+class Installed(NamedTuple):
+    """A distribution and the version of it installed."""
+
+    distribution: str
+    version: str
+
+
 @dataclass(frozen=True)
 class Env:
     """A Python that has the pinned releases, and what is installed there."""
 
     python: str
-    versions: tuple[tuple[str, str], ...]
-    """(distribution, version) of the pinned releases and their companions, and ("python", ...)."""
+    versions: tuple[Installed, ...]
+    """The pinned releases and their companions, and `python`."""
     label: str
     """`jax 0.12.0.1 / tokamax 0.0.17`: the releases, as pages and findings name them."""
 
@@ -78,7 +86,7 @@ def _there(python: str, names: list[str]) -> dict[str, str]:
 
 
 def _env(python: str, found: dict[str, str], reqs: tuple[str, ...], py: str) -> Env:
-    versions = tuple(sorted(found.items())) + (("python", py),)
+    versions = (*(Installed(*v) for v in sorted(found.items())), Installed("python", py))
     return Env(python, versions, _label(reqs))
 
 

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from reader.cache import atomic_write
 from reader.errors import InputError, Location, ReaderError
+from reader.site_patch import FileStat
 
 WATCHED = ("annotations", "kernels", "moves", "docs", "pins.toml", "pins.lock", "track.yaml",
            "mkdocs.yml")
 """What a build reads of the project (relative to its root): folders are watched whole."""
 
-Snapshot = dict[str, tuple[int, int]]
+Snapshot = dict[str, FileStat]
 
 
 def add_parser(sub) -> None:
@@ -109,13 +110,13 @@ def settled(root: Path, now: Snapshot, pause: float = 0.05, tries: int = 10) -> 
 
 
 def snapshot(root: Path) -> Snapshot:
-    """(mtime, size) of every watched file: a few hundred stat calls."""
+    """The size and mtime of every watched file: a few hundred stat calls."""
     out: Snapshot = {}
     for name in WATCHED:
         path = root / name
         if path.is_file():
             st = path.stat()
-            out[name] = (st.st_mtime_ns, st.st_size)
+            out[name] = FileStat(st.st_size, st.st_mtime_ns)
             continue
         for folder, dirs, files in os.walk(path):
             dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
@@ -125,7 +126,7 @@ def snapshot(root: Path) -> Snapshot:
                     st = os.stat(full)
                 except OSError:
                     continue
-                out[full] = (st.st_mtime_ns, st.st_size)
+                out[full] = FileStat(st.st_size, st.st_mtime_ns)
     return out
 
 

@@ -50,6 +50,13 @@ class PinMove:
     new_release: str
 
 
+class ArticleTitle(NamedTuple):
+    """An article's slug and its title."""
+
+    slug: str
+    title: str
+
+
 @dataclass(frozen=True)
 class MoveRecord:
     """A pin move as the site shows it: the fates of the notes and the changes to the code."""
@@ -62,8 +69,8 @@ class MoveRecord:
     fates: tuple[NoteFate, ...]
     changes: tuple[dict[str, Any], ...]
     """`reader diff`'s records of symbols, rules and facts, as its JSON printer writes them."""
-    titles: tuple[tuple[str, str], ...] = ()
-    """(slug, title) of every article named by a fate."""
+    titles: tuple[ArticleTitle, ...] = ()
+    """Every article named by a fate."""
 
     def to_json(self) -> dict[str, Any]:
         return {"version": RECORD_VERSION, "old": self.old, "new": self.new, "old_rev": self.old_rev,
@@ -80,7 +87,7 @@ class MoveRecord:
             fates = tuple(NoteFate(**f) for f in data["fates"])
             pins = tuple(PinMove(**p) for p in data["pins"])
             return cls(data["old"], data["new"], data["old_rev"], pins, fates, tuple(data["changes"]),
-                       tuple(sorted(data["titles"].items())))
+                       tuple(ArticleTitle(*t) for t in sorted(data["titles"].items())))
         except (KeyError, TypeError) as e:
             raise InputError(f"malformed move record ({e})", Location(where, 1),
                              "write it again with 'reader diff OLD NEW --record FILE'") from None
@@ -173,7 +180,7 @@ def move_record(report: DiffReport, old_rev: str, old: list[Article], new: list[
     old_label = report.old.replace(report.old.partition(":")[0] + ":", old_rev[:12] + ":", 1) \
         if ":" in report.old else report.old
     return MoveRecord(old_label, report.new, old_rev, pins, tuple(fates), tuple(kept),
-                      tuple(sorted(titles.items())))
+                      tuple(ArticleTitle(*t) for t in sorted(titles.items())))
 
 
 def write_record(record: MoveRecord, path: Path) -> None:

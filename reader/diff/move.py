@@ -6,6 +6,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import tomlkit
 
@@ -74,10 +75,17 @@ class PinMove:
     """The commit as the release records it (with `--to`, when the release records one)."""
 
 
-def resolve_target(pin: Pin, target: str) -> tuple[str, str]:
-    """(full commit sha, tag label) for `--to`: a full sha as is, else a tag or branch via git."""
+class Target(NamedTuple):
+    """What `--to` names: a full commit sha, and its tag's label ('' for none)."""
+
+    sha: str
+    tag: str
+
+
+def resolve_target(pin: Pin, target: str) -> Target:
+    """`--to`'s commit: a full sha as is, else a tag or branch via git."""
     if SHA_RE.match(target.lower()):
-        return target.lower(), ""
+        return Target(target.lower(), "")
     url = git_url(pin)
     try:
         sha, ref = gitio.remote_ref(url, target)
@@ -85,7 +93,7 @@ def resolve_target(pin: Pin, target: str) -> tuple[str, str]:
         raise InputError(f"--to {target!r} is not a full 40-hex commit sha, and resolving it as a "
                          f"tag or branch at {url} failed: {e.message}", Location("pins.toml"),
                          "pass the full sha (and --release SPEC when git is unreachable)") from None
-    return sha, ref.removeprefix("refs/tags/") if ref.startswith("refs/tags/") else ""
+    return Target(sha, ref.removeprefix("refs/tags/") if ref.startswith("refs/tags/") else "")
 
 
 def rewrite_pins(text: str, new: Pin) -> str:

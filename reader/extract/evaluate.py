@@ -20,8 +20,10 @@ from reader.extract.tree import Tree
 from reader.extract.values import (
     BoundMethod,
     Const,
+    Entry,
     Ext,
     Func,
+    Keyword,
     Lambda,
     Mapping,
     Member,
@@ -41,7 +43,7 @@ class Call:
 
     func: Value
     args: tuple[Value, ...]
-    kwargs: tuple[tuple[str, Value], ...]
+    kwargs: tuple[Keyword, ...]
     module: str
     line: int
     text: str
@@ -196,7 +198,7 @@ class Evaluator:
         elements = [e for e in node.elements if isinstance(e, cst.DictElement)]
         if len(elements) < len(node.elements):  # `**other` among them
             return Opaque(self.tree(module).text(node))
-        return Mapping(tuple((self.eval(e.key, module), self.eval(e.value, module))
+        return Mapping(tuple(Entry(self.eval(e.key, module), self.eval(e.value, module))
                              for e in elements))
 
     def _subscript(self, node: cst.Subscript, module: str) -> Value:
@@ -228,12 +230,12 @@ class Evaluator:
         func = self.eval(node.func, module)
         positional = [a for a in node.args if a.keyword is None and a.star != "**"]
         args = tuple(v for a in positional for v in self._spread(a, module))
-        kwargs = tuple((a.keyword.value, self.eval(a.value, module))
+        kwargs = tuple(Keyword(a.keyword.value, self.eval(a.value, module))
                        for a in node.args if a.keyword is not None)
         tree = self.tree(module)
         return self.apply(func, args, kwargs, module, tree.line(node), tree.text(node))
 
-    def apply(self, func: Value, args: tuple[Value, ...], kwargs: tuple[tuple[str, Value], ...],
+    def apply(self, func: Value, args: tuple[Value, ...], kwargs: tuple[Keyword, ...],
               module: str, line: int, text: str, form: str = "call") -> Value:
         """The value of calling `func`; hooks first, then partial and dict methods."""
         hooked = self.hooks.call(self, Call(func, args, kwargs, module, line, text, form))

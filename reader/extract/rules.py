@@ -34,6 +34,7 @@ from reader.extract.values import (
     Const,
     Ext,
     Func,
+    Keyword,
     Lambda,
     Mapping,
     Obj,
@@ -96,7 +97,7 @@ class _Registry(Hooks):
         if isinstance(func, Partial) and isinstance(func.func, _Registrar):
             kwargs = {**dict(func.kwargs), **dict(call.kwargs)}  # the call's keywords win
             call = replace(call, func=func.func, args=func.args + call.args,
-                           kwargs=tuple(kwargs.items()))
+                           kwargs=tuple(map(Keyword._make, kwargs.items())))
             func = func.func
         if isinstance(func, _Registrar):
             return _RegCall(func.backend, self._bind(ev, func.backend, call))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from reader.extract.ruletable import BACKENDS
 
@@ -15,13 +16,20 @@ END = ". Please file"
 """Where the part that names the primitive ends: what follows is the same for every primitive."""
 
 
+class MessagePart(NamedTuple):
+    """A piece of a message: literal text (`text`) or an expression formatted into it (`expr`,
+    its source: `eqn.primitive.name`)."""
+
+    kind: str
+    text: str
+
+
 @dataclass(frozen=True)
 class Message:
     """One backend's message as written: literal text and the expressions formatted into it."""
 
     backend: str
-    parts: tuple[tuple[str, str], ...]
-    """(`text`, literal) or (`expr`, the expression's source: `eqn.primitive.name`)."""
+    parts: tuple[MessagePart, ...]
     path: str
     line: int
 
@@ -68,8 +76,8 @@ def messages(paths: dict[str, str], read: Callable[[str], str]) -> dict[str, Mes
 def _find(tree: ast.Module, backend: str, path: str) -> Message | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr) and _starts(node):
-            parts = tuple(("text", str(v.value)) if isinstance(v, ast.Constant)
-                          else ("expr", ast.unparse(v.value)) for v in node.values
+            parts = tuple(MessagePart("text", str(v.value)) if isinstance(v, ast.Constant)
+                          else MessagePart("expr", ast.unparse(v.value)) for v in node.values
                           if isinstance(v, (ast.Constant, ast.FormattedValue)))
             return Message(backend, parts, path, node.lineno)
     return None

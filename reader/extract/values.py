@@ -7,6 +7,7 @@ a table's keys told apart; anything the evaluator cannot know is `Opaque`, never
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Value:
@@ -48,9 +49,23 @@ class Seq(Value):
     items: tuple[Value, ...]
 
 
+class Entry(NamedTuple):
+    """A key of a dict literal and its value."""
+
+    key: Value
+    value: Value
+
+
+class Keyword(NamedTuple):
+    """A keyword argument: its name and value."""
+
+    name: str
+    value: Value
+
+
 @dataclass(frozen=True)
 class Mapping(Value):
-    items: tuple[tuple[Value, Value], ...]
+    items: tuple[Entry, ...]
 
 
 @dataclass(frozen=True)
@@ -73,7 +88,7 @@ class Lambda(Value):
 class Partial(Value):
     func: Value
     args: tuple[Value, ...]
-    kwargs: tuple[tuple[str, Value], ...]
+    kwargs: tuple[Keyword, ...]
     text: str
     """The call's source text, as written (so are the texts below)."""
 

@@ -39,7 +39,7 @@ from reader.render.labs import (
 )
 from reader.render.model import NoteView, Page
 from reader.render.moves import load_moves
-from reader.render.navigation import Generated, Written, assemble
+from reader.render.navigation import Generated, PageCount, Written, assemble
 from reader.render.notebook import notebook_assets
 from reader.render.overview import FileInfo
 from reader.render.pagecache import PageCache, page_key, world_key
@@ -167,7 +167,7 @@ def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[
     changes = [r.page for r in rendered if r.kind == CHANGES.name]
     out = assemble(track, world.corpus, pages, written, infos, {"Lowering rules": RULES}, assets,
                    warnings, changes)
-    counts = tuple((kind, pages_cache.rendered[kind], pages_cache.cached[kind])
+    counts = tuple(PageCount(kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
     index = search_assets(files, out.pages, world.cache)  # the search index's pieces
     return replace(out, assets=out.assets + tuple(index), counts=counts, failures=failures,

@@ -6,7 +6,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from reader.corpus import Corpus
 from reader.errors import ReaderError
@@ -51,6 +51,14 @@ class Written:
     summary: str = ""
 
 
+class PageCount(NamedTuple):
+    """How many pages of a kind a build rendered and read back from the cache."""
+
+    kind: str
+    rendered: int
+    cached: int
+
+
 @dataclass(frozen=True)
 class Generated:
     """Every page of the site and the navigation (mkdocs' `nav`), in the track's order."""
@@ -61,8 +69,8 @@ class Generated:
     """Files served as they are (lab artifact images)."""
     warnings: tuple[str, ...] = ()
     """What the build should say without failing (a lab whose artifacts failed, a dead placeholder)."""
-    counts: tuple[tuple[str, int, int], ...] = ()
-    """(kind of page, rendered, read back from the cache): `source` and `article` pages."""
+    counts: tuple[PageCount, ...] = ()
+    """`source` and `article` pages."""
     failures: tuple[ReaderError, ...] = ()
     """What fails the build unless it is told to keep going (a lab that raised: `LabError`)."""
     coverage: tuple[str, ...] = ()
