@@ -13,8 +13,9 @@ Parts (`--part`, repeatable; default all):
           the bytes search fetched (its scripts and index; target <= 300 KB) and the first
           result's link. Works on material's search too (a `--before` build of main).
   weight  the home page's first visit: every byte it fetches (target <= 500 KB); and the 10
-          heaviest pages (by HTML bytes, of the first site): their HTML bytes (<= 600 KB) and
-          DOMContentLoaded, the median of `--runs` cold loads from file:// (<= 1 s).
+          heaviest pages (by HTML bytes, of the first site; `--page` names others instead): their
+          HTML bytes (<= 600 KB) and DOMContentLoaded, the median of 3 cold loads from file://
+          (<= 1 s).
 
 Pages are opened from file:// with a fresh profile each (the flags of tests/browser_support.py),
 so a stored choice (the wrap toggle) does not carry over. `--before` measures a second build (e.g.
@@ -142,6 +143,7 @@ def measure_layout(page: Path, size: Viewport) -> Layout:
 
 
 def layout_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport]) -> None:
+    pages = pages or list(PAGES)
     print("\nlayout: code columns (>= 80), wrapped lines (<= 2%), height change when scrolled to the end (<= 1%)")
     print(f"  {'page':<40}{'viewport':>10}{'site':>8}{'columns':>9}{'wrapped':>16}{'mid-word':>10}"
           f"{'height px: load -> end':>28}{'change':>9}")
@@ -266,10 +268,11 @@ def weight_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport],
         print(f"  {name:>8}{sum(f.bytes for f in got) / 1000:>10,.0f} KB in {len(got)} files; biggest: "
               + ", ".join(f"{f.url.rsplit('/', 1)[-1]} {f.bytes / 1000:,.0f} KB" for f in biggest), flush=True)
     first = next(iter(sites.values()))
-    heaviest = sorted(first.rglob("*.html"), key=lambda p: -p.stat().st_size)[:10]
-    print(f"\nweight: the 10 heaviest pages: HTML KB (<= 600) and DOMContentLoaded, median of {runs} cold loads (<= 1,000 ms)")
-    for page in heaviest:
-        rel = page.relative_to(first).as_posix()
+    heaviest = [p.relative_to(first).as_posix()
+                for p in sorted(first.rglob("*.html"), key=lambda p: -p.stat().st_size)[:10]]
+    which = "the pages named" if pages else "the 10 heaviest pages"
+    print(f"\nweight: {which}: HTML KB (<= 600) and DOMContentLoaded, median of {runs} cold loads (<= 1,000 ms)")
+    for rel in pages or heaviest:
         for name, site in sites.items():
             if not (site / rel).is_file():
                 continue
@@ -294,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", action="append", type=viewport, default=[],
                         help=f"a viewport WIDTHxHEIGHT (repeatable); default: {', '.join(SIZES)}")
     parser.add_argument("--page", action="append", default=[],
-                        help=f"a page relative to the site (repeatable); default: {', '.join(PAGES)}")
+                        help=f"a page relative to the site (repeatable); default: layout's {', '.join(PAGES)}, "
+                             "weight's the 10 heaviest")
     args = parser.parse_args(argv)
     if CHROMIUM is None or CHROMEDRIVER is None:
         print("needs chromium and chromedriver on PATH", file=sys.stderr)
@@ -309,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     sizes = args.size or [viewport(s) for s in SIZES]
     for part in args.part or list(PARTS):
-        PARTS[part](sites, list(args.page or PAGES), sizes)
+        PARTS[part](sites, list(args.page), sizes)  # a part's own pages when none are named
     return 0
 
 

@@ -6,7 +6,9 @@
 // a note taller than the room before the next note folds behind "more". Hovering or focusing a
 // note tints its lines, and a line tints its notes. Long lines wrap at spaces or scroll sideways,
 // the reader's choice (the `.rd-wrap` toggle, kept in localStorage); the chunks not yet laid out
-// are sized as they will be, so that the page does not grow while it is read.
+// are sized as they will be, so that the page does not grow while it is read. A view made after
+// the page loaded (diff.js's side by side) joins through `readerCode.add`; a chunk keeps its lines
+// as first served in `rdRaw` once painted, for such a view to be made from.
 (function () {
   var WRAP_KEY = "reader.wrap";
   // Where a long line may wrap besides its spaces: after a dot, an opening bracket or a comma that
@@ -98,6 +100,7 @@
   function paint(chunk) {
     if (chunk.rdPainted) return;
     chunk.rdPainted = true;
+    chunk.rdRaw = chunk.innerHTML;
     var view = chunk.closest(".rd-code"), data = tables(view);
     var specs = (chunk.getAttribute("data-h") || "").split(" ");
     var room = view.rdRoom || 40;  // size() measures it; before that, a phone's
@@ -105,21 +108,24 @@
     chunk.classList.add("rd-on");
     chunk.dispatchEvent(new Event("rd-painted", {bubbles: true}));  // scope.js marks names again
   }
-  window.readerCode = {paint: paint};
+  window.readerCode = {paint: paint, add: add};
 
+  var seen = null;
   function paintNear(chunks) {
     if (!("IntersectionObserver" in window)) { chunks.forEach(paint); return; }
-    var seen = new IntersectionObserver(function (entries) {
-      entries.forEach(function (e) {
-        if (e.isIntersecting) { seen.unobserve(e.target); paint(e.target); }
+    if (!seen) {
+      seen = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) {
+          if (e.isIntersecting) { seen.unobserve(e.target); paint(e.target); }
+        });
+      }, {rootMargin: "1500px 0px"});
+      window.addEventListener("beforeprint", function () { document.querySelectorAll(".rd-k").forEach(paint); });
+      document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) {  // Tab into a chunk not yet painted
+        var chunk = e.target.closest && e.target.closest(".rd-k");
+        if (chunk) paint(chunk);
       });
-    }, {rootMargin: "1500px 0px"});
+    }
     chunks.forEach(function (chunk) { seen.observe(chunk); });
-    window.addEventListener("beforeprint", function () { chunks.forEach(paint); });
-    document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) {  // Tab into a chunk not yet painted
-      var chunk = e.target.closest && e.target.closest(".rd-k");
-      if (chunk) paint(chunk);
-    });
   }
 
   // Rows a line of `text` takes when wrapped: the browser breaks it only at the places `BREAK`
@@ -232,22 +238,22 @@
   }
 
   // The wrap toggle: every view's button shows the one choice, kept for the next pages.
-  function toggles(resize) {
-    var buttons = Array.prototype.slice.call(document.querySelectorAll(".rd-wrap"));
-    function show() {
-      var wrap = !root.classList.contains("rd-scroll");
-      buttons.forEach(function (b) { b.setAttribute("aria-pressed", String(wrap)); });
-    }
+  var resizers = [];
+  function showWrap() {
+    var wrap = !root.classList.contains("rd-scroll");
+    document.querySelectorAll(".rd-wrap").forEach(function (b) { b.setAttribute("aria-pressed", String(wrap)); });
+  }
+  function toggles(buttons) {
     buttons.forEach(function (button) {
       button.addEventListener("click", function () {
         var scroll = !root.classList.contains("rd-scroll");
         root.classList.toggle("rd-scroll", scroll);
         try { window.localStorage.setItem(WRAP_KEY, scroll ? "scroll" : "wrap"); } catch (err) { /* not kept */ }
-        show();
-        resize();
+        showWrap();
+        resizers.forEach(function (resize) { resize(); });
       });
     });
-    show();
+    showWrap();
   }
 
   // Notes: each block's notes get the room down to the next noted block or the next block that
@@ -300,26 +306,33 @@
     el.scrollIntoView({block: "start"});
   }
 
+  var folded = [], watch = null;
   function foldAll(views) {
     var pending = false;
-    function run() { pending = false; views.forEach(fold); showTarget(); }
+    function run() { pending = false; folded.forEach(fold); showTarget(); }
     function later() { if (!pending) { pending = true; requestAnimationFrame(run); } }
-    // A ResizeObserver reports every size once after the first layout, before the first paint:
-    // no layout forced while the page loads.
-    if (!("ResizeObserver" in window)) run();
+    if (!folded.length) {
+      window.addEventListener("resize", later);
+      window.addEventListener("hashchange", function () { shown = null; showTarget(); });
+      document.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
+        var button = e.target.closest && e.target.closest(".rd-more");
+        if (button) unfold(button.parentElement, !button.parentElement.classList.contains("rd-open"));
+      });
+      document.addEventListener("mouseover", function (e) { heat("pointer", e.target); });
+      document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) { heat("focus", e.target); });
+      document.addEventListener("focusout", function (e) { if (!e.relatedTarget) heat("focus", null); });
+      // A ResizeObserver reports every size once after the first layout, before the first paint:
+      // no layout forced while the page loads.
+      if ("ResizeObserver" in window) watch = new ResizeObserver(run);
+    }
+    folded = folded.concat(views);
+    if (!watch) run();
     else {
-      var watch = new ResizeObserver(run);
       views.forEach(function (v) {
         watch.observe(v);
         v.querySelectorAll(".rd-mn").forEach(function (n) { watch.observe(n); });
       });
     }
-    window.addEventListener("resize", later);
-    window.addEventListener("hashchange", function () { shown = null; showTarget(); });
-    document.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
-      var button = e.target.closest && e.target.closest(".rd-more");
-      if (button) unfold(button.parentElement, !button.parentElement.classList.contains("rd-open"));
-    });
   }
 
   // Hover and focus: a note and its lines, together.
@@ -365,19 +378,24 @@
     chunks.slice(Math.max(at, 0), Math.max(at, 0) + 2).forEach(paint);
   }
 
+  // The views' chunks painted near the viewport, sized, their wrap toggles and notes wired.
+  function add(views) {
+    var chunks = [];
+    views.forEach(function (v) { chunks.push.apply(chunks, v.querySelectorAll(".rd-k")); });
+    paintNear(chunks);
+    resizers.push(sizeAll(views));
+    var buttons = [];
+    views.forEach(function (v) { buttons.push.apply(buttons, v.querySelectorAll(".rd-wrap")); });
+    toggles(buttons);
+    var margins = views.filter(function (v) { return v.classList.contains("rd-margin"); });
+    if (margins.length) foldAll(margins);
+  }
+
   function start() {
     var chunks = Array.prototype.slice.call(document.querySelectorAll(".rd-k"));
     if (!chunks.length) return;
     paintFirst(chunks);
-    paintNear(chunks);
-    toggles(sizeAll(Array.prototype.slice.call(document.querySelectorAll(".rd-code"))));
-    var views = Array.prototype.slice.call(document.querySelectorAll(".rd-code.rd-margin"));
-    if (views.length) {
-      foldAll(views);
-      document.addEventListener("mouseover", function (e) { heat("pointer", e.target); });
-      document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) { heat("focus", e.target); });
-      document.addEventListener("focusout", function (e) { if (!e.relatedTarget) heat("focus", null); });
-    }
+    add(Array.prototype.slice.call(document.querySelectorAll(".rd-code")));
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

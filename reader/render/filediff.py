@@ -1,6 +1,6 @@
 """Per-file diffs between the previous edition's pins and the current ones: the line changes of
 one file (kept in the cache by the two blobs), and its diff page, unified or side by side, each
-side highlighted and cross-referenced like a source page, the notes of this edition beside it."""
+side highlighted and cross-referenced like a source page, the notes of both editions beside it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import difflib
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -73,17 +72,19 @@ def file_diff(cache: Cache | None, old_blob: str, old_text: str, new_blob: str, 
 
 @dataclass(frozen=True)
 class Row:
-    """One row of a diff view: its line's HTML and runs, and its attributes."""
+    """One row of the unified view: its line's HTML and runs, its attributes, and the line it
+    shows of each file (0: none; both for an unchanged line)."""
 
     html: str
     runs: Runs
     attrs: str
-    anchor: str = ""
+    old: int = 0
+    new: int = 0
 
 
-def _line(lines: Highlight, number: int, cls: str, label: str, anchor: str) -> Row:
+def _line(lines: Highlight, number: int, cls: str, label: str, old: int, new: int) -> Row:
     return Row(lines.lines[number - 1], lines.runs[number - 1],
-               f' class="{cls}" data-l="{html.escape(label)}"', anchor)
+               f' class="{cls}" data-l="{html.escape(label)}"', old, new)
 
 
 def _hunk_head(hunk: Sequence[Op]) -> Row:
@@ -94,87 +95,76 @@ def _hunk_head(hunk: Sequence[Op]) -> Row:
 
 
 def unified_rows(diff: FileDiff, old: Highlight, new: Highlight) -> list[Row]:
-    """The unified view: each hunk's head, its unchanged lines once, removed lines, added lines."""
+    """The unified view: each hunk's head, its unchanged lines once, removed lines, added lines.
+    diff.js builds the side-by-side view from these rows: a removed line beside the added line
+    that replaced it."""
     rows = []
     for hunk in diff.hunks:
         rows.append(_hunk_head(hunk))
         for tag, a, b, c, d in hunk:
             if tag == "equal":
-                rows += [_line(new, c + k + 1, "rd-eq", f"{a + k + 1:>5} {c + k + 1:>5}", f"new-L{c + k + 1}")
+                rows += [_line(new, c + k + 1, "rd-eq", f"{a + k + 1:>5} {c + k + 1:>5}", a + k + 1, c + k + 1)
                          for k in range(b - a)]
                 continue
-            rows += [_line(old, n + 1, "rd-del", f"{n + 1:>5}      -", f"old-L{n + 1}") for n in range(a, b)]
-            rows += [_line(new, n + 1, "rd-add", f"      {n + 1:>5} +", f"new-L{n + 1}") for n in range(c, d)]
+            rows += [_line(old, n + 1, "rd-del", f"{n + 1:>5}      -", n + 1, 0) for n in range(a, b)]
+            rows += [_line(new, n + 1, "rd-add", f"      {n + 1:>5} +", 0, n + 1) for n in range(c, d)]
     return rows
 
 
-_BLANK = Row("", (), ' class="rd-pad" data-l=""')
+OLD, NEW = "old-", "new-"
+"""Prefixes of a file line's id on a diff page (`new-L12`, `old-L3`): a removed line has the
+old one, every other line the new one; an unchanged line also has the old one where a note of
+the previous edition starts."""
 
 
-class SideBySide(NamedTuple):
-    """A file diff's rows: the old file's and the new file's, row for row."""
-
-    old: list[Row]
-    new: list[Row]
-
-
-def split_rows(diff: FileDiff, old: Highlight, new: Highlight) -> SideBySide:
-    """The side-by-side view: the old file's rows and the new file's, a removed line beside the
-    line that replaced it, blank rows where one side has none."""
-    left, right = [], []
-    for hunk in diff.hunks:
-        left.append(_hunk_head(hunk))
-        right.append(_hunk_head(hunk))
-        for tag, a, b, c, d in hunk:
-            cls_old, cls_new = ("rd-eq", "rd-eq") if tag == "equal" else ("rd-del", "rd-add")
-            for k in range(max(b - a, d - c)):
-                left.append(_line(old, a + k + 1, cls_old, f"{a + k + 1:>5}", "")
-                            if a + k < b else _BLANK)
-                right.append(_line(new, c + k + 1, cls_new, f"{c + k + 1:>5}", f"s-new-L{c + k + 1}")
-                             if c + k < d else _BLANK)
-    return SideBySide(left, right)
+def _ids(row: Row, old_starts: set[int]) -> tuple[str, ...]:
+    if not row.new:
+        return (f"{OLD}L{row.old}",) if row.old else ()
+    return (f"{NEW}L{row.new}", *((f"{OLD}L{row.old}",) if row.old in old_starts else ()))
 
 
-def _view(rows: Sequence[Row], prefix: str, notes: Sequence[MarginNote]) -> str:
-    """A code view of `rows`, each row with its line's id (`new-L12`, `old-L3`) when it has one."""
-    code = CodeLines(Highlight([r.html for r in rows], [r.runs for r in rows]), prefix,
-                     {n: (r.anchor,) for n, r in enumerate(rows, 1) if r.anchor},
+def _view(rows: Sequence[Row], notes: Sequence[MarginNote], old_starts: set[int]) -> str:
+    """The unified view of `rows` (ids `uL<row>`), each row with its file lines' ids."""
+    code = CodeLines(Highlight([r.html for r in rows], [r.runs for r in rows]), "u",
+                     {n: ids for n, r in enumerate(rows, 1) if (ids := _ids(r, old_starts))},
                      {n: r.attrs for n, r in enumerate(rows, 1)})
     return code_view(code, notes)
 
 
 def _placed(notes: Sequence[NoteView], rows: Sequence[Row], prefix: str, page: str,
-            prose: Prose) -> list[MarginNote]:
-    """Each note beside the rows showing its lines (`new-L12`); a note none of whose lines a row
-    shows is left out."""
-    at = {r.anchor: n for n, r in enumerate(rows, 1) if r.anchor}
+            prose: Prose, edition: str = "") -> list[MarginNote]:
+    """Each note beside the rows showing its lines: of the new file, or with `prefix` `OLD` of the
+    old one (the previous edition's notes, tagged with its name, `edition`). A note none of whose
+    lines a row shows is left out."""
+    at = {(r.old if prefix == OLD else r.new): n for n, r in enumerate(rows, 1)}
+    at.pop(0, None)
     out = []
     for note in notes:
         if note.start is None:
             continue
-        shown = [k for k in range(note.start, (note.end or note.start) + 1) if f"{prefix}L{k}" in at]
+        shown = [k for k in range(note.start, (note.end or note.start) + 1) if k in at]
         if shown:  # its head names and links the lines shown
             head = replace(note, start=shown[0], end=shown[-1])
-            out.append(MarginNote(at[f"{prefix}L{shown[0]}"], at[f"{prefix}L{shown[-1]}"],
-                                  note_html(head, page, False, prose, prefix)))
+            out.append(MarginNote(at[shown[0]], at[shown[-1]],
+                                  note_html(head, page, False, prose, prefix, edition)))
     return out
 
 
 def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, release: str,
                  cache: Cache | None, prose: Prose) -> Page:
     """The diff page of one file between the previous edition (`old`, its refs resolved against
-    the current pins) and now: unified and side by side (diff.js shows the reader's choice)."""
+    the current pins, its notes the previous edition's) and now: the unified view, with this
+    edition's notes beside the new lines and the previous edition's beside the old ones (diff.js
+    builds the side-by-side view from it when the reader chooses it)."""
     page = diff_page(doc.path)
-    new_lines = linked_lines(doc, page, cache)
-    old_lines = linked_lines(old, page, cache)
-    unified = unified_rows(diff, old_lines, new_lines)
-    left, right = split_rows(diff, old_lines, new_lines)
+    unified = unified_rows(diff, linked_lines(old, page, cache), linked_lines(doc, page, cache))
+    was = _placed(old.notes, unified, OLD, page, prose, edition)
+    notes = [*_placed(doc.notes, unified, NEW, page, prose), *was]
+    old_starts = {unified[m.start - 1].old for m in was}
     title = f"{doc.path}: changes since {edition}"
     body = render("diff.j2", path=doc.path, edition=edition, release=release, diff=diff,
                   source=rel(page, source_page(doc.path)),
-                  unified=Markup(_view(unified, "u", _placed(doc.notes, unified, "new-", page, prose))),
-                  left=Markup(_view(left, "o", ())),
-                  right=Markup(_view(right, "s", _placed(doc.notes, right, "s-new-", page, prose))))
+                  unified=Markup(_view(unified, notes, old_starts)))
     return Page(page, title, page_markdown(title, ["toc", "navigation"]), body)
 
 

@@ -130,11 +130,11 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
     ir = IrPages(corpus, index, docs.files, by_name, artifacts.results)
     moves = load_moves(corpus.project.root)
     previous = load_previous(corpus.project.root, moves, corpus.cache) if moves else None
+    diffs = changed_files(previous, files, cache) if previous else {}
     return Site(World(world, corpus, cache, index, docs, prose, by_name, lab_refs, artifacts, ir, previous),
                 {a.slug: a for a in articles}, notes, on_file, moves,
-                lab_uses(labs, lab_refs), labs_by_file(index, labs, lab_refs),
-                changed_files(previous, files, cache) if previous else {},
-                previous.releases if previous else {})
+                lab_uses(labs, lab_refs), labs_by_file(index, labs, lab_refs), diffs,
+                previous.releases if previous else {}, previous.notes_on(set(diffs)) if previous else {})
 
 
 def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[Rendered],

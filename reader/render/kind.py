@@ -76,6 +76,8 @@ class Site:
     """Pinned path -> its changes since the previous edition, for the files that changed."""
     since: Mapping[str, str] = field(default_factory=dict)
     """Pin -> its release in the previous edition (`jax 0.10.2`): what its files changed since."""
+    was_on_file: Mapping[str, Sequence[NoteView]] = field(default_factory=dict)
+    """Pinned path -> the previous edition's notes on it, at its pins, for the files that changed."""
 
 
 class PageKind(Protocol[I]):

@@ -1,6 +1,7 @@
 """The previous edition: the pins before the last recorded move (`moves/*.json`), read from the
-project's git history (`REV:pins.toml` and its lock, the record's `old`), and their verified files
-(fetched like the pins': the cache, git, the installed release, its source archive).
+project's git history (`REV:pins.toml` and its lock, the record's `old`), their verified files
+(fetched like the pins': the cache, git, the installed release, its source archive), and its notes
+(the annotations at the record's `old_rev`, placed at those pins).
 
 Reading git and fetching is done once per record: the old pins and their file lists are kept in
 the cache under the record, so a warm build opens no repository.
@@ -9,7 +10,8 @@ the cache under the record, so a warm build opens no repository.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -19,6 +21,7 @@ from reader.corpus import Corpus, Project
 from reader.diff.history import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
 from reader.progress import unsaid
+from reader.render.model import NoteView
 
 PREVIOUS_KIND = "previous-edition"
 PREVIOUS_VERSION = "1"
@@ -62,6 +65,24 @@ class Previous:
 
     def text(self, pin: str, path: str) -> str:
         return self.corpus.read_text(pin, path)
+
+    def notes_on(self, paths: Collection[str]) -> dict[str, list[NoteView]]:
+        """Path -> this edition's notes on it, for `paths`, each placed at this edition's pins: its
+        annotations as committed at the record's `old_rev` (read through git once, as its own
+        edition's pages read them: `editions.checkout`)."""
+        from reader.annotations import load_articles, resolve
+        from reader.annotations.resolve import PinnedSymbols
+        from reader.editions import checkout, older_edition
+        from reader.render.content import note_views
+
+        folder = checkout(self.root, older_edition(self.record), self._cache)
+        corpus, out = self.corpus, defaultdict(list)
+        symbols = PinnedSymbols(corpus)
+        for article in load_articles(folder, self._cache):
+            resolved = [resolve(n, corpus, symbols) for n in article.notes if n.path in paths]
+            for view in note_views(article, resolved, corpus):
+                out[view.path].append(view)
+        return dict(out)
 
 
 def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previous | None:

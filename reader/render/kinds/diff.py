@@ -20,6 +20,8 @@ class DiffInputs:
     """Its two blobs and hunks."""
     notes: tuple[NoteView, ...]
     """This edition's notes on the file."""
+    was: tuple[NoteView, ...] = ()
+    """The previous edition's notes on it, at its lines then."""
 
 
 class DiffKind:
@@ -30,7 +32,8 @@ class DiffKind:
 
     def inputs(self, site: Site, name: str) -> DiffInputs:
         pin = site.world.docs.files[name].pin
-        return DiffInputs(name, site.since.get(pin, pin), site.diffs[name], tuple(site.on_file.get(name, ())))
+        return DiffInputs(name, site.since.get(pin, pin), site.diffs[name], tuple(site.on_file.get(name, ())),
+                          tuple(site.was_on_file.get(name, ())))
 
     def render(self, world: World, inputs: DiffInputs) -> Page:
         previous = world.previous
@@ -39,14 +42,14 @@ class DiffKind:
         old_text = previous.text(doc.pin, doc.path)
         refs = world.index.references_in(old_text, doc.path)
         old = SourceDoc(doc.pin, doc.path, inputs.diff.old_blob, old_text, doc.page,
-                        refs=linked_refs(world.index, refs))
+                        refs=linked_refs(world.index, refs), notes=inputs.was)
         pin = world.corpus.pins[doc.pin]
         now = pin.release.replace("==", " ") or f"{doc.pin} {pin.commit[:7]}"
         return diff_page_of(doc, old, inputs.diff, inputs.since, now,
                             world.cache, world.prose)
 
     def prose(self, world: World, inputs: DiffInputs) -> Iterable[str]:
-        return [n.body for n in inputs.notes]
+        return [n.body for n in (*inputs.notes, *inputs.was)]
 
 
 DIFF = DiffKind()
