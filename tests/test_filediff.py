@@ -4,6 +4,7 @@ moved from v0 to v1 with its move recorded: the diff page, the source page's mar
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -135,7 +136,8 @@ def test_names_on_both_sides_link_to_their_definitions_now(built):
     target = "../../../../../source/jax/_src/pallas/primitives.py.html#L5"
     assert f'<a href="{target}">get_p</a>' in page
     primitives = (site / "source" / "jax" / "_src" / "pallas" / "primitives.py.html").read_text()
-    assert re.search(r'<div id="L5" class="rd-chg">.*?get_p</a> = jax_core\.Primitive', primitives)
+    assert re.search(r'<div id="L5">.*?get_p</a> = jax_core\.Primitive', primitives)
+    assert 5 in _changed(site, "jax/_src/pallas/primitives.py")
 
 
 def test_the_source_page_says_what_changed_and_marks_it(built):
@@ -145,11 +147,18 @@ def test_the_source_page_says_what_changed_and_marks_it(built):
             f"+{expected.added} -{expected.removed} lines</a>") in page or re.search(
         rf'changed since [^:]+: <a href="../../../../diffs/jax/_src/pallas/core.py.html">\+{expected.added} '
         rf"-{expected.removed} lines</a>", page)
-    marked = {int(n) for n in re.findall(r'<div id="L(\d+)"(?: style="[^"]*")? class="rd-chg"', page)}
+    marked = _changed(built / "site", "jax/_src/pallas/core.py")  # codeview.js marks them rd-chg
     assert marked == set(expected.changed_lines())
     assert 15 in marked  # `total = a * b`
     unchanged = (built / "site" / "source" / "jax" / "_src" / "pallas" / "utils.py.html").read_text()
-    assert "changed since" not in unchanged and "rd-chg" not in unchanged
+    assert "changed since" not in unchanged and not _changed(built / "site", "jax/_src/pallas/utils.py")
+
+
+def _changed(site, path: str) -> set[int]:
+    """The lines a source page marks changed since the last edition: its paint script's `m`."""
+    script = (site / "assets" / "code" / f"{path}.js").read_text()
+    spans = json.loads(re.fullmatch(r'readerCode\.put\("[^"]*",(.*)\);\n', script, re.S).group(1))["m"]
+    return {n for first, last in spans for n in range(first, last + 1)}
 
 
 def test_the_changes_page_lists_files_and_links_every_diff(built):

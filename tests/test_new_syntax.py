@@ -106,9 +106,10 @@ def test_check_anchors_a_note_in_newer_syntax(modern, monkeypatch, capsys):
 def test_build_renders_the_page_with_its_links(modern):
     page = (modern.root / "site" / "source" / "pkg" / "modern.py.html").read_text()
     assert 'id="describe"' in page
-    link = '<a href="core.py.html#L6">BlockSpec</a>'  # its title in the code view's data-t
+    link = '<a href="core.py.html#L6">BlockSpec</a>'  # its title in the page's paint script
     assert page.count(link) == 3  # in the f-string, the t-string and the `except A, B:` body
-    assert "core.py.html#L6\tpkg.core.BlockSpec" in page
+    paint = (modern.root / "site" / "assets" / "code" / "pkg" / "modern.py.js").read_text()
+    assert '"core.py.html#L6":"pkg.core.BlockSpec"' in paint
     assert "guarded" in page
 
 

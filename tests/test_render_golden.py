@@ -39,7 +39,8 @@ def test_identifiers_link_to_their_definition_line_on_its_page(rendered):
     page = rendered["call.html"]
     assert '<a href="core.py.html#L6">BlockSpec</a>' in page
     assert '<a href="core.py.html#L17">BlockMapping</a>' in page
-    titles = _view_tables(page)[1]  # codeview.js gives the links their titles back
+    assert "data-t=" not in page and "data-h=" not in page  # a source page's are in its paint script
+    titles = _paint(rendered["call.code.js"])["t"]  # codeview.js gives the links their titles back
     assert titles["core.py.html#L6"] == "fixture.core.BlockSpec"
     assert titles["core.py.html#L17"] == "fixture.core.BlockMapping"
 
@@ -56,20 +57,20 @@ def test_definitions_list_counts_their_uses_and_the_cards_list_them(rendered):
 def test_multiline_docstring_keeps_its_colour_on_every_line(rendered):
     page = rendered["core.html"]
     for n in (7, 9, 10):
-        assert _line_classes(page, n) == ["sd"], n
+        assert _line_classes(page, rendered["core.code.js"], n) == ["sd"], n
 
 
-def _view_tables(page: str) -> tuple[list[str], dict[str, str]]:
-    """The first code view's token classes (`data-c`) and link titles (`data-t`)."""
-    m = re.search(r'<div class="rd-code[^"]*" data-c="([^"]*)" data-t="([^"]*)">', page)
-    pairs = [p.split("\t") for p in html.unescape(m.group(2)).split("\n") if p]
-    return m.group(1).split(" "), dict(pairs)
+def _paint(script: str) -> dict:
+    """A source page's paint script's data: `readerCode.put(key, {c, t, h})`."""
+    m = re.fullmatch(r'readerCode\.put\("[^"]*",(.*)\);\n', script, re.S)
+    return json.loads(m.group(1))
 
 
-def _line_classes(page: str, n: int) -> list[str]:
+def _line_classes(page: str, script: str, n: int) -> list[str]:
     """The token classes (codeview.js's runs) of line `n` with text other than blanks."""
-    classes = _view_tables(page)[0]
-    for size, runs, first in re.findall(r'style="--n:(\d+)" data-h="([^"]*)"><div id="L(\d+)"', page):
+    data = _paint(script)
+    sizes = re.findall(r'class="rd-k" style="--n:(\d+)"><div id="L(\d+)"', page)
+    for (size, first), runs in zip(sizes, data["h"], strict=True):
         if int(first) <= n < int(first) + int(size):
             line = runs.split(" ")[n - int(first)]
             text = re.search(rf'<div id="L{n}"[^>]*>(.*?)</div>', page).group(1)
@@ -78,7 +79,7 @@ def _line_classes(page: str, n: int) -> list[str]:
                 piece = html.unescape(re.sub(r"<[^>]*>", "", text))[col:col + length]
                 col += length
                 if piece.strip():
-                    out.append(classes[index])
+                    out.append(data["c"][index])
             return sorted(set(out))
     raise AssertionError(f"no line {n}")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 import shutil
 from pathlib import Path
@@ -52,7 +51,9 @@ def test_build_writes_a_browsable_site(project):
     call = (site / "source/pkg/call.py.html").read_text()
     # reader's HTML is in the page, inside material's layout, and mkdocs did not re-highlight it
     assert 'class="md-content"' in core and '<div id="L6"' in core
-    assert '<a href="core.py.html#L6">BlockSpec</a>' in call and "core.py.html#L6\tpkg.core.BlockSpec" in call
+    assert '<a href="core.py.html#L6">BlockSpec</a>' in call and 'data-paint="../../assets/code/pkg/call.py.js"' in call
+    # the link's title is in the page's paint script, which codeview.js loads
+    assert '"core.py.html#L6":"pkg.core.BlockSpec"' in (site / "assets/code/pkg/call.py.js").read_text()
     assert "<!-- reader:page-body -->" not in core
     # every page of the outline exists, unwritten ones as placeholders
     assert "Not written yet" in (site / "articles/an-article-not-written-yet.html").read_text()
@@ -128,8 +129,9 @@ def test_the_real_site_builds_with_a_page_for_every_pinned_file(tmp_path):
     call = (site / "source/jax/_src/pallas/pallas_call.py.html").read_text()
     link = re.search(r'<a href="(core\.py\.html#L\d+)">BlockSpec</a>', call)
     assert link, "pallas_call.py links BlockSpec to its line in core.py"
-    # the link's title is in the view's table of titles (data-t), set by codeview.js
-    assert f"{link.group(1)}\tjax._src.pallas.core.BlockSpec" in html.unescape(call)
+    # the link's title is in the page's paint script, set by codeview.js
+    paint = (site / "assets/code/jax/_src/pallas/pallas_call.py.js").read_text()
+    assert f'"{link.group(1)}":"jax._src.pallas.core.BlockSpec"' in paint
     assert report.pages > len(corpus.all_files())
     # no piece of search's index is big: a query fetches a few
     pieces = [p for p in (site / "search").rglob("*.js")]

@@ -1,8 +1,9 @@
 // @ts-check
 // The code view (reader/render/code.py). Lines come in chunks (`.rd-k`) of plain text and links;
 // a chunk near the viewport gets its highlighting back (token runs in its `data-h`, classes and
-// link titles in the view's `data-c` and `data-t`) and its line-number links (`a.rd-n`, which
-// reader.js's line menu uses). Notes sit beside their lines and stick while their block scrolls;
+// link titles in the view's `data-c` and `data-t`; a source page's view has them in its paint
+// script, `data-paint`, loaded at once: its chunks wait for it) and its line-number links
+// (`a.rd-n`, which reader.js's line menu uses). Notes sit beside their lines and stick while their block scrolls;
 // a note taller than the room before the next note folds behind "more". Hovering or focusing a
 // note tints its lines, and a line tints its notes. Long lines wrap at spaces or scroll sideways,
 // the reader's choice (the `.rd-wrap` toggle, kept in localStorage); the chunks not yet laid out
@@ -22,6 +23,32 @@
     try { return window.localStorage.getItem(WRAP_KEY); } catch (err) { return null; }
   }
   if (stored() === "scroll") root.classList.add("rd-scroll");
+
+  // A view's paint script (code.py's split_code_view) calls put(): its tables, and each chunk's runs.
+  function load(view) {
+    if (view.rdLoading) return;
+    view.rdLoading = true;
+    var tag = document.createElement("script");
+    tag.src = view.getAttribute("data-paint");
+    tag.async = true;
+    document.head.appendChild(tag);
+  }
+
+  function put(key, data) {
+    document.querySelectorAll(".rd-code[data-paint]").forEach(/** @param {any} view */ function (view) {
+      if (view.getAttribute("data-code") !== key || view.rdData) return;
+      view.rdData = {c: data.c, t: data.t};
+      view.querySelectorAll(".rd-k").forEach(/** @param {any} chunk */ function (chunk, i) { chunk.rdRuns = data.h[i] || ""; });
+      data.m.forEach(function (span) {  // the lines changed since the last edition
+        for (var n = span[0]; n <= span[1]; n++) {
+          var row = document.getElementById(data.p + "L" + n);
+          if (row) row.classList.add("rd-chg");
+        }
+      });
+      (view.rdWaiting || []).forEach(paint);
+      view.rdWaiting = null;
+    });
+  }
 
   function tables(view) {  // code.py's _Shrunk.attributes
     if (!view.rdData) {
@@ -99,16 +126,22 @@
 
   function paint(chunk) {
     if (chunk.rdPainted) return;
+    var view = chunk.closest(".rd-code");
+    if (view.hasAttribute("data-paint") && !view.rdData) {  // its script has not run yet
+      (view.rdWaiting = view.rdWaiting || []).push(chunk);
+      return;
+    }
     chunk.rdPainted = true;
     chunk.rdRaw = chunk.innerHTML;
-    var view = chunk.closest(".rd-code"), data = tables(view);
-    var specs = (chunk.getAttribute("data-h") || "").split(" ");
+    var data = tables(view);
+    var specs = (chunk.rdRuns !== undefined ? chunk.rdRuns : chunk.getAttribute("data-h") || "").split(" ");
     var room = view.rdRoom || 40;  // size() measures it; before that, a phone's
     for (var i = 0; i < chunk.children.length; i++) paintLine(chunk.children[i], specs[i] || "", data, room);
     chunk.classList.add("rd-on");
     chunk.dispatchEvent(new Event("rd-painted", {bubbles: true}));  // scope.js marks names again
   }
-  window.readerCode = {paint: paint, add: add};
+  window.readerCode = {paint: paint, put: put, add: add};
+  document.querySelectorAll(".rd-code[data-paint]").forEach(load);  // as soon as the view is parsed
 
   var seen = null;
   function paintNear(chunks) {
@@ -392,6 +425,7 @@
   }
 
   function start() {
+    document.querySelectorAll(".rd-code[data-paint]").forEach(load);
     var chunks = Array.prototype.slice.call(document.querySelectorAll(".rd-k"));
     if (!chunks.length) return;
     paintFirst(chunks);

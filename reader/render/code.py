@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,8 @@ class CodeLines:
     """Extra attributes per line, escaped (` class="rd-chg"`: a line changed since the last edition)."""
 
 
+PAINT_DIR = "assets/code"
+"""Where a source page's paint script goes (`split_code_view`): `assets/code/<path>.js`."""
 CHUNK = 50
 """Lines per chunk: the unit the browser lays out and highlights only near the viewport."""
 RUN_ON = 40
@@ -49,6 +52,10 @@ class _Shrunk:
     """A code view's lines made light: the token classes as compact runs, the identifier links'
     titles in one table. codeview.js puts both back near the viewport."""
 
+    inline: bool = True
+    """The runs in each chunk's `data-h`; else kept in `chunks`, for the view's paint script."""
+    chunks: list[str] = field(default_factory=list)
+    """Each chunk's runs (its lines' runs, space-separated), in order."""
     classes: dict[str, int] = field(default_factory=dict)
     titles: dict[str, str | None] = field(default_factory=dict)
     """href -> title, None for an href seen with two titles (those keep theirs inline)."""
@@ -83,6 +90,13 @@ class _Shrunk:
         titles = "\n".join(f"{h}\t{t}" for h, t in self.titles.items() if t is not None)
         return f' data-c="{" ".join(self.classes)}" data-t="{html.escape(titles)}"'
 
+    def script(self, key: str, prefix: str, changed: Sequence[int]) -> str:
+        """The same tables, the chunks' runs and the changed lines as a paint script:
+        `readerCode.put(key, {c, t, h, p, m})`."""
+        data = {"c": list(self.classes), "t": {h: t for h, t in self.titles.items() if t is not None},
+                "h": self.chunks, "p": prefix, "m": merge_spans([(n, n) for n in changed])}
+        return f"readerCode.put({json.dumps(key)},{json.dumps(data, separators=(',', ':'), ensure_ascii=False)});\n"
+
 
 def _row(code: CodeLines, number: int, body: str, first: bool) -> str:
     extra = "".join(f'<span class="rd-sym" id="{html.escape(a)}"></span>'
@@ -95,7 +109,7 @@ def _row(code: CodeLines, number: int, body: str, first: bool) -> str:
 def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
     """Lines `start`..`end` in chunks of `CHUNK`: each numbers its lines by a CSS counter, knows
     its line count (`--n`, its height before it is laid out) and carries its lines' token runs
-    (space-separated) in `data-h`."""
+    (space-separated) in `data-h`, or leaves them to the view's paint script."""
     chunks = []
     for first in range(start, end + 1, CHUNK):
         last = min(end, first + CHUNK - 1)
@@ -104,8 +118,9 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
             body, run = shrunk.line(code.highlighted.lines[n - 1], code.highlighted.runs[n - 1])
             rows.append(_row(code, n, body, n == first))
             runs.append(run)
-        chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}" '
-                      f'data-h="{" ".join(runs)}">{"".join(rows)}</div>')
+        shrunk.chunks.append(" ".join(runs))
+        spec = f' data-h="{shrunk.chunks[-1]}"' if shrunk.inline else ""
+        chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}"{spec}>{"".join(rows)}</div>')
     return "".join(chunks)
 
 
@@ -137,6 +152,29 @@ def merge_spans(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+@dataclass(frozen=True)
+class SplitView:
+    """A code view whose paint data is a script beside its page (`split_code_view`)."""
+
+    html: str
+    script: str
+    """`readerCode.put(key, {c: classes, t: {href: title}, h: [each chunk's runs], p: the lines'
+    id prefix, m: [[first, last], ...] the lines changed since the last edition})`."""
+
+
+def split_code_view(code: CodeLines, notes: Sequence[MarginNote], key: str, src: str,
+                    changed: Sequence[int] = ()) -> SplitView:
+    """A whole file's code view with its token runs, classes, link titles and `changed` lines (marked
+    `rd-chg`) in a script (`src`, relative to the page; codeview.js loads it as the page loads and
+    paints the chunks when it has run) instead of the HTML: a long file's page carries its text,
+    links and notes only."""
+    shrunk = _Shrunk(inline=False)
+    body, margin = _body(code, notes, None, "", shrunk)
+    data = f' data-code="{html.escape(key)}" data-paint="{html.escape(src)}"'
+    return SplitView(f'<div class="rd-code highlight{margin}"{data}>{_BAR}{body}</div>',
+                     shrunk.script(key, code.prefix, changed))
+
+
 def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
               spans: Sequence[tuple[int, int]] | None = None, gap_href: str = "") -> str:
     """The HTML of `spans` of a file (all of it by default), with each note beside its lines.
@@ -147,9 +185,16 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
     Between two shown spans a gap line says which lines are left out and links to `gap_href`
     (the whole file's page) when given. A bar above the lines holds the wrap toggle (codeview.js).
     """
+    shrunk = _Shrunk()
+    body, margin = _body(code, notes, spans, gap_href, shrunk)  # first: it fills the tables
+    return f'<div class="rd-code highlight{margin}"{shrunk.attributes()}>{_BAR}{body}</div>'
+
+
+def _body(code: CodeLines, notes: Sequence[MarginNote], spans: Sequence[tuple[int, int]] | None,
+          gap_href: str, shrunk: _Shrunk) -> tuple[str, str]:
+    """The view's blocks and gaps, and its margin class (" rd-margin" when a note is beside them)."""
     total = len(code.highlighted.lines)
     shown = merge_spans([(max(1, a), min(total, b)) for a, b in (spans or [(1, total)]) if a <= total])
-    shrunk = _Shrunk()
     parts: list[str] = []
     previous_end = 0
     noted = False
@@ -173,9 +218,7 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
         previous_end = end
     if shown and previous_end < total:
         parts.append(_gap(previous_end + 1, total, code.prefix, gap_href))
-    margin = " rd-margin" if noted else ""
-    body = "".join(parts)  # first: it fills the tables
-    return f'<div class="rd-code highlight{margin}"{shrunk.attributes()}>{_BAR}{body}</div>'
+    return "".join(parts), " rd-margin" if noted else ""
 
 
 _BAR = ('<div class="rd-bar"><button type="button" class="rd-wrap" aria-pressed="true" '

@@ -13,15 +13,15 @@ from markupsafe import Markup
 from reader.cache import Cache
 from reader.model import Symbol, split_lines
 from reader.render.cards import card_script
-from reader.render.code import CodeLines, MarginNote, code_view
+from reader.render.code import PAINT_DIR, CodeLines, MarginNote, split_code_view
 from reader.render.highlight import Highlight, LineLink, hidden_characters, highlighted
-from reader.render.model import SLOT, NoteView, Page, SourceDoc
+from reader.render.model import SLOT, Asset, NoteView, Page, SourceDoc
 from reader.render.outline import outline, outline_data
 from reader.render.prose import Prose
 from reader.render.scopes import scope_script
 from reader.render.search import definition_entries, page_entry
 from reader.render.templates import render
-from reader.render.urls import article_page, line_id, rel
+from reader.render.urls import article_page, line_id, rel, rel_file
 
 _RESERVED_ID = re.compile(r"^(L\d+|.*-L\d+|uses-.*|note-.*|rd-.*|__(?!.*__$).*)$")
 
@@ -131,9 +131,6 @@ def margin_notes(notes: Sequence[NoteView], page: str, own: bool, prose: Prose,
             for n in notes if n.start is not None]
 
 
-_CHANGED = ' class="rd-chg"'
-
-
 def _definitions(doc: SourceDoc) -> list[dict[str, object]]:
     """The compact definitions list: each name's `#uses-` entry (other pages link it) with its
     count of uses; the uses themselves are in the hover cards' data (`render/cards.py`)."""
@@ -164,13 +161,14 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     plain = highlighted(cache, doc.blob, doc.text)
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
-    marked = {n: _CHANGED for n in since.lines} if since else {}
-    code = code_view(CodeLines(lines, "", anchors, marked), margin_notes(doc.notes, page, False, prose))
+    paint = f"{PAINT_DIR}/{doc.path}.js"
+    code = split_code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose),
+                           doc.path, rel_file(page, paint), since.lines if since else ())
     shape = outline(doc.definitions, doc.docstring)
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
     body = render("source.j2", doc=doc, short=commit[:7], commit_url=commit_url, release=release,
-                  line_count=len(lines.lines), code=Markup(code), hidden=hidden_characters(doc.text),
+                  line_count=len(lines.lines), code=Markup(code.html), hidden=hidden_characters(doc.text),
                   labs=[(rel(page, lab), t) for lab, t in doc.labs], articles=articles,
                   emitted=[(rel(page, p, "rd-lowered"), t) for p, t in doc.emitted],
                   lowered=[(rel(page, p), t) for p, t in doc.lowered],
@@ -180,5 +178,6 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
     return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
-                (cards, scope_script(doc.path, doc.blob, doc.text, cache)), search)
+                (cards, scope_script(doc.path, doc.blob, doc.text, cache), Asset(paint, code.script.encode())),
+                search)
 

@@ -32,18 +32,28 @@ function scopeRows(name) {
 const ENTITIES = {amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#39": "'", nbsp: "\u00a0"};
 function unescape(html) { return html.replace(/&(amp|lt|gt|quot|#x27|#39|nbsp);/g, (m, e) => ENTITIES[e]); }
 
+/** What a source page's paint script (`core.html`: `core.code.js`) hands `readerCode.put`. */
+function paintData(name) {
+  let data = null;
+  run(name.replace(/\.html$/, ".code.js"), {readerCode: {put: (key, d) => { data = own(d); }}});
+  return data;
+}
+
 /** A page's code views as codeview.js finds them (code.py writes them): each view's tables
  * (`data-c`, `data-t`, as the attributes' values) and its chunks, each with its token runs
- * (`data-h`) and its lines' ids and text. */
+ * (`data-h`) and its lines' ids and text; a view with a paint script (`data-paint`) has its tables
+ * and runs from there, in the same forms. */
 function codeViews(name) {
   const html = fs.readFileSync(path.join(GOLDEN, name), "utf8");
   return html.split('<div class="rd-code').slice(1).map((part) => {
     const attr = (a) => { const m = new RegExp(` ${a}="([^"]*)"`).exec(part.slice(0, part.indexOf(">"))); return m && unescape(m[1]); };
-    const chunks = part.split('<div class="rd-k"').slice(1).map((chunk) => ({
-      h: unescape(/data-h="([^"]*)"/.exec(chunk)[1]),
+    const paint = attr("data-paint") ? paintData(name) : null;
+    const chunks = part.split('<div class="rd-k"').slice(1).map((chunk, i) => ({
+      h: paint ? paint.h[i] : unescape(/data-h="([^"]*)"/.exec(chunk)[1]),
       lines: [...chunk.matchAll(/<div id="(L\d+)"[^>]*>(.*?)<\/div>(?=<div id="L|<\/div>)/g)]
         .map((m) => ({id: m[1], text: unescape(m[2].replace(/<[^>]*>/g, ""))})),
     }));
+    if (paint) return {c: paint.c.join(" "), t: Object.entries(paint.t).map((e) => e.join("\t")).join("\n"), chunks};
     return {c: attr("data-c"), t: attr("data-t"), chunks};
   });
 }
