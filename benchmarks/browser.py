@@ -25,6 +25,7 @@ main's) side by side. Nothing here asserts: the figures are for the issue's reco
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -277,8 +278,8 @@ def weight_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport],
             if not (site / rel).is_file():
                 continue
             dcl = statistics.median(load_once(site / rel).dcl_ms for _ in range(runs))
-            print(f"  {rel:<52}{name:>8}{(site / rel).stat().st_size / 1000:>10,.0f} KB{dcl:>10,.0f} ms",
-                  flush=True)
+            print(f"  {rel:<52}{name:>8}{(site / rel).stat().st_size / 1000:>10,.0f} KB{dcl:>10,.0f} ms"
+                  f"   load {os.getloadavg()[0]:.1f}", flush=True)
 
 
 PARTS: dict[str, Callable[[dict[str, Path], list[str], list[Viewport]], None]] = {
