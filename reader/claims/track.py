@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from reader.annotations.model import Article, Claim, Problem, Severity
 from reader.cache import Cache
@@ -66,12 +67,19 @@ def failure(c: TrackClaim, outcome: Outcome, label: str) -> Problem | None:
                    Severity.FINDING, note=c.owner)
 
 
+class ClaimResult(NamedTuple):
+    """A claim of the track and what running it gave."""
+
+    claim: TrackClaim
+    outcome: Outcome
+
+
 @dataclass(frozen=True)
 class Checked:
     """What `reader check --run` found: each claim's outcome, and how many came from the cache."""
 
     label: str
-    results: tuple[tuple[TrackClaim, Outcome], ...]
+    results: tuple[ClaimResult, ...]
     ran: int
     seconds: float
 
@@ -98,5 +106,5 @@ def run_track(articles: Sequence[Article], project: Project, cache: Cache, timeo
     specs = [c.spec for c in claims]
     misses = sum(1 for s in dict.fromkeys(specs) if not cache.get_kept_json(KIND, key_of(s, env, digest)))
     outcomes = run_claims(specs, env, digest, cache, timeout, jobs)
-    return Checked(env.label, tuple(zip(claims, outcomes, strict=True)), misses,
+    return Checked(env.label, tuple(map(ClaimResult._make, zip(claims, outcomes, strict=True))), misses,
                    time.monotonic() - started)

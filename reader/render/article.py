@@ -6,6 +6,7 @@ import html
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -26,6 +27,14 @@ from reader.render.templates import render
 from reader.render.urls import article_page, rel, slugify
 
 
+class SectionText(NamedTuple):
+    """A section of an article: its title, its Markdown and its claim ('' for none)."""
+
+    title: str
+    markdown: str
+    claim: str
+
+
 @dataclass(frozen=True)
 class ReadView:
     """One file an article reads: which spans it shows (all of it when empty)."""
@@ -43,8 +52,8 @@ class ArticleDoc:
     phase: int
     summary: str = ""
     intro: str = ""
-    sections: tuple[tuple[str, str, str], ...] = ()
-    """(title, Markdown, its claim or '') between the intro and the source."""
+    sections: tuple[SectionText, ...] = ()
+    """Between the intro and the source."""
     outro: str = ""
     reads: tuple[ReadView, ...] = ()
     notes: tuple[NoteView, ...] = ()

@@ -10,7 +10,7 @@ from reader.corpus import Corpus
 from reader.errors import InputError
 from reader.extract import Index
 from reader.model import module_of
-from reader.render.article import ArticleDoc, ReadView
+from reader.render.article import ArticleDoc, ReadView, SectionText
 from reader.render.model import NoteView, SourceDoc, TitledPage
 
 
@@ -43,7 +43,7 @@ def article_doc(article: Article, notes: Sequence[NoteView], docs: Mapping[str, 
             reads.append(ReadView(docs[note.path], spans))
             shown.add(note.path)
     return ArticleDoc(article.slug, article.title, article.phase, article.summary, article.intro,
-                      tuple((s.title, s.body, s.claim.text if s.claim else "") for s in article.sections),
+                      tuple(SectionText(s.title, s.body, s.claim.text if s.claim else "") for s in article.sections),
                       article.outro, tuple(reads), tuple(notes),
                       tuple(labs[k] for k in article.kernels if k in labs), commit,
                       article.claim_setup.text if article.claim_setup else "", checked)

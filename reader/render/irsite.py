@@ -52,6 +52,13 @@ def ir_page(kernel: str) -> str:
 SUMMARY_KIND = "ir-summary"
 
 
+class PageDigest(NamedTuple):
+    """A canonical kernel's page and the digest of its lowered JSON."""
+
+    page: str
+    digest: str
+
+
 class ViewsOfFile(NamedTuple):
     """The IR views a source page links: those holding ops its file's rules emitted, and the
     canonical kernels' pages whose kernel it holds."""
@@ -70,8 +77,8 @@ class IrSummary:
     """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
     coverage: tuple[str, ...]
     """`IrPages.coverage`'s lines."""
-    pages: tuple[tuple[str, str], ...]
-    """(page, digest of its JSON) of each canonical kernel's page."""
+    pages: tuple[PageDigest, ...]
+    """Each canonical kernel's page."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,7 @@ class IrPages:
         if isinstance(hit, IrSummary):
             return hit
         found = IrSummary(self._emitted(), self._kernels(), tuple(self._coverage()),
-                          tuple((v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own))
+                          tuple(PageDigest(v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own))
         if cache is not None:
             cache.put_object(SUMMARY_KIND, key, found)
         return found

@@ -21,12 +21,20 @@ from reader.render.templates import render
 from reader.render.urls import lab_notebook, lab_page, rel, rel_file
 
 
+class Exercise(NamedTuple):
+    """A pinned symbol a lab exercises, and where the site shows it (None: nowhere)."""
+
+    path: str
+    symbol: str
+    target: PageLink | None
+
+
 @dataclass(frozen=True)
 class LabDoc:
     info: LabInfo
     doc: SourceDoc
     """The lab's own file, linked like a pinned one; its page is the lab page."""
-    exercises: tuple[tuple[str, str, PageLink | None], ...] = ()
+    exercises: tuple[Exercise, ...] = ()
     artifacts: LabArtifacts = LabArtifacts()
     articles: tuple[TitledPage, ...] = ()
     """The articles that link the lab."""

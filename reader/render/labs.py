@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 from reader import __version__
 from reader.cache import Cache
@@ -34,6 +35,13 @@ ARTIFACTS_KIND = "lab-artifacts-v1"
 """Kept across code versions (`derived/kept/`), so not covered by `code_version()`: bump the
 suffix when the artifacts' format changes."""
 ARTIFACT_TIMEOUT_S = 900
+
+
+class Exercised(NamedTuple):
+    """A pinned file and a symbol in it that a lab's docstring says it exercises."""
+
+    path: str
+    symbol: str
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,7 @@ class LabInfo:
     """Relative to the project root: `kernels/tiled_matmul.py`."""
     text: str
     docstring: str
-    exercises: tuple[tuple[str, str], ...]
+    exercises: tuple[Exercised, ...]
     has_artifacts: bool
 
 
@@ -93,7 +101,7 @@ def load_labs(root: Path) -> list[LabInfo]:
                              "add the module or remove it from kernels.LABS")
         text = path.read_text(encoding="utf-8")
         out.append(LabInfo(lab.name, lab.heading, lab.phase, f"kernels/{lab.name}.py", text,
-                           registry.docstring(lab.name), tuple(registry.exercises(lab.name)),
+                           registry.docstring(lab.name), tuple(Exercised(*e) for e in registry.exercises(lab.name)),
                            "\ndef artifacts(" in text or "\ndef lowerings(" in text))
     return out
 

@@ -41,6 +41,13 @@ NOTEBOOKS_KIND = "notebooks-v1"
 _MAIN_GUARD = re.compile(r'\n*if __name__ == "__main__":\n    raise SystemExit\(main\(\)\)\s*$')
 
 
+class Helper(NamedTuple):
+    """A module of the project's `kernels` package a lab imports: its path and text."""
+
+    path: str
+    text: str
+
+
 @dataclass(frozen=True)
 class NotebookInputs:
     """What a lab's notebook holds besides the lab's own module."""
@@ -48,8 +55,8 @@ class NotebookInputs:
     releases: tuple[str, ...]
     """Requirement strings: pins.toml's releases, jax's jaxlib, and the `labs` extra's `==` pins of
     the distributions the lab's code imports (`triton` for finding_the_spill)."""
-    helpers: tuple[tuple[str, str], ...]
-    """`(path, text)` of each `kernels/` module the lab imports, the package's `__init__.py` first."""
+    helpers: tuple[Helper, ...]
+    """Each `kernels/` module the lab imports, the package's `__init__.py` first."""
 
 
 def notebook_path(name: str) -> str:
@@ -105,7 +112,7 @@ def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin]) -> Notebo
     return NotebookInputs(tuple(releases), helpers)
 
 
-def _helpers(root: Path, text: str) -> tuple[tuple[str, str], ...]:
+def _helpers(root: Path, text: str) -> tuple[Helper, ...]:
     """The `kernels/` modules `text` imports, and theirs, in a stable order (`__init__.py` first)."""
     found: dict[str, str] = {"kernels/__init__.py": (root / "kernels" / "__init__.py").read_text(encoding="utf-8")}
     todo = [text]
@@ -118,7 +125,7 @@ def _helpers(root: Path, text: str) -> tuple[tuple[str, str], ...]:
                                      "add the module or remove the import")
                 found[path] = (root / path).read_text(encoding="utf-8")
                 todo.append(found[path])
-    return tuple(sorted(found.items(), key=lambda item: (not item[0].endswith("__init__.py"), item[0])))
+    return tuple(Helper(*item) for item in sorted(found.items(), key=lambda item: (not item[0].endswith("__init__.py"), item[0])))
 
 
 @functools.lru_cache(maxsize=64)

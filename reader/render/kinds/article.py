@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from reader.annotations import Article
 from reader.claims.env import label
@@ -17,15 +18,29 @@ Lowered = tuple[TitledPage, ...]
 """The canonical kernels' pages whose kernel a file holds."""
 
 
+class FileNotes(NamedTuple):
+    """A file an article shows, with every article's notes on it."""
+
+    path: str
+    notes: tuple[NoteView, ...]
+
+
+class FileKernels(NamedTuple):
+    """A file an article shows that holds a canonical kernel, with the kernel's pages."""
+
+    path: str
+    pages: Lowered
+
+
 @dataclass(frozen=True)
 class ArticleInputs:
     article: Article
     notes: tuple[NoteView, ...]
     commit: str
     """The commit of the pin its first read file is in ('' when it reads none)."""
-    files: tuple[tuple[str, tuple[NoteView, ...]], ...]
+    files: tuple[FileNotes, ...]
     """Each file it shows, with every article's notes on it (its margins show them)."""
-    lowered: tuple[tuple[str, Lowered], ...] = ()
+    lowered: tuple[FileKernels, ...] = ()
     """The files it shows that hold a canonical kernel, with the kernel's pages."""
 
 
@@ -42,9 +57,9 @@ class ArticleKind:
         a, notes, ir = site.articles[name], tuple(site.notes[name]), site.world.ir
         shown = sorted({r.path for r in a.reads} | {n.path for n in notes})
         pin = site.world.corpus.pin_of(a.reads[0].path) if a.reads else None
-        lowered = tuple((p, ir.kernels[p]) for p in shown if p in ir.kernels) if ir.reads_kernel(a) else ()
+        lowered = tuple(FileKernels(p, ir.kernels[p]) for p in shown if p in ir.kernels) if ir.reads_kernel(a) else ()
         return ArticleInputs(a, notes, site.world.corpus.pins[pin].commit if pin else "",
-                             tuple((p, tuple(site.on_file.get(p, ()))) for p in shown), lowered)
+                             tuple(FileNotes(p, tuple(site.on_file.get(p, ()))) for p in shown), lowered)
 
     def render(self, world: World, inputs: ArticleInputs) -> Page:
         links = {n: TitledPage(lab_page(n), lab.heading) for n, lab in world.labs.items()}

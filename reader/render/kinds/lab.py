@@ -11,7 +11,7 @@ from reader.extract import Index
 from reader.extract.symbols import symbols_of
 from reader.model import Reference
 from reader.render.kind import Site, World
-from reader.render.lab import LabDoc, render_lab
+from reader.render.lab import Exercise, LabDoc, render_lab
 from reader.render.labs import LabArtifacts, LabInfo
 from reader.render.links import linked_refs
 from reader.render.model import DefinitionView, Page, SourceDoc, TitledPage
@@ -64,7 +64,7 @@ def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: Sou
     doc = SourceDoc("", lab.path, blob_sha(lab.text.encode()), lab.text, lab_page(lab.name),
                     definitions=tuple(DefinitionView(s) for s in symbols),
                     refs=linked_refs(index, refs))
-    exercises = tuple((path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
+    exercises = tuple(Exercise(path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
     return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers, colab)
 
 
