@@ -24,6 +24,7 @@ from reader.progress import unsaid
 from reader.render.model import NoteView
 
 PREVIOUS_KIND = "previous-edition"
+NOTES_KIND = "previous-notes"
 PREVIOUS_VERSION = "1"
 
 
@@ -38,10 +39,10 @@ class Kept:
 
 class Previous:
     """The edition before the last move: `releases` name it (`jax 0.10.2`, `tokamax 0.0.12`),
-    `blob` and `text` give its files."""
+    `blob` and `text` give its files, `notes_on` its notes; `key` names it in the cache."""
 
-    def __init__(self, root: Path, record: MoveRecord, kept: Kept, cache: Cache):
-        self.root, self.record, self._kept, self._cache = root, record, kept, cache
+    def __init__(self, root: Path, record: MoveRecord, kept: Kept, cache: Cache, key: str):
+        self.root, self.record, self._kept, self._cache, self._key = root, record, kept, cache, key
         self.releases = {p.name: p.old_release.replace("==", " ") or f"{p.name} {p.old[:7]}"
                          for p in record.pins}
         """Pin -> its release in this edition (`jax 0.10.2`)."""
@@ -69,7 +70,12 @@ class Previous:
     def notes_on(self, paths: Collection[str]) -> dict[str, list[NoteView]]:
         """Path -> this edition's notes on it, for `paths`, each placed at this edition's pins: its
         annotations as committed at the record's `old_rev` (read through git once, as its own
-        edition's pages read them: `editions.checkout`)."""
+        edition's pages read them: `editions.checkout`). Kept in the cache by the record and the
+        paths: a commit's notes at fixed pins do not change."""
+        key = hashlib.sha1(f"{self._key}\0{sorted(paths)!r}".encode()).hexdigest()
+        kept = self._cache.get_object(NOTES_KIND, key)
+        if isinstance(kept, dict):
+            return kept
         from reader.annotations import load_articles, resolve
         from reader.annotations.resolve import PinnedSymbols
         from reader.editions import checkout, older_edition
@@ -82,6 +88,7 @@ class Previous:
             resolved = [resolve(n, corpus, symbols) for n in article.notes if n.path in paths]
             for view in note_views(article, resolved, corpus):
                 out[view.path].append(view)
+        self._cache.put_object(NOTES_KIND, key, dict(out))
         return dict(out)
 
 
@@ -95,7 +102,7 @@ def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previo
     if not isinstance(kept, Kept):
         kept = _read(root, record, cache)
         cache.put_object(PREVIOUS_KIND, key, kept)
-    return Previous(root, record, kept, cache)
+    return Previous(root, record, kept, cache, key)
 
 
 def _read(root: Path, record: MoveRecord, cache: Cache) -> Kept:
