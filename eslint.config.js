@@ -12,14 +12,15 @@ module.exports = [
     languageOptions: {ecmaVersion: 2022, sourceType: "script", globals: {
       ...globals.browser, katex: "readonly",
       // the pure modules' globals (query.js, scopetable.js, fuzzy.js: a classic script's `var`)
-      readerQuery: "readonly", readerScopeTable: "readonly", readerFuzzy: "readonly",
+      readerQuery: "readonly", readerScopeTable: "readonly", readerFuzzy: "readonly", readerCodeTables: "readonly",
     }},
     rules: {"no-unused-vars": ["error", {args: "none", caughtErrors: "none"}], eqeqeq: ["error", "smart"]},
   },
   {  // shared with node (tests/test_sm90_dial.py, tests/js): exported when `module` is there
     files: ["reader/assets/sm90-budget.js", "reader/assets/runs.js", "docs/assets/runs.js",
-            "docs/assets/query.js", "docs/assets/scopetable.js", "docs/assets/fuzzy.js"],
-    languageOptions: {globals: {module: "readonly", readerQuery: "off", readerScopeTable: "off", readerFuzzy: "off"}},
+            "docs/assets/query.js", "docs/assets/scopetable.js", "docs/assets/fuzzy.js", "docs/assets/codetables.js"],
+    languageOptions: {globals: {module: "readonly", readerQuery: "off", readerScopeTable: "off", readerFuzzy: "off",
+                                readerCodeTables: "off"}},
   },
   {
     files: ["eslint.config.js", "tests/js/**/*.js"],

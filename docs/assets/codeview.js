@@ -39,26 +39,17 @@
       if (view.getAttribute("data-code") !== key || view.rdData) return;
       view.rdData = {c: data.c, t: data.t};
       view.querySelectorAll(".rd-k").forEach(/** @param {any} chunk */ function (chunk, i) { chunk.rdRuns = data.h[i] || ""; });
-      data.m.forEach(function (span) {  // the lines changed since the last edition
-        for (var n = span[0]; n <= span[1]; n++) {
-          var row = document.getElementById(data.p + "L" + n);
-          if (row) row.classList.add("rd-chg");
-        }
+      readerCodeTables.spanLines(data.m).forEach(function (n) {  // the lines changed since the last edition
+        var row = document.getElementById(data.p + "L" + n);
+        if (row) row.classList.add("rd-chg");
       });
       (view.rdWaiting || []).forEach(paint);
       view.rdWaiting = null;
     });
   }
 
-  function tables(view) {  // code.py's _Shrunk.attributes
-    if (!view.rdData) {
-      var titles = {};
-      (view.getAttribute("data-t") || "").split("\n").forEach(function (pair) {
-        var tab = pair.indexOf("\t");
-        if (tab > 0) titles[pair.slice(0, tab)] = pair.slice(tab + 1);
-      });
-      view.rdData = {c: (view.getAttribute("data-c") || "").split(" "), t: titles};
-    }
+  function tables(view) {  // codetables.js reads code.py's _Shrunk.attributes
+    if (!view.rdData) view.rdData = readerCodeTables.fromAttributes(view.getAttribute("data-c"), view.getAttribute("data-t"));
     return view.rdData;
   }
 
@@ -86,7 +77,7 @@
     var indent = /^ */.exec(whole)[0].length;
     if (indent) row.style.setProperty("--i", indent);  // the hanging indent of its wrapped rows
     if (whole.length > room) whole.replace(CUT, function (match, offset) { cuts[offset] = true; return ""; });
-    runs = window.readerRuns.decode(spec).map(function (run) { return [data.c[run[0]] || "", run[1]]; });
+    runs = readerCodeTables.named(window.readerRuns.decode(spec), data.c);
     function current() {
       while (left === 0 && r + 1 < runs.length) { r++; left = runs[r][1]; }
       return left > 0 ? runs[r][0] : "";
@@ -134,7 +125,7 @@
     chunk.rdPainted = true;
     chunk.rdRaw = chunk.innerHTML;
     var data = tables(view);
-    var specs = (chunk.rdRuns !== undefined ? chunk.rdRuns : chunk.getAttribute("data-h") || "").split(" ");
+    var specs = readerCodeTables.lineRuns(chunk.rdRuns !== undefined ? chunk.rdRuns : chunk.getAttribute("data-h") || "");
     var room = view.rdRoom || 40;  // size() measures it; before that, a phone's
     for (var i = 0; i < chunk.children.length; i++) paintLine(chunk.children[i], specs[i] || "", data, room);
     chunk.classList.add("rd-on");

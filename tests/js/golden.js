@@ -4,6 +4,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const vm = require("node:vm");
+const codeTables = require("../../docs/assets/codetables.js");
 
 const GOLDEN = path.join(__dirname, "..", "golden");
 
@@ -40,9 +41,9 @@ function paintData(name) {
 }
 
 /** A page's code views as codeview.js finds them (code.py writes them): each view's tables
- * (`data-c`, `data-t`, as the attributes' values) and its chunks, each with its token runs
- * (`data-h`) and its lines' ids and text; a view with a paint script (`data-paint`) has its tables
- * and runs from there, in the same forms. */
+ * (`data-c`, `data-t` read by codetables.js, or its paint script's), its paint script's data (null
+ * for a view without `data-paint`) and its chunks, each with its token runs (`data-h`, or the
+ * paint script's) and its lines' ids and text. */
 function codeViews(name) {
   const html = fs.readFileSync(path.join(GOLDEN, name), "utf8");
   return html.split('<div class="rd-code').slice(1).map((part) => {
@@ -50,11 +51,11 @@ function codeViews(name) {
     const paint = attr("data-paint") ? paintData(name) : null;
     const chunks = part.split('<div class="rd-k"').slice(1).map((chunk, i) => ({
       h: paint ? paint.h[i] : unescape(/data-h="([^"]*)"/.exec(chunk)[1]),
-      lines: [...chunk.matchAll(/<div id="(L\d+)"[^>]*>(.*?)<\/div>(?=<div id="L|<\/div>)/g)]
+      lines: [...chunk.matchAll(/<div id="((?:[\w-]+-)?L\d+)"[^>]*>(.*?)<\/div>(?=<div id="(?:[\w-]+-)?L\d|<\/div>)/g)]
         .map((m) => ({id: m[1], text: unescape(m[2].replace(/<[^>]*>/g, ""))})),
     }));
-    if (paint) return {c: paint.c.join(" "), t: Object.entries(paint.t).map((e) => e.join("\t")).join("\n"), chunks};
-    return {c: attr("data-c"), t: attr("data-t"), chunks};
+    const tables = paint ? {c: paint.c, t: paint.t} : codeTables.fromAttributes(attr("data-c"), attr("data-t"));
+    return {tables, paint, chunks};
   });
 }
 
