@@ -11,7 +11,7 @@ from typing import NamedTuple
 from markupsafe import Markup
 
 from reader.cache import Cache
-from reader.render.code import CodeLines, code_view
+from reader.render.code import CodeLines, LineSpan, code_view
 from reader.render.model import NoteView, Page, SourceDoc, TitledPage
 from reader.render.pages import (
     claim_html,
@@ -40,7 +40,7 @@ class ReadView:
     """One file an article reads: which spans it shows (all of it when empty)."""
 
     doc: SourceDoc
-    spans: tuple[tuple[int, int], ...] = ()
+    spans: tuple[LineSpan, ...] = ()
     symbols: tuple[str, ...] = ()
     """The symbols the spans come from, for the section's caption."""
 
@@ -106,7 +106,7 @@ def _read(view: ReadView, prefix: str, article: ArticleDoc, here: str, cache: Ca
     notes = [n for n in article.notes if n.path == doc.path and n.start is not None]
     spans = list(view.spans)
     if spans:  # a note outside the symbols shown still shows, with its lines
-        spans += [(n.start, n.end if n.end is not None else n.start) for n in notes if n.start is not None]
+        spans += [LineSpan(n.start, n.end if n.end is not None else n.start) for n in notes if n.start is not None]
     lines = linked_lines(doc, here, cache, uses_page=doc.page)
     anchors = symbol_anchors([d.symbol for d in doc.definitions]) if not prefix else {}
     code = code_view(CodeLines(lines, prefix, anchors), margin_notes(notes, here, True, prose, prefix),

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from reader.model import split_lines
 from reader.render.highlight import Highlight, Runs, pairs, with_spans
 from reader.render.model import Asset, DefinitionView, NoteView, SourceDoc
-from reader.render.runs import encode
+from reader.render.runs import IndexedRun, encode
 from reader.render.urls import article_page, html_of
 
 CARDS_DIR = "assets/cards"
@@ -134,7 +134,7 @@ def _row(number: int, line_html: str, line_runs: Runs, classes: dict[str, int]) 
         text = html.unescape(line_html) if "&" in line_html else line_html
     while pieces and not pieces[-1][0]:
         pieces.pop()  # the rest is plain
-    code = encode((classes.setdefault(cls, len(classes)), units) for cls, units in pieces)
+    code = encode(IndexedRun(classes.setdefault(cls, len(classes)), units) for cls, units in pieces)
     return [number, text, code] if code else [number, text]
 
 

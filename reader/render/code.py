@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from reader.render.highlight import Highlight, Runs, pairs
 from reader.render.runs import class_code
@@ -94,7 +95,7 @@ class _Shrunk:
         """The same tables, the chunks' runs and the changed lines as a paint script:
         `readerCode.put(key, {c, t, h, p, m})`."""
         data = {"c": list(self.classes), "t": {h: t for h, t in self.titles.items() if t is not None},
-                "h": self.chunks, "p": prefix, "m": merge_spans([(n, n) for n in changed])}
+                "h": self.chunks, "p": prefix, "m": merge_spans([LineSpan(n, n) for n in changed])}
         return f"readerCode.put({json.dumps(key)},{json.dumps(data, separators=(',', ':'), ensure_ascii=False)});\n"
 
 
@@ -141,14 +142,21 @@ def _groups(notes: Sequence[MarginNote]) -> list[tuple[int, int, list[MarginNote
     return out
 
 
-def merge_spans(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+class LineSpan(NamedTuple):
+    """Lines `start`..`end` of a file, 1-based and inclusive."""
+
+    start: int
+    end: int
+
+
+def merge_spans(spans: Sequence[LineSpan]) -> list[LineSpan]:
     """Sorted, overlapping or touching spans merged."""
-    out: list[tuple[int, int]] = []
+    out: list[LineSpan] = []
     for start, end in sorted(spans):
-        if out and start <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
+        if out and start <= out[-1].end + 1:
+            out[-1] = LineSpan(out[-1].start, max(out[-1].end, end))
         else:
-            out.append((start, end))
+            out.append(LineSpan(start, end))
     return out
 
 
@@ -176,7 +184,7 @@ def split_code_view(code: CodeLines, notes: Sequence[MarginNote], key: str, src:
 
 
 def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
-              spans: Sequence[tuple[int, int]] | None = None, gap_href: str = "") -> str:
+              spans: Sequence[LineSpan] | None = None, gap_href: str = "") -> str:
     """The HTML of `spans` of a file (all of it by default), with each note beside its lines.
 
     Lines covered by notes form a block with the notes in a margin column (`rd-margin`); the rest
@@ -190,11 +198,11 @@ def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),
     return f'<div class="rd-code highlight{margin}"{shrunk.attributes()}>{_BAR}{body}</div>'
 
 
-def _body(code: CodeLines, notes: Sequence[MarginNote], spans: Sequence[tuple[int, int]] | None,
+def _body(code: CodeLines, notes: Sequence[MarginNote], spans: Sequence[LineSpan] | None,
           gap_href: str, shrunk: _Shrunk) -> tuple[str, str]:
     """The view's blocks and gaps, and its margin class (" rd-margin" when a note is beside them)."""
     total = len(code.highlighted.lines)
-    shown = merge_spans([(max(1, a), min(total, b)) for a, b in (spans or [(1, total)]) if a <= total])
+    shown = merge_spans([LineSpan(max(1, a), min(total, b)) for a, b in (spans or [LineSpan(1, total)]) if a <= total])
     parts: list[str] = []
     previous_end = 0
     noted = False

@@ -11,6 +11,7 @@ from reader.errors import InputError
 from reader.extract import Index
 from reader.model import module_of
 from reader.render.article import ArticleDoc, ReadView, SectionText
+from reader.render.code import LineSpan
 from reader.render.model import NoteView, SourceDoc, TitledPage
 
 
@@ -38,7 +39,7 @@ def article_doc(article: Article, notes: Sequence[NoteView], docs: Mapping[str, 
     shown = {r.doc.path for r in reads}
     for note in notes:
         if note.path not in shown and note.path in docs and note.start is not None:
-            spans = tuple((n.start, n.end if n.end is not None else n.start) for n in notes
+            spans = tuple(LineSpan(n.start, n.end if n.end is not None else n.start) for n in notes
                           if n.path == note.path and n.start is not None)
             reads.append(ReadView(docs[note.path], spans))
             shown.add(note.path)
@@ -54,10 +55,10 @@ def _read_view(path: str, symbols: Sequence[str], where, docs: Mapping[str, Sour
     if path not in docs:
         raise InputError(f"the page reads {path!r}, which is not a fetched pinned file", where,
                          "run 'reader check' for the details")
-    spans = []
+    spans: list[LineSpan] = []
     for name in symbols:
         symbol = index.symbol(module_of(path), name)
         if symbol is None:
             raise InputError(f"symbol {name!r} not found in {path}", where, "run 'reader check'")
-        spans.append((symbol.span.start, symbol.span.end))
+        spans.append(LineSpan(symbol.span.start, symbol.span.end))
     return ReadView(docs[path], tuple(spans), tuple(symbols))

@@ -23,7 +23,7 @@ from reader.cache import Cache, blob_sha
 from reader.extract.symbols import symbols_of
 from reader.linkcheck import part_text
 from reader.model import SourceFile, Symbol, split_lines
-from reader.render.code import merge_spans
+from reader.render.code import LineSpan, merge_spans
 from reader.render.highlight import escape_code, highlighted
 from reader.render.ir import (
     BACKENDS,
@@ -171,11 +171,11 @@ def _source(f: KernelFile, fkey: str, mid: str, here: str, ops: list[IrOp],
     for o in ops:
         if o.loc:
             counts[o.loc.line] += 1
-    spans = [(max(1, n - CONTEXT), min(len(f.lines), n + CONTEXT)) for n in counts]
-    spans += [(a, b) for name, a, b in f.functions if name == kernel or
+    spans = [LineSpan(max(1, n - CONTEXT), min(len(f.lines), n + CONTEXT)) for n in counts]
+    spans += [LineSpan(a, b) for name, a, b in f.functions if name == kernel or
               (name == kernel.rsplit(".", 1)[-1])]
     rows: list[dict[str, object]] = []
-    for a, b in merge_spans([(a, b) for a, b in spans if a <= b <= len(f.lines)]):
+    for a, b in merge_spans([s for s in spans if s.start <= s.end <= len(f.lines)]):
         if rows:
             rows.append({"gap": True, "k": ""})
         for n in range(a, b + 1):

@@ -6,6 +6,7 @@ reads its alphabet from there and writes what that script reads."""
 import re
 from collections.abc import Iterable
 from importlib import resources
+from typing import NamedTuple
 
 from reader.errors import BuildError, Location
 
@@ -36,17 +37,25 @@ def class_code(index: int) -> str:
     return code
 
 
-def encode(pieces: Iterable[tuple[int, int]]) -> str:
-    """(class index, UTF-16 length) pairs as a line's runs."""
+class IndexedRun(NamedTuple):
+    """A run of a line's highlighting: its class's index (in the view's or card's table of
+    classes) and its length in UTF-16 units."""
+
+    class_index: int
+    units: int
+
+
+def encode(pieces: Iterable[IndexedRun]) -> str:
+    """A line's runs as their text."""
     return "".join(f"{class_code(index)}{units}" for index, units in pieces)
 
 
-def decode(spec: str) -> list[tuple[int, int]]:
-    """A line's runs as (class index, UTF-16 length) pairs; runs.js's `decode`."""
+def decode(spec: str) -> list[IndexedRun]:
+    """A line's runs from their text; runs.js's `decode`."""
     out = []
     for m in _RUN.finditer(spec):
         n = 0
         for digit in m.group(1)[:-1]:
             n = (n + LETTERS.index(digit) + 1) * _BASE
-        out.append((n + LETTERS.index(m.group(1)[-1]), int(m.group(2))))
+        out.append(IndexedRun(n + LETTERS.index(m.group(1)[-1]), int(m.group(2))))
     return out
