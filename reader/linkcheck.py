@@ -176,13 +176,16 @@ def with_parts(site: Path, name: str, links: PageLinks, files: set[str], dirs: s
 
 
 def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str, str],
-                  cache: Cache | None = None, workers: Workers | None = None) -> list[BrokenLink]:
+                  cache: Cache | None = None, workers: Workers | None = None,
+                  whole: bool = True) -> list[BrokenLink] | None:
     """Every broken internal link of `site`, whose HTML files are those of a site that passed,
-    whose digests (sha1) were `before`, but for the `changed` ones (name -> their bytes now).
+    whose digests (sha1) were `before`, but for the `changed` ones (name -> their bytes now,
+    whether or not `site` holds them yet).
 
     Only the changed files' links are followed, unless a changed file lost an id that others may
-    link to: then the whole site is checked (`check_links`). Another file's ids are read back
-    from `cache` by its digest, or scanned.
+    link to: then the whole site is checked (`check_links`: `site` must hold the changed files),
+    or, unless `whole`, None is returned. Another file's ids are read back from `cache` by its
+    digest, or scanned.
     """
     files, dirs = tree(site)
     new = {name: _scan_cached(data, cache) for name, data in changed.items()}
@@ -203,7 +206,7 @@ def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str,
         key = before.get(name)
         old = cache.get_object(LINKS_KIND, key) if cache is not None and key else None
         if not isinstance(old, PageLinks) or not old.ids <= links.ids:
-            return check_links(site, cache, workers)
+            return check_links(site, cache, workers) if whole else None
     for name, links in new.items():
         new[name] = with_parts(site, name, links, files, dirs, cache, broken)
     for name, links in new.items():

@@ -209,8 +209,10 @@ def _fail_on(problems: list[BrokenLink], site_dir: Path) -> None:
 
 def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
            todo: site_patch.Plan, steps: Steps, cache: Cache, jobs: int | None) -> BuildReport | None:
-    """The site with `todo` written into a copy of it (hard links), checked and swapped in;
-    None when the site is not what its state recorded (then mkdocs builds it)."""
+    """The site with `todo` written into it, its links checked first; None when the site is not
+    what its state recorded (then mkdocs builds it). The few files are replaced in the site
+    itself (`site_patch.write`), unless a page lost an id that other pages may link to: then the
+    whole site is checked, on a copy of it (hard links) that is swapped in."""
     counts = (*generated.counts, PageCount("patched", len(todo.pages), 0))
     if not todo.pages and not todo.assets:
         return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
@@ -223,25 +225,37 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
         if data is None:
             return None
         outputs[p.before.dest] = data
+    steps = [*steps, StepTime("patch", time.perf_counter() - t)]
+    say("checking links")
+    mark("link check")
+    t = time.perf_counter()
+    problems = check_changed(site_dir, outputs, state.digests(), cache, Workers(jobs), False)
+    if problems is None:
+        _patch_copy(site_dir, state, generated, todo, outputs, cache, jobs)
+    else:
+        _fail_on(problems, site_dir)
+        site_patch.write(site_dir, state, generated, todo, outputs)
+    steps.append(StepTime("link check", time.perf_counter() - t))
+    mark("finish")
+    return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
+
+
+def _patch_copy(site_dir: Path, state: site_patch.SiteState, generated: Generated,
+                todo: site_patch.Plan, outputs: dict[str, bytes], cache: Cache,
+                jobs: int | None) -> None:
+    """`todo` written into a copy of the site, the whole copy's links checked, the copy swapped in."""
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
         site_patch.link_copy(site_dir, fresh)
         for dest, data in {**todo.assets, **outputs}.items():
             atomic_write(fresh / dest, data, durable=False)  # a new file, not through its link
-        steps = [*steps, StepTime("patch", time.perf_counter() - t)]
-        say("checking links")
-        mark("link check")
-        t = time.perf_counter()
-        _fail_on(check_changed(fresh, outputs, state.digests(), cache, Workers(jobs)),
-                 site_dir)
-        steps.append(StepTime("link check", time.perf_counter() - t))
-        mark("finish")
-        site_patch.save(site_dir, site_patch.after(state, fresh, generated, todo, outputs))
+        _fail_on(check_links(fresh, cache, Workers(jobs)), site_dir)
+        site_patch.save(site_dir, site_patch.after(state, fresh, generated, todo, outputs,
+                                                   site_patch.listing(fresh)))
         swap_in(fresh, site_dir)
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
-    return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
 
 
 def lock_path(site_dir: Path) -> Path:

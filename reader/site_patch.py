@@ -1,5 +1,5 @@
 """Patching a built site instead of running mkdocs: when what changed is only some pages' HTML
-(the code and notes put in a page's slot), those pages are written into a copy of the site.
+(the code and notes put in a page's slot), those pages are written into the site.
 
 mkdocs never reads a page's HTML: it renders the page's Markdown into the theme's layout with a
 slot, and the plugin puts the HTML there afterwards (`reader.mkdocs_plugin`). So the layout, the
@@ -223,12 +223,18 @@ def load(root: Path, site_dir: Path) -> SiteState | None:
 
 def listing(folder: Path) -> dict[str, FileStat]:
     """The size and mtime of every file under `folder`, by relative path."""
-    out = {}
-    for where, _dirs, names in os.walk(folder):
-        rel = os.path.relpath(where, folder)
-        for name in names:
-            st = os.stat(os.path.join(where, name))
-            out[name if rel == "." else f"{rel}/{name}"] = FileStat(st.st_size, st.st_mtime_ns)
+    out: dict[str, FileStat] = {}
+    todo = [("", str(folder))]
+    while todo:
+        prefix, where = todo.pop()
+        with os.scandir(where) as entries:
+            for entry in entries:
+                if entry.is_dir():  # os.walk's way: a link to a folder is neither listed nor entered
+                    if not entry.is_symlink():
+                        todo.append((f"{prefix}{entry.name}/", entry.path))
+                else:
+                    st = entry.stat()
+                    out[prefix + entry.name] = FileStat(st.st_size, st.st_mtime_ns)
     return out
 
 
@@ -270,8 +276,9 @@ def patched(site_dir: Path, patch: Patch) -> bytes | None:
 
 
 def after(state: SiteState, folder: Path, generated: Generated, todo: Plan,
-          outputs: Mapping[str, bytes]) -> SiteState:
-    """The state of `folder` once `todo` is written (`outputs`: the pages' files -> bytes)."""
+          outputs: Mapping[str, bytes], files: Mapping[str, FileStat]) -> SiteState:
+    """The state of `folder` once `todo` is written (`outputs`: the pages' files -> bytes;
+    `files`: the folder's listing then)."""
     pages = dict(state.pages)
     for p in todo.pages:
         pages[p.src_uri] = replace(p.before, body=_sha(p.html), length=len(p.html), toc=p.toc,
@@ -279,8 +286,21 @@ def after(state: SiteState, folder: Path, generated: Generated, todo: Plan,
     assets = {**state.assets, **{name: _sha(data) for name, data in todo.assets.items()
                                  if name in state.assets}}
     st = folder.stat()
-    return replace(state, folder=FolderId(st.st_dev, st.st_ino), files=listing(folder), pages=pages,
-                   assets=assets)
+    return replace(state, folder=FolderId(st.st_dev, st.st_ino), files=files, pages=pages, assets=assets)
+
+
+def write(site_dir: Path, state: SiteState, generated: Generated, todo: Plan,
+          outputs: Mapping[str, bytes]) -> None:
+    """`todo` written into the site itself, each file replaced by a rename, and its state saved.
+    The old state is removed first: a build killed among the writes leaves a site that no state
+    describes, which the next build builds in full."""
+    state_path(site_dir).unlink(missing_ok=True)
+    files = dict(state.files)
+    for dest, data in {**todo.assets, **outputs}.items():
+        atomic_write(site_dir / dest, data, durable=False)
+        st = os.stat(site_dir / dest)
+        files[dest] = FileStat(st.st_size, st.st_mtime_ns)
+    save(site_dir, after(state, site_dir, generated, todo, outputs, files))
 
 
 def link_copy(site_dir: Path, fresh: Path) -> None:

@@ -49,10 +49,12 @@ def full_build(small: Small, tmp_path: Path) -> dict[str, str]:
 
 def test_a_note_edit_is_patched_and_equals_a_full_build(small, tmp_path):
     edit(small, "body: The spec.", "body: The spec, edited; see [[pkg/call.py]] and <b>this</b>.")
+    site = small.root / "site"
+    folder = site.stat().st_ino
     report = build_site(small.root, jobs=1)
     assert steps(report) == ["pages", "patch", "link check"]
     assert report.count("patched") == (2, 0)  # the article and pkg/core.py's page
-    site = small.root / "site"
+    assert site.stat().st_ino == folder  # written into the site itself, not a copy swapped in
     assert "The spec, edited; see" in (site / "articles/tour.html").read_text()
     assert "The spec, edited; see" in (site / "source/pkg/core.py.html").read_text()
     assert any("The spec, edited" in p.read_text() for p in (site / "search/docs").iterdir())
@@ -62,6 +64,24 @@ def test_a_note_edit_is_patched_and_equals_a_full_build(small, tmp_path):
     edit(small, "The spec, edited;", "The spec, twice;")
     again = build_site(small.root, jobs=1)
     assert steps(again) == ["pages", "patch", "link check"]
+    assert tree_digest(site) == full_build(small, tmp_path / "2")
+
+
+def test_a_page_that_loses_an_id_is_patched_once_the_whole_site_is_checked(small, tmp_path):
+    """Another page may link to the id a patched page lost: every page's links are checked, on a
+    copy of the site that is swapped in."""
+    edit(small, "id: tour-blockspec", "id: tour-spec")
+    site = small.root / "site"
+    folder = site.stat().st_ino
+    report = build_site(small.root, jobs=1)
+    assert steps(report) == ["pages", "patch", "link check"]
+    assert site.stat().st_ino != folder
+    assert 'id="note-tour-spec"' in (site / "articles/tour.html").read_text()
+    assert not list(small.root.glob(".site-*"))
+    assert tree_digest(site) == full_build(small, tmp_path)
+    # and the copy's state serves the next patch
+    edit(small, "body: The spec.", "body: The spec, edited.")
+    assert steps(build_site(small.root, jobs=1)) == ["pages", "patch", "link check"]
     assert tree_digest(site) == full_build(small, tmp_path / "2")
 
 
