@@ -3,6 +3,8 @@ with its page saying it failed and the command naming it."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,26 @@ def test_the_command_exits_1_naming_the_lab_with_or_without_keep_going(project, 
     assert "reader: error: kernels/broken.py:5: lab 'broken' failed" in err
     assert "1 lab(s) failed, built anyway (--keep-going): kernels/broken.py:5" in out
     assert (project / "site/labs/broken.html").is_file()
+
+
+def test_rewording_a_labs_docstring_renders_its_page_alone_and_equals_a_cold_build(project, tmp_path,
+                                                                                 monkeypatch):
+    from reader.render.kinds.lab import LAB
+
+    build_site(project, jobs=1)
+    rendered: list[str] = []
+    render = LAB.render
+    monkeypatch.setattr(LAB, "render", lambda world, inputs: rendered.append(inputs.lab.name) or
+                        render(world, inputs))
+    fine = project / "kernels/fine.py"
+    fine.write_text(fine.read_text().replace("writes one listing", "writes one listing, reworded"))
+    report = build_site(project, jobs=1)
+    assert rendered == ["fine"]  # the other lab's page shows nothing of this file
+    assert [name for name, _ in report.steps] == ["pages", "patch", "link check"]
+    assert "writes one listing, reworded" in (project / "site/labs/fine.html").read_text()
+    cold = tmp_path / "cold-cache"  # the fetched sources only: the labs run again, every page renders
+    for part in ("objects", "pins"):
+        shutil.copytree(Path(os.environ["READER_CACHE"]) / part, cold / part)
+    monkeypatch.setenv("READER_CACHE", str(cold))
+    build_site(project, tmp_path / "cold", jobs=1)
+    assert _tree(project / "site") == _tree(tmp_path / "cold")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -41,9 +42,15 @@ def steps(report: reader.site.BuildReport) -> list[str]:
 
 
 def full_build(small: Small, tmp_path: Path) -> dict[str, str]:
-    """The project built from scratch into a new folder (mkdocs runs)."""
-    report = build_site(small.root, tmp_path / "full", jobs=1)
-    assert "mkdocs" in steps(report)
+    """The project built from scratch into a new folder, on a cold cache (the fetched sources
+    only): mkdocs runs and every page is rendered."""
+    cold = tmp_path / "cold-cache"
+    for part in ("objects", "pins"):
+        shutil.copytree(small.cache / part, cold / part)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("READER_CACHE", str(cold))
+        report = build_site(small.root, tmp_path / "full", jobs=1)
+    assert "mkdocs" in steps(report) and report.count("source") == (2, 0)
     return tree_digest(tmp_path / "full")
 
 
@@ -65,6 +72,18 @@ def test_a_note_edit_is_patched_and_equals_a_full_build(small, tmp_path):
     again = build_site(small.root, jobs=1)
     assert steps(again) == ["pages", "patch", "link check"]
     assert tree_digest(site) == full_build(small, tmp_path / "2")
+
+
+def test_a_section_edit_is_patched_and_equals_a_full_build(small, tmp_path):
+    edit(small, "notes:\n", "sections:\n  - title: A section\n    body: |\n      Its body.\nnotes:\n")
+    assert "mkdocs" in steps(build_site(small.root, jobs=1))  # a new heading: the toc changes
+    edit(small, "Its body.", "Its body, edited.")
+    report = build_site(small.root, jobs=1)
+    assert steps(report) == ["pages", "patch", "link check"]
+    assert report.count("patched") == (1, 0) and report.count("article") == (1, 0)
+    site = small.root / "site"
+    assert "Its body, edited." in (site / "articles/tour.html").read_text()
+    assert tree_digest(site) == full_build(small, tmp_path)
 
 
 def test_a_page_that_loses_an_id_is_patched_once_the_whole_site_is_checked(small, tmp_path):

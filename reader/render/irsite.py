@@ -79,6 +79,9 @@ class IrSummary:
     """`IrPages.coverage`'s lines."""
     pages: tuple[PageDigest, ...]
     """Each canonical kernel's page."""
+    reads: dict[str, tuple[str, ...]]
+    """Page -> the project files besides its own that its modules locate ops in (another lab's
+    kernel, as autotuned_op runs flash_attention's): the labs' texts it shows."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ class IrPages:
         if isinstance(hit, IrSummary):
             return hit
         found = IrSummary(self._emitted(), self._kernels(), tuple(self._coverage()),
-                          tuple(PageDigest(v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own))
+                          tuple(PageDigest(v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own),
+                          {v.page: self._reads(v) for v in self.views})
         if cache is not None:
             cache.put_object(SUMMARY_KIND, key, found)
         return found
@@ -171,6 +175,11 @@ class IrPages:
     def kernels(self) -> dict[str, tuple[TitledPage, ...]]:
         """Pinned path -> the canonical pages whose kernel it holds (most of their located ops)."""
         return self.summary.kernels
+
+    @staticmethod
+    def _reads(view: View) -> tuple[str, ...]:
+        files = {op.loc.file for m in view.lowered.modules for op in m.ops if op.loc and not op.loc.pin}
+        return tuple(sorted(files - {view.own}))
 
     def _emitted(self) -> dict[str, tuple[TitledPage, ...]]:
         out: dict[str, set[TitledPage]] = defaultdict(set)

@@ -11,7 +11,6 @@ folder and tests/test_notebooks.py checks that it is up to date.
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import os
 import re
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from reader.cache import Cache
+from reader.cache import Cache, blob_sha
 from reader.errors import GitError, InputError, Location
 from reader.pins import Pin
 from reader.render.lab import description
@@ -93,14 +92,15 @@ def project_colab(root: Path) -> ColabSource:
         return ColabSource("", "")
 
 
-def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin]) -> NotebookInputs:
+def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin],
+                    cache: Cache | None = None) -> NotebookInputs:
     try:
-        _tree(lab.text)
+        _analysed(lab.text, cache)
     except SyntaxError as e:
         raise InputError(f"lab {lab.name!r} is not valid Python: {e.msg}", Location(lab.path, e.lineno),
                          f"fix it (python -m kernels.{lab.name} shows the same error)") from None
-    helpers = _helpers(root, lab.text)
-    imported = _imports(lab.text, *(text for _, text in helpers))
+    helpers = _helpers(root, lab.text, cache)
+    imported = set().union(*(_analysed(text, cache).imported for text in (lab.text, *(t for _, t in helpers))))
     releases = [p.release for p in pins.values() if p.release]
     jax = next((r.partition("==")[2] for r in releases if r.startswith("jax==")), "")
     if jax:
@@ -112,12 +112,12 @@ def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin]) -> Notebo
     return NotebookInputs(tuple(releases), helpers)
 
 
-def _helpers(root: Path, text: str) -> tuple[Helper, ...]:
+def _helpers(root: Path, text: str, cache: Cache | None) -> tuple[Helper, ...]:
     """The `kernels/` modules `text` imports, and theirs, in a stable order (`__init__.py` first)."""
     found: dict[str, str] = {"kernels/__init__.py": (root / "kernels" / "__init__.py").read_text(encoding="utf-8")}
     todo = [text]
     while todo:
-        for module in sorted(_kernels_modules(todo.pop())):
+        for module in sorted(_analysed(todo.pop(), cache).kernels):
             path = f"kernels/{module}.py"
             if path not in found:
                 if not (root / path).is_file():
@@ -128,39 +128,38 @@ def _helpers(root: Path, text: str) -> tuple[Helper, ...]:
     return tuple(Helper(*item) for item in sorted(found.items(), key=lambda item: (not item[0].endswith("__init__.py"), item[0])))
 
 
-@functools.lru_cache(maxsize=64)
-def _kernels_modules(text: str) -> frozenset[str]:
-    """Names of the `kernels` submodules a module imports (`from kernels import _platform`,
-    `from kernels.flash_attention import x`)."""
-    out: set[str] = set()
-    for node in ast.walk(_tree(text)):
+class Imports(NamedTuple):
+    """What a module imports: the `kernels` submodules (`from kernels import _platform`,
+    `from kernels.flash_attention import x`), and the top-level names of every module, anywhere
+    in its code."""
+
+    kernels: frozenset[str]
+    imported: frozenset[str]
+
+
+IMPORTS_KIND = "lab-imports"
+
+
+def _analysed(text: str, cache: Cache | None) -> Imports:
+    """A module's `Imports`, kept in the cache by its text (a syntax error raises `SyntaxError`)."""
+    key = blob_sha(text.encode())
+    hit = cache.get_json(IMPORTS_KIND, key) if cache is not None else None
+    if isinstance(hit, list) and len(hit) == 2:
+        return Imports(frozenset(hit[0]), frozenset(hit[1]))
+    kernels: set[str] = set()
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.ImportFrom) and node.module == "kernels":
-            out |= {a.name for a in node.names}
+            kernels |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kernels."):
-            out.add((node.module or "").split(".")[1])
-    return frozenset(out)
-
-
-def _imports(*texts: str) -> set[str]:
-    """The top-level names of every module the texts import, anywhere in their code."""
-    return set().union(*map(_imported, texts))
-
-
-@functools.lru_cache(maxsize=64)
-def _imported(text: str) -> frozenset[str]:
-    out: set[str] = set()
-    for node in ast.walk(_tree(text)):
+            kernels.add((node.module or "").split(".")[1])
         if isinstance(node, ast.Import):
-            out |= {a.name.split(".")[0] for a in node.names}
+            imported |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            out.add(node.module.split(".")[0])
-    return frozenset(out)
-
-
-@functools.lru_cache(maxsize=64)
-def _tree(text: str) -> ast.Module:
-    """A module's syntax tree, parsed once however many labs import it."""
-    return ast.parse(text)
+            imported.add(node.module.split(".")[0])
+    if cache is not None:
+        cache.put_json(IMPORTS_KIND, key, [sorted(kernels), sorted(imported)])
+    return Imports(frozenset(kernels), frozenset(imported))
 
 
 def _labs_pins(root: Path) -> list[str]:
@@ -220,19 +219,18 @@ def notebook_text(lab: LabInfo, inputs: NotebookInputs) -> str:
 
 def notebooks(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
               cache: Cache | None = None) -> dict[str, str]:
-    """Every lab's notebook text by lab name, read back from the cache when its inputs are unchanged
-    (so a warm build never loads jupytext)."""
-    inputs = {lab.name: notebook_inputs(root, lab, pins) for lab in labs}
-    h = hashlib.sha1(NOTEBOOKS_KIND.encode())
+    """Every lab's notebook text by lab name, each read back from the cache while its inputs are
+    unchanged (so a warm build never loads jupytext, and a lab's edit makes its notebook alone)."""
+    out = {}
     for lab in labs:
-        h.update(repr((lab, inputs[lab.name])).encode())
-    key = h.hexdigest()
-    hit = cache.get_json(NOTEBOOKS_KIND, key) if cache is not None else None
-    if isinstance(hit, dict) and set(hit) == {lab.name for lab in labs}:
-        return hit
-    out = {lab.name: notebook_text(lab, inputs[lab.name]) for lab in labs}
-    if cache is not None:
-        cache.put_json(NOTEBOOKS_KIND, key, out)
+        inputs = notebook_inputs(root, lab, pins, cache)
+        key = hashlib.sha1(repr((NOTEBOOKS_KIND, lab, inputs)).encode()).hexdigest()
+        hit = cache.get_json(NOTEBOOKS_KIND, key) if cache is not None else None
+        if not isinstance(hit, str):
+            hit = notebook_text(lab, inputs)
+            if cache is not None:
+                cache.put_json(NOTEBOOKS_KIND, key, hit)
+        out[lab.name] = hit
     return out
 
 

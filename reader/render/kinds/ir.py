@@ -16,7 +16,7 @@ class IrInputs:
     digest: str
     """The digest of the kernel's lowered JSON: the page reads it from `World.ir`."""
     labs: str
-    """The digest of every lab's text (`lab.labs_digest`): a view may show a lab's file."""
+    """The digest of the labs' texts the view shows (`lab.labs_digest`)."""
 
 
 class IrKind:
@@ -27,7 +27,7 @@ class IrKind:
 
     def inputs(self, site: Site, name: str) -> IrInputs:
         world = site.world
-        return IrInputs(name, dict(world.ir.summary.pages)[name], labs_digest(world.labs.values()))
+        return IrInputs(name, dict(world.ir.summary.pages)[name], labs_digest(world, name))
 
     def render(self, world: World, inputs: IrInputs) -> Page:
         return world.ir.render(inputs.page, world.cache)

@@ -31,7 +31,7 @@ class LabInputs:
     colab: str
     """Its notebook's "Open in Colab" URL at the project's commit; "" when none is configured."""
     labs: str
-    """The digest of every lab's text: its lowered view may show another lab's file."""
+    """The digest of the other labs' texts its lowered view shows (`labs_digest`)."""
 
 
 class LabKind:
@@ -46,7 +46,7 @@ class LabKind:
         world = site.world
         colab = colab_url(*project_colab(site.world.corpus.project.root), name)
         return LabInputs(world.labs[name], readers, digest(world.artifacts.results().get(name)), colab,
-                         labs_digest(world.labs.values()))
+                         labs_digest(world, lab_page(name)))
 
     def render(self, world: World, inputs: LabInputs) -> Page:
         lab = inputs.lab
@@ -68,9 +68,12 @@ def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: Sou
     return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers, colab)
 
 
-def labs_digest(labs: Iterable[LabInfo]) -> str:
-    """A hash of the labs' files."""
-    return hashlib.sha1(repr(sorted((lab.path, lab.text) for lab in labs)).encode()).hexdigest()
+def labs_digest(world: World, page: str) -> str:
+    """A hash of the labs' files that the page's lowered view shows besides its own
+    (`IrSummary.reads`): rewording one lab's docstring renders the pages showing its file only."""
+    reads = set(world.ir.summary.reads.get(page, ()))
+    return hashlib.sha1(repr(sorted((lab.path, lab.text) for lab in world.labs.values()
+                                    if lab.path in reads)).encode()).hexdigest()
 
 
 def digest(artifacts: LabArtifacts | None) -> str:
