@@ -164,6 +164,7 @@
     function stick() {  // under the header, whatever its height
       var h = header ? header.getBoundingClientRect().height : 0;
       bar.style.top = h + "px";
+      document.documentElement.style.setProperty("--rd-head", h + "px");  // the outline's button (outline.css)
       view.style.setProperty("--rd-scope-top", (h + bar.getBoundingClientRect().height) + "px");
     }
     requestAnimationFrame(stick);  // after the first layout: none forced while the page loads
