@@ -492,12 +492,14 @@ def history(tmp: Path) -> None:
     pins = without / "pins.toml"
     pins.write_text("".join(line for line in pins.read_text().splitlines(keepends=True)
                             if not line.startswith("history = ")))
-    withs, withouts = [], []
+    withs, withouts, loads = [], [], []
     for i in range(RUNS):
         caches = (_cold_cache(tmp / f"cache-with-{i}", kept_from=_source_cache()),
                   _cold_cache(tmp / f"cache-without-{i}", kept_from=_source_cache()))
+        loads.append(os.getloadavg()[0])
         withs.append(run(_reader(with_history, "build", "--site", str(tmp / f"site-with-{i}")),
                          _env(caches[0])))
+        loads.append(os.getloadavg()[0])
         withouts.append(run(_reader(without, "build", "--site", str(tmp / f"site-without-{i}")),
                             _env(caches[1])))
     cold, bare = _median(withs), _median(withouts)
@@ -505,6 +507,7 @@ def history(tmp: Path) -> None:
         note(f"medians of {RUNS} alternating runs; with the history {_spread(withs)}, without "
              f"{_spread(withouts)}")
     row("cold build with the rule history", cold.seconds, bare.seconds, "s", "without")
+    row("its CPU time (user + sys, children included)", cold.cpu, bare.cpu, "s", "without")
     note("the releases' files in the cache (downloaded once, before), every derived result empty: "
          "each release scanned and its rule tables extracted again; the labs' artifacts cached")
     warm = run(_reader(with_history, "build", "--site", str(tmp / f"site-with-{RUNS - 1}")),
@@ -513,6 +516,7 @@ def history(tmp: Path) -> None:
                     _env(tmp / f"cache-without-{RUNS - 1}"))
     row("warm rebuild with the rule history", warm.seconds, warm_bare.seconds, "s", "without")
     note(_steps(warm.stdout))
+    note("load average (1 min) before each run: " + ", ".join(f"{x:.2f}" for x in loads))
 
 
 SCALING_TRACK = """title: "Scaling"

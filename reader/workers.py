@@ -3,8 +3,8 @@
 pdb works), and the parallel build is byte for byte the same (tests/test_workers.py).
 
 `isolated` runs a function in a fresh interpreter: not for speed, but to keep what it imports out
-of this process. Work reaches a forked worker as arguments: `pool()`'s tasks are pickled with theirs; `map`'s
-function and `beside`'s are the target of processes forked with them (inherited, never pickled:
+of this process. Work reaches a forked worker as arguments: `pool()`'s tasks are pickled with theirs; `map`'s,
+`start`'s and `beside`'s functions are the target of processes forked with them (inherited, never pickled:
 they may hold the corpus and the index), and only the items and the results travel back.
 """
 
@@ -30,6 +30,7 @@ class Workers:
         self.count = max(1, jobs or os.cpu_count() or 1)
         self._pool_threads: set[threading.Thread] = set()
         self._pools = 0
+        self._started: list[_Forked] = []
 
     @property
     def parallel(self) -> bool:
@@ -74,51 +75,29 @@ class Workers:
         return list(counted(label, done, len(items)) if label else done)
 
     def _forked_map[T, R](self, fn: Callable[[T], R], items: Sequence[T], chunk: int) -> Iterator[R]:
-        context = multiprocessing.get_context("fork")
-        chunks = [items[i:i + chunk] for i in range(0, len(items), chunk)]
-        tasks, results = context.SimpleQueue(), context.Queue()  # no thread here: nothing to fork with
-        workers = [context.Process(target=_serve, args=(fn, chunks, tasks, results), daemon=True)
-                   for _ in range(min(self.count, len(chunks)))]
-        for w in workers:
-            w.start()
-        for n in [*range(len(chunks)), *(None for _ in workers)]:
-            tasks.put(n)
-        try:
-            ready: dict[int, list[R]] = {}
-            for n in range(len(chunks)):
-                while n not in ready:
-                    got, value = _next(results, workers)
-                    if isinstance(value, _Failure):
-                        raise value.error
-                    ready[got] = value
-                yield from ready.pop(n)
-        finally:
-            for w in workers:
-                if w.is_alive():
-                    w.kill()
-                w.join()
-            tasks.close()
-            results.close()
+        return _Forked(fn, items, chunk, self.count).results()
+
+    def start[T, R](self, fn: Callable[[T], R], items: Sequence[T]) -> Callable[[], list[R]]:
+        """`fn` of each item on forked processes (at most `count`) started now, while the caller
+        goes on; the returned call waits for the results, in order. When forking is not safe now
+        or the workers are one, that call computes them here. `close` ends what is left running."""
+        if not items or not self.may_fork():
+            return lambda: list(map(fn, items))
+        forked = _Forked(fn, items, 1, self.count)
+        self._started.append(forked)
+        return lambda: list(forked.results())
+
+    def close(self) -> None:
+        """End the processes `start` forked whose results were not asked for (a build that failed)."""
+        for forked in self._started:
+            forked.end()
+        self._started.clear()
 
     def beside[R](self, fn: Callable[[], R]) -> Callable[[], R]:
         """`fn` started on one forked process while the caller goes on (here, when forking is
         not safe now or the workers are one); the returned call waits for its result."""
-        if not self.may_fork():
-            return fn
-        context = multiprocessing.get_context("fork")
-        results = context.Queue()
-        child = context.Process(target=_serve, args=(lambda _: fn(), [[None]], None, results), daemon=True)
-        child.start()
-
-        def result() -> R:
-            try:
-                _, value = _next(results, [child])
-            finally:
-                child.join()
-            if isinstance(value, _Failure):
-                raise value.error
-            return value[0]
-        return result
+        results = self.start(lambda _: fn(), [None])
+        return lambda: results()[0]
 
 
 def isolated[R](fn: Callable[..., R], *args: Any) -> R:
@@ -142,6 +121,47 @@ class _Pool(Executor):
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.pool.shutdown(wait, cancel_futures=cancel_futures)
+
+
+class _Forked:
+    """`fn` over chunks of items on up to `count` processes forked now; `results` gives them in
+    order and ends the processes."""
+
+    def __init__(self, fn: Callable[[Any], Any], items: Sequence[Any], chunk: int, count: int):
+        context = multiprocessing.get_context("fork")
+        self.chunks = [items[i:i + chunk] for i in range(0, len(items), chunk)]
+        self.tasks, self.queue = context.SimpleQueue(), context.Queue()  # no thread here: nothing to fork with
+        self.workers = [context.Process(target=_serve, args=(fn, self.chunks, self.tasks, self.queue),
+                                        daemon=True)
+                        for _ in range(min(count, len(self.chunks)))]
+        for w in self.workers:
+            w.start()
+        for n in [*range(len(self.chunks)), *(None for _ in self.workers)]:
+            self.tasks.put(n)
+
+    def results(self) -> Iterator[Any]:
+        try:
+            ready: dict[int, list[Any]] = {}
+            for n in range(len(self.chunks)):
+                while n not in ready:
+                    got, value = _next(self.queue, self.workers)
+                    if isinstance(value, _Failure):
+                        raise value.error
+                    ready[got] = value
+                yield from ready.pop(n)
+        finally:
+            self.end()
+
+    def end(self) -> None:
+        """Kill the processes still running and wait for them; a second call does nothing."""
+        for w in self.workers:
+            if w.is_alive():
+                w.kill()
+            w.join()
+        if self.workers:
+            self.tasks.close()
+            self.queue.close()
+        self.workers = []
 
 
 class _Failure:

@@ -249,3 +249,70 @@ def test_a_bad_history_is_located(tmp_path, value, message):
         load_pins(root / "pins.toml")
     lines = (root / "pins.toml").read_text().splitlines()
     assert e.value.location is not None and lines[e.value.location.line - 1].startswith("history = ")
+
+
+TRACK = """title: "Rules"
+summary: "The lowering rules across releases."
+phases:
+  - title: "Only phase"
+    summary: "The TPU lowering."
+    entries:
+      - source: jax/_src/pallas/mosaic/lowering.py
+        summary: The TPU rules.
+"""
+
+
+def test_the_history_read_in_parallel_builds_the_site_the_one_process_build_does(
+        project, index, tmp_path, monkeypatch):
+    """`--jobs 1` reads the releases in the build's process, forking nothing; two workers read
+    them on forked processes while the build goes on, from the archives' records the first kept
+    (only the release never had is asked for again); the sites are byte for byte the same, the
+    lowering-rules page with the history and the unread releases named by release and file."""
+    import os
+    import shutil
+
+    from reader.cache import KEPT
+    from reader.site import build_site
+    from tests.conftest import REPO_ROOT
+    from tests.test_site import _files
+
+    shutil.copy(REPO_ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(REPO_ROOT / "docs", project / "docs")
+    (project / "track.yaml").write_text(TRACK)
+    (project / "annotations").mkdir()
+    (project / "kernels").mkdir()
+    Corpus.open(Project.load(project))  # the pinned files fetched once, into the fixture's cache
+    fetched = Path(os.environ["READER_CACHE"])
+    asked = tmp_path / "asked"  # a forked worker's downloads, seen here
+
+    def download(spec: str, dest: Path) -> Path:
+        with asked.open("a") as f:
+            f.write(f"{spec} {os.getpid()}\n")
+        return index(spec, dest)
+    monkeypatch.setattr("reader.fetch.pip_download_sdist", download)
+    fork, forks = os.fork, []
+
+    def counted_fork() -> int:
+        assert jobs != 1, "a one-process build forked"
+        forks.append(1)
+        return fork()
+    monkeypatch.setattr(os, "fork", counted_fork)
+    for jobs in (1, 2):
+        # the second: the blobs and the releases' records the first kept, nothing derived
+        cache, source = tmp_path / f"cache-{jobs}", fetched if jobs == 1 else tmp_path / "cache-1"
+        for part in ("objects", "pins", *(["derived/" + KEPT] if jobs == 2 else [])):
+            shutil.copytree(source / part, cache / part)
+        monkeypatch.setenv("READER_CACHE", str(cache))
+        asked.write_text("")
+        build_site(project, tmp_path / f"site-{jobs}", jobs=jobs)
+        downloads = sorted(tuple(line.split()) for line in asked.read_text().splitlines())
+        here = str(os.getpid())
+        if jobs == 1:
+            assert downloads == [(spec, here) for spec in sorted(HISTORY)]
+        else:  # on a worker, while the build went on
+            assert [spec for spec, _ in downloads] == ["jax==0.5"] and downloads[0][1] != here
+    assert forks, "the two-worker build forked no worker"
+    assert _files(tmp_path / "site-1") == _files(tmp_path / "site-2")
+    page = (tmp_path / "site-2" / "lowering-rules.html").read_text()
+    assert "<code>jax==1.5</code>: <code>jax/_src/pallas/triton/lowering.py:" in page
+    assert "<code>jax==0.5</code>: <code>jax==0.5</code>: pip download failed" in page

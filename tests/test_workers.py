@@ -24,6 +24,10 @@ def test_one_worker_runs_everything_in_this_process():
     assert Workers(1).map(lambda n: (n * n, os.getpid()), range(20)) == [(n * n, me) for n in range(20)]
     assert not Workers(1).may_fork()
     assert Workers(1).beside(os.getpid)() == me
+    asked: list[int] = []
+    later = Workers(1).start(lambda n: asked.append(n) or os.getpid(), [1, 2])
+    assert asked == []  # computed when its results are asked for, here
+    assert later() == [me, me] and asked == [1, 2]
 
 
 def test_two_workers_fork_with_the_function_inherited_and_keep_the_order():
@@ -36,6 +40,23 @@ def _fork_and_keep_the_order() -> None:
     assert [n for n, _, _ in out] == list(range(40)) and all(ok for _, _, ok in out)
     assert os.getpid() not in {pid for _, pid, _ in out}
     assert Workers(2).beside(os.getpid)() != os.getpid()
+
+
+def test_start_forks_now_and_close_ends_what_was_not_asked_for():
+    alone(_start_and_close)
+
+
+def _start_and_close() -> None:
+    import multiprocessing
+    import time
+
+    workers = Workers(2)
+    started = workers.start(lambda n: (n, os.getpid()), list(range(9)))
+    out = started()
+    assert [n for n, _ in out] == list(range(9)) and os.getpid() not in {pid for _, pid in out}
+    workers.start(time.sleep, [60, 60])  # never asked for: a build that failed before it
+    workers.close()
+    assert multiprocessing.active_children() == []
 
 
 def _fails(n: int) -> int:

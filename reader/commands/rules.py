@@ -11,8 +11,9 @@ from pathlib import Path
 from reader.corpus import Corpus, Project
 from reader.errors import InputError, Location
 from reader.extract import build_index
-from reader.extract.rulehistory import RuleHistory, load_history
+from reader.extract.rulehistory import RuleHistory, start_history
 from reader.extract.ruletable import BACKEND_NAMES, RuleTable, load_rules
+from reader.workers import Workers
 
 
 def add_parser(sub) -> None:
@@ -27,9 +28,14 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     corpus = Corpus.open(Project.load(Path(args.project)))
-    tables = load_rules(corpus, build_index(corpus))
-    if args.history:
-        return run_history(corpus, tables, args)
+    workers = Workers()
+    history = start_history(corpus, workers) if args.history else None  # the releases, meanwhile
+    try:
+        tables = load_rules(corpus, build_index(corpus, workers=workers))
+        if history is not None:
+            return run_history(history(tables), args)
+    finally:
+        workers.close()
     tables = [t for t in tables if args.backend in (None, t.backend)]
     if args.json:
         print(json.dumps([t.to_json() for t in tables], indent=1))
@@ -50,8 +56,7 @@ def print_table(table: RuleTable) -> None:
     print()
 
 
-def run_history(corpus: Corpus, tables: list[RuleTable], args: argparse.Namespace) -> int:
-    history = load_history(corpus, tables)
+def run_history(history: RuleHistory | None, args: argparse.Namespace) -> int:
     if history is None:
         raise InputError("the pin holding the rule tables has no `history`",
                          Location(str(Path(args.project) / "pins.toml")),

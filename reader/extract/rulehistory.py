@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location, ReaderError
 from reader.extract.ruletable import BACKEND_NAMES, BACKENDS, PrimRef, RuleTable, load_rules
-from reader.fetch import Download
 from reader.pins import Pin
 from reader.releases import release, release_corpus
+from reader.workers import Workers
 
 HISTORY_VERSION = 1
 HISTORY_KIND = "rule-history"
+"""Cache kind of the releases' tables (and each release's read), kept when every release was read."""
 
 
 @dataclass(frozen=True)
@@ -172,41 +174,59 @@ def rules_pin(pins: dict[str, Pin]) -> Pin | None:
     return next((p for p in pins.values() if any(p.covers(path) for path in paths)), None)
 
 
-def _read_release(root: Path, pin: Pin, spec: str, cache: Cache,
-                  download: Download | None) -> tuple[ReleaseRead, list[RuleTable] | None]:
+def _read_release(root: Path, pin: Pin, cache: Cache,
+                  spec: str) -> tuple[ReleaseRead, list[RuleTable] | None]:
+    """One release's tables from its archive, its files scanned here (the releases are what runs
+    in parallel); a failure is kept, located."""
     from reader.extract import build_index
 
     commit = ""
     try:
-        rel = release(pin, spec, cache, download)
+        rel = release(pin, spec, cache)
         commit = rel.pin.commit
         corpus = release_corpus(root, rel, cache)
-        return ReleaseRead(spec, commit), load_rules(corpus, build_index(corpus))
+        return ReleaseRead(spec, commit), load_rules(corpus, build_index(corpus, workers=Workers(1)))
     except ReaderError as e:
         where = e.location or Location(spec)
         return ReleaseRead(spec, commit, e.message, where.path, where.line), None
 
 
+type Reads = list[tuple[ReleaseRead, list[RuleTable] | None]]
+
+
+def start_history(corpus: Corpus, workers: Workers,
+                  cache: Cache | None = None) -> Callable[[Iterable[RuleTable]], RuleHistory | None]:
+    """`load_history` in two steps: the releases not kept start now on `workers` (a process per
+    release), and the returned call, given the pins' tables, waits for them and gives the history."""
+    pin = rules_pin(corpus.pins)
+    if pin is None or not pin.history:
+        return lambda pinned: None
+    cache = cache or corpus.cache
+    specs = [spec for spec in pin.history if spec != pin.release]
+    # A release's archive never changes: reads every one of which succeeded are kept by the
+    # releases (a failed one is tried again on the next run).
+    key = hashlib.sha1(json.dumps([pin.name, pin.paths, specs]).encode()).hexdigest()
+    kept: list | None = cache.get_json(HISTORY_KIND, key)
+    started = None if kept is not None else workers.start(
+        partial(_read_release, corpus.project.root, pin, cache), specs)
+
+    def finish(pinned: Iterable[RuleTable]) -> RuleHistory:
+        if started is None:
+            reads: Reads = [(ReleaseRead(**r), [RuleTable.from_json(t) for t in tables])
+                            for r, tables in kept or ()]
+        else:
+            reads = started()
+            if all(r.read for r, _ in reads):
+                cache.put_json(HISTORY_KIND, key, [(asdict(r), [t.to_json() for t in tables or ()])
+                                                   for r, tables in reads])
+        own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
+        return history_of([*reads, (ReleaseRead(pin.release or pin.short, pin.commit), own)])
+    return finish
+
+
 def load_history(corpus: Corpus, pinned: Iterable[RuleTable], cache: Cache | None = None,
-                 download: Download | None = None) -> RuleHistory | None:
+                 workers: Workers | None = None) -> RuleHistory | None:
     """The rule history of the pin holding the tables: each release of its `history` read from
     its archive (a failure is kept, located), then the pins' own tables as its newest release.
     None when that pin has no history."""
-    pin = rules_pin(corpus.pins)
-    if pin is None or not pin.history:
-        return None
-    cache = cache or corpus.cache
-    own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
-    # A release's archive never changes: a history every release of which was read is kept by
-    # the releases and the pins' tables (a failed one is tried again on the next run).
-    key = hashlib.sha1(json.dumps([pin.history, pin.release, pin.commit, [t.to_json() for t in own]],
-                                  sort_keys=True).encode()).hexdigest()
-    if (kept := cache.get_json(HISTORY_KIND, key)) is not None:
-        return RuleHistory.from_json(kept)
-    reads = [_read_release(corpus.project.root, pin, spec, cache, download)
-             for spec in pin.history if spec != pin.release]
-    reads.append((ReleaseRead(pin.release or pin.short, pin.commit), own))
-    history = history_of(reads)
-    if not history.failures:
-        cache.put_json(HISTORY_KIND, key, history.to_json())
-    return history
+    return start_history(corpus, workers or Workers(1), cache)(pinned)

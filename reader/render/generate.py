@@ -16,8 +16,9 @@ from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.extract import Index
 from reader.extract.fact import load_facts
+from reader.extract.rulehistory import start_history
 from reader.model import Reference, SourceFile, module_of, split_lines
-from reader.progress import unsaid
+from reader.progress import Quiet, reporting, unsaid
 from reader.render.content import note_views
 from reader.render.docs import Docs, lab_uses, labs_by_file, source_resolver
 from reader.render.figure import FigureInputs
@@ -88,12 +89,17 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     files = pinned_files(corpus)
     pages_cache = PageCache(cache)
     with Schedule(jobs) as run:
+        # the rule history: the releases not kept, read on processes of their own (quiet: no bars
+        # of theirs beside the build's) from now on
+        with reporting(Quiet()):
+            history = start_history(corpus, run.workers, cache)
         # index: every pinned file scanned, while the annotations' YAML is read
         index, articles = run.index(corpus, cache, meanwhile=lambda: load_articles(root, cache))
         # highlight: pygments once per file, in the background
         run.highlight(files, cache)
         # notes: resolved at the pins, with everything the pages share
-        site = _read_site(corpus, track, cache, index, labs, files, artifacts, articles, run.workers)
+        site = replace(_read_site(corpus, track, cache, index, labs, files, artifacts, articles,
+                                  run.workers), history=history)
         # facts (and where-used lists): now on a cold build; else when a page first needs them
         run.while_highlighting(site.world.prose.load_facts, site.world.docs.prepare)
         # pages: every kind's, rendered or read back from the page cache

@@ -10,7 +10,7 @@ an object of this shape, and one line in `KINDS`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -19,6 +19,8 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.diff.history import MoveFile
 from reader.extract import Index
+from reader.extract.rulehistory import RuleHistory
+from reader.extract.ruletable import RuleTable
 from reader.model import Reference
 from reader.render.docs import Docs
 from reader.render.filediff import FileDiff
@@ -78,6 +80,9 @@ class Site:
     """Pin -> its release in the previous edition (`jax 0.10.2`): what its files changed since."""
     was_on_file: Mapping[str, Sequence[NoteView]] = field(default_factory=dict)
     """Pinned path -> the previous edition's notes on it, at its pins, for the files that changed."""
+    history: Callable[[Iterable[RuleTable]], RuleHistory | None] = lambda pinned: None
+    """The rule history given the pins' tables (`rulehistory.start_history`: its releases read
+    while the build went on), or None."""
 
 
 class PageKind(Protocol[I]):

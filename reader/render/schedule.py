@@ -83,6 +83,7 @@ class Schedule:
 
     def __exit__(self, *exc: object) -> None:
         self._close()
+        self.workers.close()
 
     def index(self, corpus: Corpus, cache: Cache | None,
               meanwhile: Callable[[], T]) -> Indexed[T]:

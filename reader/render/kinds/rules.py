@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from reader.extract.rulehistory import RuleHistory, load_history
+from reader.extract.rulehistory import RuleHistory
 from reader.extract.ruletable import load_rules
 from reader.extract.unimplemented import messages
 from reader.progress import unsaid
@@ -32,8 +32,7 @@ class RulesKind:
     def inputs(self, site: Site, name: str) -> RulesInputs:
         world = site.world
         with unsaid():
-            return RulesInputs(load_history(world.corpus, load_rules(world.corpus, world.index),
-                                            world.cache))
+            return RulesInputs(site.history(load_rules(world.corpus, world.index)))
 
     def render(self, world: World, inputs: RulesInputs) -> Page:
         index = world.index
