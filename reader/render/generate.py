@@ -15,7 +15,7 @@ from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.extract import Index
-from reader.extract.fact import load_facts
+from reader.extract.fact import Facts, load_facts
 from reader.extract.rulehistory import start_history
 from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.progress import Quiet, reporting, unsaid
@@ -131,7 +131,8 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
     docs = Docs(index, corpus, files)
     prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
                   lambda: {f.name: f.value for f in load_facts(corpus, index, workers)},
-                  Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world))
+                  Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world),
+                  absent=lambda name: _absent(load_facts(corpus, index, workers), name))
     by_name = {lab.name: lab for lab in labs}
     ir = IrPages(corpus, index, docs.files, by_name, artifacts.results)
     moves = load_moves(corpus.project.root)
@@ -141,6 +142,12 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
                 {a.slug: a for a in articles}, notes, on_file, moves,
                 lab_uses(labs, lab_refs), labs_by_file(index, labs, lab_refs), diffs,
                 previous.releases if previous else {}, previous.notes_on(set(diffs)) if previous else {})
+
+
+def _absent(facts: Facts, name: str) -> str:
+    """Where and why the extractor of fact `name` failed at these pins, or empty."""
+    unknown = facts.unknown_for(name)
+    return f"{unknown.where}: {unknown.reason}" if unknown is not None else ""
 
 
 def _assemble(site: Site, track: Track, files: list[SourceFile], rendered: list[Rendered],

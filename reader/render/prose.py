@@ -53,6 +53,9 @@ class Prose:
     """The computed facts by name, computed on the first fact a text cites; None: not computable."""
     figures: FigureSource = lambda _name: None
     """The computed figures by name."""
+    absent: Callable[[str], str] = lambda _name: ""
+    """Why a fact is not computed: where and why its extractor failed at these pins (empty when
+    no extractor names it)."""
     unresolved: list[str] = field(default_factory=list)
     """Placeholders that linked nowhere, for the build to report."""
 
@@ -93,7 +96,8 @@ class Prose:
             if p.target in self._facts:
                 return fact_text(self._facts[p.target])
             self.unresolved.append(f"fact {p.target}")  # `reader check` reports it at the pins
-            return "*(not computed at these pins)*"  # an older edition's extractor may not read it
+            why = self.absent(p.target)  # an older edition's code that today's extractor cannot read
+            return f"*(not computed at these pins: {md_escape(why)})*" if why else "*(not computed at these pins)*"
         if p.kind == "lab":
             return self._link(p.label or self.labs.get(p.target, p.target),
                               rel(page, lab_page(p.target)) if p.target in self.labs else "", p)
