@@ -23,7 +23,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from jinja2 import ChoiceLoader, DictLoader, Environment, Undefined, pass_context
 from jinja2.runtime import Context
@@ -35,8 +35,11 @@ TITLE = "ReaderStencilTitle5c1e"
 CONTENT = "ReaderStencilContent5c1e"
 _PLAIN_TITLE = re.compile(r"^[A-Za-z0-9_./ -]+$")
 
-Step = tuple[str, Any]
-"""One step from `page`: ("attr", name) or ("item", key), as jinja's getattr/getitem took it."""
+class Step(NamedTuple):
+    """One step from `page`, as jinja's getattr (`attr`, a name) or getitem (`item`, a key) took it."""
+
+    how: str
+    key: Any
 
 
 def eligible(page: Any, content: str) -> bool:
@@ -122,8 +125,8 @@ def _stencil_of(env: Environment, main: Any, values: Mapping[str, Any], page: An
     when that is not exactly what `page` differs from its neighbours by."""
     meta, content = page.meta, page.content
     trace = _Trace(env, page)
-    page.meta = {**meta, "title": _Token(TITLE, (("attr", "title"),), trace)}
-    page.content = _Token(CONTENT, (("attr", "content"),), trace)
+    page.meta = {**meta, "title": _Token(TITLE, (Step("attr", "title"),), trace)}
+    page.content = _Token(CONTENT, (Step("attr", "content"),), trace)
     try:
         with trace:
             shell = main.render(values)
@@ -172,8 +175,8 @@ class _Trace:
             self.names.add(key)
             return real_resolve(ctx, key)
         Context.resolve_or_missing = resolve  # type: ignore[method-assign, assignment]
-        env.getattr = lambda obj, name: self._saw(obj, ("attr", name), real_attr(obj, name))  # type: ignore[method-assign, assignment]
-        env.getitem = lambda obj, key: self._saw(obj, ("item", key), real_item(obj, key))  # type: ignore[method-assign, assignment]
+        env.getattr = lambda obj, name: self._saw(obj, Step("attr", name), real_attr(obj, name))  # type: ignore[method-assign, assignment]
+        env.getitem = lambda obj, key: self._saw(obj, Step("item", key), real_item(obj, key))  # type: ignore[method-assign, assignment]
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -40,6 +41,13 @@ class Field:
     line: int
 
 
+class OperandFormats(NamedTuple):
+    """The formats a matmul accepts for its left operand with those for its right."""
+
+    lhs: tuple[str, ...]
+    rhs: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Chip:
     """One chip version as `tpu_info.py` describes it."""
@@ -52,8 +60,8 @@ class Chip:
     line: int
     """The `case` of `_get_tpu_info_impl` that builds its `TpuInfo`."""
     fields: tuple[Field, ...]
-    matmul: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
-    """The (left formats, right formats) pairs `is_matmul_supported` accepts, in source order."""
+    matmul: tuple[OperandFormats, ...]
+    """The operand formats `is_matmul_supported` accepts, in source order."""
     matmul_line: int
 
     def field(self, name: str) -> int:
@@ -193,7 +201,7 @@ def _formats(r: _Reader, node: cst.BaseExpression, names: Mapping[str, str]) -> 
 
 
 def _pairs(r: _Reader, node: cst.BaseExpression,
-           names: Mapping[str, str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+           names: Mapping[str, str]) -> list[OperandFormats]:
     """`a or b` -> pairs of both; `lhs in X and rhs in Y` -> [(X, Y)]; `lhs == rhs == X`."""
     if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
         return _pairs(r, node.left, names) + _pairs(r, node.right, names)
@@ -214,10 +222,10 @@ def _pairs(r: _Reader, node: cst.BaseExpression,
             raise r.fail("an operand test", t)
     if set(sides) != {"lhs_dtype", "rhs_dtype"}:
         raise r.fail("a test of both operands", node)
-    return [(sides["lhs_dtype"], sides["rhs_dtype"])]
+    return [OperandFormats(sides["lhs_dtype"], sides["rhs_dtype"])]
 
 
-def _matmul(r: _Reader) -> dict[str, tuple[int, list[tuple[tuple[str, ...], tuple[str, ...]]]]]:
+def _matmul(r: _Reader) -> dict[str, tuple[int, list[OperandFormats]]]:
     fn = r.method(r.cls("TpuInfo"), "is_matmul_supported")
     names = _dtype_names(fn)
     out = {}

@@ -8,6 +8,7 @@ import difflib
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -189,12 +190,20 @@ def _key(old_blob: str, new_blob: str) -> str:
     return f"{DIFF_VERSION}-{old_blob}-{new_blob}"
 
 
+class ChangedFile(NamedTuple):
+    """A pinned file a move changed, and how many lines it added and removed."""
+
+    path: str
+    added: int
+    removed: int
+
+
 @dataclass(frozen=True)
 class Files:
-    """The pinned files a move changed (path, lines added, removed), added and removed (by the
+    """The pinned files a move changed, added and removed (by the
     locks), and those locked on both sides whose old copy no source served (not compared)."""
 
-    changed: tuple[tuple[str, int, int], ...]
+    changed: tuple[ChangedFile, ...]
     added: tuple[str, ...]
     removed: tuple[str, ...]
     unread: tuple[str, ...] = ()
@@ -204,7 +213,7 @@ def files_changed(previous: Previous, corpus: Corpus, diffs: Mapping[str, FileDi
     now = {(pin, path) for pin, path in corpus.all_files()}
     before = {(pin, path) for pin in corpus.pins for path in previous.locked(pin)}
     unread = {(pin, path) for pin, path in now & before if previous.blob(pin, path) is None}
-    return Files(tuple((path, d.added, d.removed) for path, d in sorted(diffs.items())),
+    return Files(tuple(ChangedFile(path, d.added, d.removed) for path, d in sorted(diffs.items())),
                  tuple(sorted(path for _pin, path in now - before)),
                  tuple(sorted(path for _pin, path in before - now)),
                  tuple(sorted(path for _pin, path in unread)))

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from reader.model import module_of
 from reader.render.filediff import FileDiff, diff_page
 from reader.render.kind import Site, World
 from reader.render.model import NoteView, Page, TitledPage, UseView
 from reader.render.pages import Since, source_page
+
+
+class LabUses(NamedTuple):
+    """A definition (its qualname) and the labs' uses of it."""
+
+    qualname: str
+    uses: tuple[UseView, ...]
 
 
 @dataclass(frozen=True)
@@ -21,8 +29,8 @@ class SourceInputs:
     """The lowered views holding ops the file's rules emitted."""
     lowered: tuple[TitledPage, ...] = ()
     """The canonical kernels' pages whose kernel the file holds."""
-    lab_uses: tuple[tuple[str, tuple[UseView, ...]], ...] = ()
-    """(qualname, the labs' uses) of the file's definitions that labs use."""
+    lab_uses: tuple[LabUses, ...] = ()
+    """The file's definitions that labs use."""
     labs: tuple[TitledPage, ...] = ()
     """The labs that use or exercise the file."""
     since: str = ""
@@ -48,7 +56,7 @@ class SourceKind:
         uses = site.lab_uses.get(module_of(name), {})
         diff = site.diffs.get(name)
         return SourceInputs(name, tuple(site.on_file.get(name, ())), emitted, lowered,
-                            tuple(sorted(uses.items())), site.used_by.get(name, ()),
+                            tuple(LabUses(*u) for u in sorted(uses.items())), site.used_by.get(name, ()),
                             site.since.get(site.world.docs.files[name].pin, "") if diff else "", diff)
 
     def render(self, world: World, inputs: SourceInputs) -> Page:
