@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from reader.cache import Cache
 from reader.corpus import Corpus
@@ -81,12 +82,26 @@ class Change:
     lost: tuple[str, ...]
 
 
+class TableKey(NamedTuple):
+    """A rule table: its backend and its key in the backend's tables."""
+
+    backend: str
+    key: str
+
+
+class ReleaseTables(NamedTuple):
+    """A release as read, and its rule tables (None when they could not be read)."""
+
+    read: ReleaseRead
+    tables: Sequence[RuleTable] | None
+
+
 @dataclass(frozen=True)
 class RuleHistory:
     releases: tuple[ReleaseRead, ...]
     """Oldest first; the last is the pins' own release."""
-    tables: tuple[tuple[str, str], ...]
-    """(backend, key) of every table of any release, in BACKENDS order, then first seen."""
+    tables: tuple[TableKey, ...]
+    """Every table of any release, in BACKENDS order, then first seen."""
     primitives: tuple[PrimitiveHistory, ...]
     """Sorted by name, then key."""
 
@@ -141,22 +156,22 @@ class RuleHistory:
     @classmethod
     def from_json(cls, data: dict) -> RuleHistory:
         return cls(tuple(ReleaseRead(**r) for r in data["releases"]),
-                   tuple((t["backend"], t["key"]) for t in data["tables"]),
+                   tuple(TableKey(t["backend"], t["key"]) for t in data["tables"]),
                    tuple(PrimitiveHistory(PrimRef(**p["primitive"]),
                                           tuple(Lowered(t["backend"], t["key"], tuple(t["releases"]))
                                                 for t in p["tables"]))
                          for p in data["primitives"]))
 
 
-def history_of(reads: Sequence[tuple[ReleaseRead, Sequence[RuleTable] | None]]) -> RuleHistory:
+def history_of(reads: Sequence[ReleaseTables]) -> RuleHistory:
     """The history from each release's tables (None for a release that could not be read)."""
     order = {n: i for i, n in enumerate(BACKEND_NAMES)}
-    tables: dict[tuple[str, str], None] = {}
+    tables: dict[TableKey, None] = {}
     seen: dict[tuple[str, str, str], list[str]] = {}
     newest: dict[str, PrimRef] = {}
     for read, release_tables in reads:
         for t in release_tables or ():
-            tables.setdefault((t.backend, t.key))
+            tables.setdefault(TableKey(t.backend, t.key))
             for e in t.entries:
                 seen.setdefault((e.primitive.key, t.backend, t.key), []).append(read.version)
                 newest[e.primitive.key] = e.primitive
@@ -175,7 +190,7 @@ def rules_pin(pins: dict[str, Pin]) -> Pin | None:
 
 
 def _read_release(root: Path, pin: Pin, cache: Cache,
-                  spec: str) -> tuple[ReleaseRead, list[RuleTable] | None]:
+                  spec: str) -> ReleaseTables:
     """One release's tables from its archive, its files scanned here (the releases are what runs
     in parallel); a failure is kept, located."""
     from reader.extract import build_index
@@ -185,13 +200,13 @@ def _read_release(root: Path, pin: Pin, cache: Cache,
         rel = release(pin, spec, cache)
         commit = rel.pin.commit
         corpus = release_corpus(root, rel, cache)
-        return ReleaseRead(spec, commit), load_rules(corpus, build_index(corpus, workers=Workers(1)))
+        return ReleaseTables(ReleaseRead(spec, commit), load_rules(corpus, build_index(corpus, workers=Workers(1))))
     except ReaderError as e:
         where = e.location or Location(spec)
-        return ReleaseRead(spec, commit, e.message, where.path, where.line), None
+        return ReleaseTables(ReleaseRead(spec, commit, e.message, where.path, where.line), None)
 
 
-type Reads = list[tuple[ReleaseRead, list[RuleTable] | None]]
+type Reads = list[ReleaseTables]
 
 
 def start_history(corpus: Corpus, workers: Workers,
@@ -212,7 +227,7 @@ def start_history(corpus: Corpus, workers: Workers,
 
     def finish(pinned: Iterable[RuleTable]) -> RuleHistory:
         if started is None:
-            reads: Reads = [(ReleaseRead(**r), [RuleTable.from_json(t) for t in tables])
+            reads: Reads = [ReleaseTables(ReleaseRead(**r), [RuleTable.from_json(t) for t in tables])
                             for r, tables in kept or ()]
         else:
             reads = started()
@@ -220,7 +235,7 @@ def start_history(corpus: Corpus, workers: Workers,
                 cache.put_json(HISTORY_KIND, key, [(asdict(r), [t.to_json() for t in tables or ()])
                                                    for r, tables in reads])
         own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
-        return history_of([*reads, (ReleaseRead(pin.release or pin.short, pin.commit), own)])
+        return history_of([*reads, ReleaseTables(ReleaseRead(pin.release or pin.short, pin.commit), own)])
     return finish
 
 
