@@ -94,19 +94,23 @@ def test_both_views_show_both_editions_notes_with_live_code(demo, browser):  # n
     now = browser.execute_script(_NOTE, ".rd-diff-new", "Now the product.")
     assert now == {"lines": ["    total = a * b"], "tag": None, "seen": True}
     assert browser.execute_script(_NOTE, ".rd-diff-old", "Now the product.") is None
-    # No id twice on the page; a note's link to its lines names the side's own line.
+    # No id twice on the page; a note's link to its lines goes to the side's own row.
     assert browser.execute_script(
         "const ids = Array.from(document.querySelectorAll('[id]'), e => e.id); return ids.length - new Set(ids).size") == 0
     href = browser.execute_script(
         "return Array.from(document.querySelectorAll('.rd-diff-old .rd-mn')).find(n => n.textContent.includes('Gone in v1.'))"
         ".querySelector('.rd-range').getAttribute('href')")
-    target = browser.execute_script("return document.getElementById(arguments[0].slice(1)).closest('.rd-k > div').textContent", href)
-    assert href.startswith("#s-old-L") and target == "def deleted_fn():"
-    # A URL naming a line of the unified view lands on that line side by side.
-    _open(browser, (diffs / "core.py.html").as_uri() + "#new-L15")
-    wait(browser, lambda b: b.execute_script("return location.hash") == "#s-new-L15")
-    assert browser.execute_script("return document.getElementById('s-new-L15').closest('.rd-k > div').textContent") \
-        == "    total = a * b"
+    target = browser.execute_script("return document.getElementById(arguments[0].slice(1)).textContent", href)
+    assert href.startswith("#oL") and target == "def deleted_fn():"
+    # A URL naming a line of either file lands on it, side by side and unified.
+    selected = "return Array.from(document.querySelectorAll(arguments[0] + ' .rd-sel'), r => r.textContent)"
+    for line, side, text in (("new-L15", ".rd-diff-new", "    total = a * b"), ("old-L9", ".rd-diff-old", "    total = a + b")):
+        _open(browser, (diffs / "core.py.html").as_uri() + "#" + line)
+        assert browser.execute_script(selected, side) == [text]
+    _choose(browser, "unified")
+    _open(browser, (diffs / "core.py.html").as_uri() + "#old-L9")
+    assert browser.execute_script(selected, ".rd-diff-unified") == ["    total = a + b"]
+    _choose(browser, "split")
     # Side by side, names stay linked and highlighted (painted as the reader scrolls to them).
     _open(browser, (diffs / "triton" / "lowering.py.html").as_uri())
     wait(browser, lambda b: b.execute_script("return document.querySelectorAll('.rd-diff-new .rd-k.rd-on').length > 0"))

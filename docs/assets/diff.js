@@ -4,17 +4,15 @@
 // is made from its rows the first time it is chosen: the old file's lines on the left (a removed
 // line beside the added line that replaced it, a blank where a side has none) with the previous
 // edition's notes, the new file's on the right with this edition's. Its lines keep their links and
-// highlighting (codeview.js paints them as it paints any view: `readerCode.add`); a line of either
-// file is `#s-new-L12` / `#s-old-L3` there, as it is `#new-L12` / `#old-L3` in the unified view,
-// and a URL naming one in the view not shown goes to the other's.
+// highlighting (codeview.js paints them as it paints any view: `readerCode.add`). A line of either
+// file, `#new-L12` or `#old-L3` in the URL, is found in the view shown by the rows' numbers.
 (function () {
   "use strict";
   var KEY = "reader.diffView";
   var CHUNK = 50, RUN_ON = 40;  // code.py's CHUNK and RUN_ON
-  var SYM = /<span class="rd-sym" id="[^"]*"><\/span>/g;
-  var FILE_LINE = /^(s-)?(new|old)-L(\d+)$/;
+  var FILE_LINE = /^(new|old)-L(\d+)$/;
 
-  // Every row of the unified view as first served: {cls, label, html (no ids), spec (its runs)}.
+  // Every row of the unified view as first served: {cls, label, html, spec (its runs), at (its number)}.
   function unifiedRows(view) {
     var out = [];
     view.querySelectorAll(".rd-k").forEach(/** @param {any} chunk */ function (chunk) {
@@ -25,7 +23,7 @@
       }
       Array.prototype.forEach.call(holder.children, function (row, i) {
         out.push({cls: row.className, label: row.getAttribute("data-l") || "",
-                  html: row.innerHTML.replace(SYM, ""), spec: specs[i] || "", at: out.length + 1});
+                  html: row.innerHTML, spec: specs[i] || "", at: out.length + 1});
       });
     });
     return out;
@@ -59,8 +57,8 @@
   }
 
   // The notes of one side: each unified note (`.rd-mn`, its rows `uL5-L9`) of that edition, beside
-  // the side's rows that show the same unified rows; its link to a line made the side's own.
-  function notesOf(unified, rows, old) {
+  // the side's rows (`prefix`) that show the same unified rows; its link to its first row likewise.
+  function notesOf(unified, rows, old, prefix) {
     var where = {};  // unified row -> this side's row
     rows.forEach(function (r, i) { if (r.n) where[r.at] = i + 1; });
     var out = [];
@@ -72,8 +70,9 @@
       for (var u = +m[1]; u <= +(m[2] || m[1]); u++) if (where[u]) shown.push(where[u]);
       if (!shown.length) return;
       // Ids made its own (material's `__code_0` on a claim's code, and its copy button's target).
-      var html = note.innerHTML.replace(/href="#(new|old)-L/g, 'href="#s-$1-L')
-        .replace(/ id="/g, ' id="s-').replace(/data-clipboard-target="#/g, 'data-clipboard-target="#s-');
+      var html = note.innerHTML.replace(/href="#uL(\d+)"/g, function (all, u) {
+        return where[u] ? 'href="#' + prefix + "L" + where[u] + '"' : all;
+      }).replace(/ id="/g, ' id="s-').replace(/data-clipboard-target="#/g, 'data-clipboard-target="#s-');
       out.push({start: shown[0], end: shown[shown.length - 1], html: html});
     });
     return out.sort(function (a, b) { return a.start - b.start || a.end - b.end; });
@@ -82,13 +81,13 @@
   function esc(text) { return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;"); }
 
   // Rows `first`..`last` (1-based) of a side as code.py's chunks: `--n`, the runs in `data-h`.
-  function chunks(rows, first, last, prefix, side) {
+  function chunks(rows, first, last, prefix) {
     var out = "";
     for (var a = first; a <= last; a += CHUNK) {
       var b = Math.min(last, a + CHUNK - 1), html = "", specs = [];
       for (var n = a; n <= b; n++) {
-        var r = rows[n - 1], sym = r.n ? '<span class="rd-sym" id="s-' + side + "-L" + r.n + '"></span>' : "";
-        html += '<div id="' + prefix + "L" + n + '" class="' + r.cls + '" data-l="' + esc(r.label) + '">' + sym + r.html + "</div>";
+        var r = rows[n - 1];
+        html += '<div id="' + prefix + "L" + n + '" class="' + r.cls + '" data-l="' + esc(r.label) + '">' + r.html + "</div>";
         specs.push(r.spec);
       }
       out += '<div class="rd-k" style="--n:' + (b - a + 1) + '" data-h="' + esc(specs.join(" ")) + '">' + html + "</div>";
@@ -98,14 +97,14 @@
 
   // One side's code view, laid out as code.py's code_view lays one out: noted blocks (notes whose
   // rows overlap, merged), `RUN_ON` rows after each that keep the notes' column, the rest free.
-  function view(unified, rows, notes, prefix, side) {
+  function view(unified, rows, notes, prefix) {
     var el = document.createElement("div"), parts = [], cursor = 1, after = false;
     el.className = "rd-code highlight" + (notes.length ? " rd-margin" : "");
     ["data-c", "data-t"].forEach(function (a) { el.setAttribute(a, unified.getAttribute(a) || ""); });
     function plain(a, b) {
       var keep = after ? Math.min(b, a + RUN_ON - 1) : a - 1;
-      if (keep >= a) parts.push('<div class="rd-block"><div class="rd-lines">' + chunks(rows, a, keep, prefix, side) + "</div></div>");
-      if (b > keep) parts.push('<div class="rd-block rd-free"><div class="rd-lines">' + chunks(rows, keep + 1, b, prefix, side) + "</div></div>");
+      if (keep >= a) parts.push('<div class="rd-block"><div class="rd-lines">' + chunks(rows, a, keep, prefix) + "</div></div>");
+      if (b > keep) parts.push('<div class="rd-block rd-free"><div class="rd-lines">' + chunks(rows, keep + 1, b, prefix) + "</div></div>");
     }
     for (var i = 0; i < notes.length;) {
       var start = notes[i].start, end = notes[i].end, html = "";
@@ -115,7 +114,7 @@
           (notes[i].end > notes[i].start ? "-L" + notes[i].end : "") + '">' + notes[i].html + "</div>";
       }
       if (start > cursor) plain(cursor, start - 1);
-      parts.push('<div class="rd-block rd-noted"><div class="rd-lines">' + chunks(rows, start, end, prefix, side) +
+      parts.push('<div class="rd-block rd-noted"><div class="rd-lines">' + chunks(rows, start, end, prefix) +
                  '</div><aside class="rd-notes"><div class="rd-ns">' + html + "</div></aside></div>");
       cursor = end + 1;
       after = true;
@@ -141,8 +140,8 @@
     if (made) return made;
     var unified = root.querySelector(".rd-diff-unified > .rd-code");
     var both = sides(unifiedRows(unified)), left = both[0], right = both[1];
-    var old = view(unified, left, notesOf(unified, left, true), "o", "old");
-    var now = view(unified, right, notesOf(unified, right, false), "s", "new");
+    var old = view(unified, left, notesOf(unified, left, true, "o"), "o");
+    var now = view(unified, right, notesOf(unified, right, false, "s"), "s");
     made = document.createElement("div");
     made.className = "rd-diff-split";
     made.append(column("rd-diff-old", root.getAttribute("data-old") || "", old),
@@ -152,18 +151,26 @@
     return made;
   }
 
-  // The URL's line in the view shown: `#new-L12` in the unified view is `#s-new-L12` side by side.
+  // The URL's line of a file (`#new-L12`, `#old-L3`) in the view shown: the row numbered so,
+  // selected (reader.js's tint) and scrolled to.
+  var chosen = null;
   function follow(root) {
     var id;
     try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
-    var m = FILE_LINE.exec(id);
+    var m = FILE_LINE.exec(id), split = root.getAttribute("data-view") === "split";
+    if (chosen) chosen.classList.remove("rd-sel");
+    chosen = null;
     if (!m) return;
-    var want = (root.getAttribute("data-view") === "split" ? "s-" : "") + m[2] + "-L" + m[3];
-    var el = document.getElementById(want);
-    if (want === id || !el) return;
-    if (window.readerCode) window.readerCode.paint(el.closest(".rd-k"));
-    history.replaceState(null, "", "#" + want);
-    el.scrollIntoView({block: "center"});
+    var rows = root.querySelectorAll(split ? (m[1] === "old" ? ".rd-diff-old" : ".rd-diff-new") + " .rd-k > div"
+                                           : ".rd-diff-unified .rd-k > div");
+    var at = m[1] === "old" || split ? 0 : 6;  // where its number is in the row's `data-l`
+    for (var i = 0; i < rows.length && !chosen; i++) {
+      if (+rows[i].getAttribute("data-l").slice(at, at + 5) === +m[2] && !/rd-hunk|rd-pad/.test(rows[i].className)) chosen = rows[i];
+    }
+    if (!chosen) return;
+    if (window.readerCode) window.readerCode.paint(chosen.closest(".rd-k"));
+    chosen.classList.add("rd-sel");
+    chosen.scrollIntoView({block: "center"});
   }
 
   function choose(root, view) {

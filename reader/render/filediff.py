@@ -112,42 +112,31 @@ def unified_rows(diff: FileDiff, old: Highlight, new: Highlight) -> list[Row]:
     return rows
 
 
-OLD, NEW = "old-", "new-"
-"""Prefixes of a file line's id on a diff page (`new-L12`, `old-L3`): a removed line has the
-old one, every other line the new one; an unchanged line also has the old one where a note of
-the previous edition starts."""
-
-
-def _ids(row: Row, old_starts: set[int]) -> tuple[str, ...]:
-    if not row.new:
-        return (f"{OLD}L{row.old}",) if row.old else ()
-    return (f"{NEW}L{row.new}", *((f"{OLD}L{row.old}",) if row.old in old_starts else ()))
-
-
-def _view(rows: Sequence[Row], notes: Sequence[MarginNote], old_starts: set[int]) -> str:
-    """The unified view of `rows` (ids `uL<row>`), each row with its file lines' ids."""
-    code = CodeLines(Highlight([r.html for r in rows], [r.runs for r in rows]), "u",
-                     {n: ids for n, r in enumerate(rows, 1) if (ids := _ids(r, old_starts))},
+def _view(rows: Sequence[Row], notes: Sequence[MarginNote]) -> str:
+    """The unified view of `rows` (ids `uL<row>`). A file's line has no id of its own (one per row
+    weighed 120 KB on the heaviest page): diff.js finds `#new-L12`, `#old-L3` by the rows' numbers."""
+    code = CodeLines(Highlight([r.html for r in rows], [r.runs for r in rows]), "u", {},
                      {n: r.attrs for n, r in enumerate(rows, 1)})
     return code_view(code, notes)
 
 
-def _placed(notes: Sequence[NoteView], rows: Sequence[Row], prefix: str, page: str,
+def _placed(notes: Sequence[NoteView], rows: Sequence[Row], old: bool, page: str,
             prose: Prose, edition: str = "") -> list[MarginNote]:
-    """Each note beside the rows showing its lines: of the new file, or with `prefix` `OLD` of the
-    old one (the previous edition's notes, tagged with its name, `edition`). A note none of whose
-    lines a row shows is left out."""
-    at = {(r.old if prefix == OLD else r.new): n for n, r in enumerate(rows, 1)}
+    """Each note beside the rows showing its lines: of the new file, or (`old`) of the old one
+    (the previous edition's notes, tagged with its name, `edition`), its head linking the first
+    row. A note none of whose lines a row shows is left out."""
+    at = {(r.old if old else r.new): n for n, r in enumerate(rows, 1)}
     at.pop(0, None)
     out = []
     for note in notes:
         if note.start is None:
             continue
         shown = [k for k in range(note.start, (note.end or note.start) + 1) if k in at]
-        if shown:  # its head names and links the lines shown
+        if shown:  # its head names the lines shown
             head = replace(note, start=shown[0], end=shown[-1])
-            out.append(MarginNote(at[shown[0]], at[shown[-1]],
-                                  note_html(head, page, False, prose, prefix, edition)))
+            first = at[shown[0]]
+            out.append(MarginNote(first, at[shown[-1]],
+                                  note_html(head, page, False, prose, edition=edition, first_line=f"uL{first}")))
     return out
 
 
@@ -159,13 +148,11 @@ def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, r
     builds the side-by-side view from it when the reader chooses it)."""
     page = diff_page(doc.path)
     unified = unified_rows(diff, linked_lines(old, page, cache), linked_lines(doc, page, cache))
-    was = _placed(old.notes, unified, OLD, page, prose, edition)
-    notes = [*_placed(doc.notes, unified, NEW, page, prose), *was]
-    old_starts = {unified[m.start - 1].old for m in was}
+    notes = [*_placed(doc.notes, unified, False, page, prose),
+             *_placed(old.notes, unified, True, page, prose, edition)]
     title = f"{doc.path}: changes since {edition}"
     body = render("diff.j2", path=doc.path, edition=edition, release=release, diff=diff,
-                  source=rel(page, source_page(doc.path)),
-                  unified=Markup(_view(unified, notes, old_starts)))
+                  source=rel(page, source_page(doc.path)), unified=Markup(_view(unified, notes)))
     return Page(page, title, page_markdown(title, ["toc", "navigation"]), body)
 
 

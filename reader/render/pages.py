@@ -114,11 +114,12 @@ def claim_html(claim: str, setup: str, checked: str) -> str:
 
 
 def note_html(note: NoteView, page: str, own: bool, prose: Prose, prefix: str = "",
-              edition: str = "") -> str:
+              edition: str = "", first_line: str = "") -> str:
     """A note for the margin; on pages other than its article's it links back to the article.
-    A note of an older edition (`edition`: `jax 0.10.2`) says so, and names its article unlinked."""
+    Its head links its first line (`prefix` + `L<n>`, or the id `first_line`). A note of an older
+    edition (`edition`: `jax 0.10.2`) says so, and names its article unlinked."""
     back = "" if own or edition else rel(page, article_page(note.article), f"note-{note.id}")
-    first = line_id(note.start, prefix) if note.start is not None else ""
+    first = first_line or (line_id(note.start, prefix) if note.start is not None else "")
     claim = Markup(claim_html(note.claim, note.claim_setup, note.checked)) if note.claim else ""
     return render("note.j2", note=note, own=own, back=back, first_line=first, edition=edition,
                   body=Markup(prose.html(note.body, page)), claim=claim)
