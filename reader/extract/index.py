@@ -138,6 +138,14 @@ def build_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | N
     return start_index(corpus, cache, workers, pool)()
 
 
+def lazy_index(corpus: Corpus, cache: Cache | None = None) -> Index:
+    """The index with each file scanned (or read from the cache) when a lookup first needs it: for
+    a reader of a few modules, as the rule tables of a release read about half of its files."""
+    cache = cache or corpus.cache
+    files = {module_of(f.path): f for f in corpus.all_files() if f.path.endswith(".py")}
+    return Index(_Summaries(corpus, cache, files), files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
+
+
 def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | None = None,
                 pool: Executor | None = None) -> Callable[[], Index]:
     """`build_index` in two steps: the scans start on `pool` now, and the returned function

@@ -191,16 +191,16 @@ def rules_pin(pins: dict[str, Pin]) -> Pin | None:
 
 def _read_release(root: Path, pin: Pin, cache: Cache,
                   spec: str) -> ReleaseTables:
-    """One release's tables from its archive, its files scanned here (the releases are what runs
-    in parallel); a failure is kept, located."""
-    from reader.extract import build_index
+    """One release's tables from its archive, the files they read scanned here (the releases are
+    what runs in parallel); a failure is kept, located."""
+    from reader.extract.index import lazy_index
 
     commit = ""
     try:
         rel = release(pin, spec, cache)
         commit = rel.pin.commit
         corpus = release_corpus(root, rel, cache)
-        return ReleaseTables(ReleaseRead(spec, commit), load_rules(corpus, build_index(corpus, workers=Workers(1))))
+        return ReleaseTables(ReleaseRead(spec, commit), load_rules(corpus, lazy_index(corpus, cache)))
     except ReaderError as e:
         where = e.location or Location(spec)
         return ReleaseTables(ReleaseRead(spec, commit, e.message, where.path, where.line), None)
