@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -43,14 +44,21 @@ from reader.extract.structures import (
 )
 from reader.extract.tokamax_facts import hopper_facts, load_sm90_params, sm90_facts
 from reader.extract.tpu_facts import load_tpu_facts
-from reader.model import module_of
+from reader.model import QualName, module_of
 from reader.workers import Workers
 
 SM90_MODULE = "tokamax._src.ops.attention.pallas_mosaic_gpu_kernel_sm90"
-BARRIER = ("jax._src.pallas.mosaic_gpu.core", "Barrier")
+BARRIER = QualName("jax._src.pallas.mosaic_gpu.core", "Barrier")
 
 
-NAMES: tuple[tuple[str, str], ...] = (
+class FactName(NamedTuple):
+    """A pattern of fact names (`{a|b}` one of, `*` a component, `**` any) and what they are."""
+
+    pattern: str
+    what: str
+
+
+NAMES: tuple[FactName, ...] = tuple(FactName(*n) for n in (
     # rule tables (rules.py)
     ("rules.tpu.{tc|sc_scalar|sc_vector}.count",
      "primitives with a rule for each TPU core type: TensorCore, SparseCore scalar and vector"),
@@ -117,7 +125,7 @@ NAMES: tuple[tuple[str, str], ...] = (
     ("corpus.{files|lines|symbols}.count", "pinned files, their lines, their symbols"),
     ("corpus.{jax|tokamax}.files.count", "pinned files per pin"),
     ("lines.**", "the line count of a pinned module (`lines.jax._src.pallas.mosaic.lowering`)"),
-)
+))
 
 
 def documented(name: str) -> bool:
@@ -408,7 +416,7 @@ def barrier_facts(index: Index, read: Callable[[str], str]) -> list[Fact]:
         return []
     pin, path = index.files[SM90_MODULE]
     at = {(r.line, r.col) for r in index.references(pin, path)
-          if (r.target_module, r.target_qualname) == BARRIER}
+          if r.target == BARRIER}
     src = source(read(SM90_MODULE), path)
     parents = src.parents
     found: list[tuple[int, str]] = []
