@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from reader.corpus import Corpus
 from reader.errors import ReaderError
 from reader.render.lab import Asset
-from reader.render.model import Page
+from reader.render.model import Page, TitledPage
 from reader.render.overview import (
     EntryLink,
     FileInfo,
@@ -146,7 +146,7 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
     counts = {pin: len(corpus.files(pin)) for pin in corpus.pins}
     pages[HOME] = untitled_home(home_page(track, list(corpus.pins.values()), counts,
                                           has_rules=RULES in pages,
-                                          changes=[(p.title, p.src_uri) for p in changes]))
+                                          changes=[TitledPage(p.src_uri, p.title) for p in changes]))
     pages[SOURCE_INDEX] = source_index(list(corpus.pins.values()), infos)
     pages[LABS_INDEX] = labs_index(all_labs)
     for title, page in (extra_nav or {}).items():

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reader.pins import Pin
-from reader.render.model import Page
+from reader.render.model import Page, TitledPage
 from reader.render.pages import page_markdown, with_prose
 from reader.render.templates import render
 from reader.render.urls import (
@@ -48,7 +48,7 @@ class FileInfo:
 
 
 def home_page(track: Track, pins: Sequence[Pin], file_counts: dict[str, int],
-              has_rules: bool = False, changes: Sequence[tuple[str, str]] = ()) -> Page:
+              has_rules: bool = False, changes: Sequence[TitledPage] = ()) -> Page:
     here = HOME
     pin_rows = [{"name": p.name, "repo": p.repo, "commit": p.commit, "tag": p.tag,
                  "commit_url": f"{p.repo.removesuffix('.git')}/tree/{p.commit}", "release": p.release,
@@ -56,7 +56,7 @@ def home_page(track: Track, pins: Sequence[Pin], file_counts: dict[str, int],
                  "files_href": rel(here, SOURCE_INDEX, f"pin-{p.name}")} for p in pins]
     phases = [{"title": ph.title, "summary": ph.summary, "href": rel(here, phase_page(ph.number))}
               for ph in track.phases]
-    moves = [{"title": title, "href": rel(here, uri)} for title, uri in changes]
+    moves = [{"title": c.title, "href": rel(here, c.page)} for c in changes]
     body = render("home.j2", track=track, pins=pin_rows, phases=phases, rules_href=rel(here, RULES) if has_rules else "",
                   labs_href=rel(here, LABS_INDEX), source_href=rel(here, SOURCE_INDEX), moves=moves)
     return Page(HOME, track.title, page_markdown(track.title), with_prose(body, f"<p>{_esc(track.summary)}</p>"))
