@@ -40,19 +40,18 @@ def test_unknown_targets_stay_text_and_are_reported():
     assert sorted(p.unresolved) == ["fact none", "lab gone", "page later", "source pkg/core.py::Nope"]
 
 
-def test_a_fact_its_extractor_could_not_read_says_where_and_why():
+def test_a_page_says_once_where_and_why_its_facts_were_not_computed():
     from reader.errors import Location
     from reader.extract.fact import Facts, Unknown
     from reader.render.generate import _absent
 
-    facts = Facts((), (Unknown(("tokamax.sm90.**",), Location("tokamax/k_sm90.py", 12),
-                               "cannot read function _get_scratch_types from the pinned source"),))
-    p = Prose(lambda _p, _s: None, facts=lambda: facts.values,
-              absent=lambda name: _absent(facts, name))
-    out = p.html("{{fact:tokamax.sm90.smem.bytes}} and {{fact:other.count}}", "a.md")
-    assert ("<em>(not computed at these pins: tokamax/k_sm90.py:12: cannot read function "
-            "_get_scratch_types from the pinned source)</em> and <em>(not computed at these pins)</em>") in out
-    assert p.unresolved == ["fact tokamax.sm90.smem.bytes", "fact other.count"]
+    why = "cannot read function _get_scratch_types from the pinned source"
+    facts = Facts((), (Unknown(("tokamax.sm90.**",), Location("tokamax/k_sm90.py", 12), why),))
+    p = Prose(lambda _p, _s: None, facts=lambda: {"n": 3}, absent=lambda name: _absent(facts, name))
+    texts = ["{{fact:tokamax.sm90.a}} and {{fact:other.count}}", "{{fact:n}}, {{fact:tokamax.sm90.b}}"]
+    assert p.absences(texts) == [f"tokamax/k_sm90.py:12: {why}"]  # the fact no extractor names: none
+    assert p.html(texts[0], "a.md").count("<em>(not computed at these pins)</em>") == 2
+    assert p.absences(["{{fact:n}} only"]) == []
 
 
 def test_facts_are_computed_once_and_only_when_cited():

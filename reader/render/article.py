@@ -88,6 +88,10 @@ def render_article(doc: ArticleDoc, cache: Cache | None, prose: Prose) -> Page:
                   labs=[(rel(here, page), title) for page, title in doc.labs])
     before = [f'<div class="rd-lede">{prose.html(doc.summary, here)}</div>' if doc.summary else "",
               prose.html(doc.intro, here)]
+    texts = [doc.summary, doc.intro, *(text for _, text, _ in doc.sections), doc.outro,
+             *(n.body for n in doc.notes)]
+    before += [f'<p class="rd-meta">Where this page reads “(not computed at these pins)”: '
+               f'{html.escape(why)}.</p>' for why in prose.absences(texts)]
     for title, text, claim in doc.sections:
         before.append(f'<h2 id="rd-s-{slugify(title)}">{html.escape(title)}</h2>')
         before.append(prose.html(text, here))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from reader.annotations.markup import Placeholder, substitute
+from reader.annotations.markup import Placeholder, parse, substitute
 from reader.render.figure import Figure, figure_html
 from reader.render.markdown import render_markdown
 from reader.render.model import PageLink
@@ -17,6 +17,9 @@ SourceResolver = Callable[[str, str], PageLink | None]
 """(path, qualname or '') -> where that definition (or file) is on the site, or None."""
 FigureSource = Callable[[str], Figure | None]
 """A figure's name -> the figure (`figures.Figures`), or None: no such figure, or it failed."""
+
+NOT_COMPUTED = "*(not computed at these pins)*"
+"""A fact the pins give no value for, in the text citing it."""
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>])")
 
@@ -89,6 +92,12 @@ class Prose:
             self._facts = dict(self.facts() or {})
         return self._facts
 
+    def absences(self, texts: Iterable[str]) -> list[str]:
+        """Why the facts `texts` cite that are not computed are not (`absent`), each reason once."""
+        cited = [p.target for text in texts for p in parse(text)[0] if p.kind == "fact"]
+        facts = self.load_facts() if cited else {}
+        return list(dict.fromkeys(why for name in cited if name not in facts and (why := self.absent(name))))
+
     def _placeholder(self, p: Placeholder, page: str) -> str:
         if p.kind == "fact":
             self.load_facts()
@@ -96,8 +105,7 @@ class Prose:
             if p.target in self._facts:
                 return fact_text(self._facts[p.target])
             self.unresolved.append(f"fact {p.target}")  # `reader check` reports it at the pins
-            why = self.absent(p.target)  # an older edition's code that today's extractor cannot read
-            return f"*(not computed at these pins: {md_escape(why)})*" if why else "*(not computed at these pins)*"
+            return NOT_COMPUTED  # an older edition's code today's extractor cannot read: `absences`
         if p.kind == "lab":
             return self._link(p.label or self.labs.get(p.target, p.target),
                               rel(page, lab_page(p.target)) if p.target in self.labs else "", p)
