@@ -279,16 +279,22 @@
   });
 })();
 
-// The lowering-rules matrix: the second header row sticks under the first (measured), and the
-// filter box shows only the primitives whose name or module contains what is typed.
+// The lowering-rules matrix: the second header row sticks under the first (measured after the
+// first layout: none forced while the page loads), the filter box shows only the primitives whose
+// name or module contains what is typed, and a rule's cell shows its name (its aria-label, not
+// written twice in the page) as a tooltip when pointed at.
 (function () {
   function setUp() {
     var table = /** @type {HTMLTableElement | null} */ (document.getElementById("rd-matrix"));
     if (!table) return;
     var first = table.querySelector("thead tr");
     function measure() { table.style.setProperty("--rd-head1", first.getBoundingClientRect().height + "px"); }
-    measure();
+    requestAnimationFrame(measure);
     window.addEventListener("resize", measure);
+    table.addEventListener("pointerover", /** @param {PointerEvent & {target: HTMLElement}} e */ function (e) {
+      var cell = e.target.closest && e.target.closest("a[aria-label]:not([title])");
+      if (cell) cell.setAttribute("title", cell.getAttribute("aria-label"));
+    });
     var input = /** @type {HTMLInputElement | null} */ (document.querySelector(".rd-filter-input"));
     var count = document.querySelector(".rd-filter-count");
     if (!input) return;
@@ -305,7 +311,7 @@
       count.textContent = want ? shown + " of " + rows.length + " primitives" : "";
     }
     input.addEventListener("input", filter);
-    filter();
+    if (input.value) filter();  // a value the browser kept (back, reload); else every row shows
     // A row opened by its link (a search result) shows its releases.
     function openTarget() {
       var row = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
