@@ -17,7 +17,6 @@ build killed before or after it, or a site replaced by other means, is never pat
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import os
 import pickle
 import sys
@@ -152,19 +151,15 @@ def frame_key(generated: Generated) -> str:
 
 def setup_key(root: Path, docs: str) -> str:
     """What a build reads besides the generated pages: mkdocs.yml, the docs folder (names, sizes,
-    times), the versions of mkdocs, the theme, Markdown and jinja, reader's code, the environment
-    mkdocs.yml reads, and the build date (the sitemap's)."""
+    times), reader's code and the versions of mkdocs, the theme, Markdown and jinja (both in
+    `code_version`: `cache.SHAPING`), the environment mkdocs.yml reads, and the build date (the
+    sitemap's)."""
     h = hashlib.sha1(f"{_FORMAT}\0{code_version()}\0{sys.version_info[:2]}".encode())
     h.update((root / "mkdocs.yml").read_bytes())
     for folder, _dirs, names in sorted(os.walk(root / docs)):
         for name in sorted(names):
             st = os.stat(os.path.join(folder, name))
             h.update(f"\0{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}".encode())
-    for dist in ("mkdocs", "mkdocs-material", "markdown", "jinja2", "pymdown-extensions"):
-        try:
-            h.update(f"\0{dist} {importlib.metadata.version(dist)}".encode())
-        except importlib.metadata.PackageNotFoundError:
-            h.update(f"\0{dist} -".encode())
     for name in ("READER_SITE_URL", "SOURCE_DATE_EPOCH"):
         h.update(f"\0{name}={os.environ.get(name)}".encode())
     h.update(_build_date().encode())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from reader.cache import Cache, blob_sha
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input, shown
 
@@ -41,9 +42,25 @@ class Track:
     phases: tuple[Phase, ...]
 
 
-def load_track(path: Path) -> Track:
-    """Read and check `track.yaml`; a problem is reported with its line."""
-    data = parse_yaml(read_input(path), shown(path))
+TRACK_KIND = "track"
+
+
+def load_track(path: Path, cache: Cache | None = None) -> Track:
+    """Read and check `track.yaml`; a problem is reported with its line. With a `cache`, the
+    outline of the same bytes is read back (no YAML parser loaded)."""
+    text = read_input(path)
+    key = blob_sha(text.encode())
+    hit = cache.get_object(TRACK_KIND, key) if cache is not None else None
+    if isinstance(hit, Track):
+        return hit
+    track = _track(path, text)
+    if cache is not None:
+        cache.put_object(TRACK_KIND, key, track)
+    return track
+
+
+def _track(path: Path, text: str) -> Track:
+    data = parse_yaml(text, shown(path))
     path = Path(shown(path))  # as messages name it
     if not isinstance(data, dict) or not isinstance(data.get("phases"), list):
         raise InputError("expected 'title', 'summary' and a list of 'phases'", Location(str(path), 1),

@@ -59,7 +59,7 @@ def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None =
     """Every page of the project at `root`: its pins, outline, annotations and labs."""
     with unsaid():
         corpus = Corpus.open(Project.load(root), cache)
-    return generate(corpus, load_track(root / track_file), corpus.cache, jobs, older)
+    return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older)
 
 
 @dataclass(frozen=True)
