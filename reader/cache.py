@@ -16,7 +16,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -190,23 +190,28 @@ def _canonical(name: str) -> str:
 
 @functools.cache
 def library_versions() -> dict[str, str]:
-    """The version of each of `SHAPING` as installed ("absent" if not), read from the
-    `.dist-info` folder names on `sys.path`, the first found winning as for an import
-    (`importlib.metadata` takes ~20 ms a name here)."""
-    wanted = {_canonical(name): name for name in SHAPING}
+    """The version of each of `SHAPING` as installed ("absent" if not)."""
+    return installed_versions(SHAPING)
+
+
+def installed_versions(names: Sequence[str]) -> dict[str, str]:
+    """The version of each distribution as installed ("absent" if not; "Python": the
+    interpreter's), read from the `.dist-info` folder names on `sys.path`, the first found winning
+    as for an import (`importlib.metadata` takes ~20 ms a name here)."""
+    wanted = {_canonical(name): name for name in names}
     found = {"Python": f"{platform.python_implementation()} {platform.python_version()}"}
     for entry in sys.path:
         try:
-            names = os.listdir(entry or ".")
+            folders = os.listdir(entry or ".")
         except OSError:
             continue
-        for folder in names:
+        for folder in folders:
             stem = folder.removesuffix(".dist-info")
             dist, _, version = stem.partition("-")
             name = wanted.get(_canonical(dist))
             if stem != folder and name and name not in found:
                 found[name] = version
-    return {name: found.get(name, "absent") for name in SHAPING}
+    return {name: found.get(name, "absent") for name in names}
 
 
 def _json(data: bytes | None) -> Any | None:

@@ -42,6 +42,8 @@ class Corpus:
         self.project = project
         self.cache = cache
         self._files = manifests
+        self._texts: dict[str, str] = {}
+        """Blob -> its text, once read (a blob's bytes never change)."""
 
     @classmethod
     def open(cls, project: Project, cache: Cache | None = None,
@@ -88,11 +90,17 @@ class Corpus:
         return data
 
     def read_text(self, pin: str, path: str) -> str:
+        """The file's text (read and verified once)."""
+        sha = self.blob(pin, path)
+        if sha in self._texts:
+            return self._texts[sha]
         try:
-            return decode_utf8(self.read_bytes(pin, path), path)
+            text = decode_utf8(self.read_bytes(pin, path), path)
         except InputError as e:
             raise FetchError(f"{e.message} in pin {pin!r}", e.location,
                              "reader reads only UTF-8 source; drop the file from the pin's paths") from None
+        self._texts[sha] = text
+        return text
 
     def pin_of(self, path: str) -> str | None:
         """The pin whose paths cover `path`, or None."""

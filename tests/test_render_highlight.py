@@ -108,3 +108,21 @@ def test_runs_cover_each_line_and_spans_come_back_from_them():
     assert got.html()[0].startswith('s <span class="o">=</span> <span class="sa">f</span>')
     assert '<span class="c1">#' in got.html()[0] and 'class="rd-hidden"' in got.html()[0]
     assert got.html()[2] == '\t\t<span class="k">return</span> <span class="mi">1</span>'
+
+
+def test_pygments_own_lexer_and_the_joined_one_highlight_alike(monkeypatch):
+    """A process lexes its first PLAIN_CHARS characters with pygments' own lexer (building the
+    joined one costs more than one edited file's lexing), then with the joined one."""
+    from pathlib import Path
+
+    from reader.render import highlight as hl
+
+    text = Path(hl.__file__).read_text()
+    hl._python.cache_clear()
+    monkeypatch.setattr(hl, "_plain", [0])
+    plain = hl.highlight(text)
+    assert hl._plain[0] == len(text) and not hl._python.cache_info().currsize
+    monkeypatch.setattr(hl, "PLAIN_CHARS", 0)
+    joined = hl.highlight(text)
+    assert hl._python.cache_info().currsize and hl._plain[0] == len(text)
+    assert plain == joined and len(plain.lines) == text.count("\n")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reader.annotations import Article, load_articles, resolve
+from reader.annotations import Article, ResolvedNote, load_articles, resolve
 from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache
@@ -38,7 +38,7 @@ from reader.render.labs import (
     lab_failure,
     load_labs,
 )
-from reader.render.model import NoteView, Page
+from reader.render.model import NoteView, Page, TitledPage
 from reader.render.moves import load_moves
 from reader.render.navigation import Generated, PageCount, Written, assemble
 from reader.render.notebook import notebook_assets
@@ -118,21 +118,21 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
                labs: list[LabInfo], files: list[SourceFile], artifacts: ArtifactRun,
                articles: list[Article], workers: Workers) -> Site:
     """The notes at the pins, and everything pages are rendered from."""
+    outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
+    titles = {**outlined, **{a.slug: a.title for a in articles}}
+    world = world_key(corpus, labs, titles)
     symbols = _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
-    notes = {a.slug: note_views(a, resolve(a, corpus, symbols), corpus) for a in articles}
+    notes = {a.slug: note_views(a, _resolved(a, corpus, symbols, cache, world), corpus) for a in articles}
     on_file: dict[str, list[NoteView]] = defaultdict(list)
     for views in notes.values():
         for n in views:
             on_file[n.path].append(n)
-    outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
-    titles = {**outlined, **{a.slug: a.title for a in articles}}
-    world = world_key(corpus, labs, titles)
     lab_refs = _lab_refs(index, labs, cache, world)
     docs = Docs(index, corpus, files)
     prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
                   lambda: {f.name: f.value for f in load_facts(corpus, index, workers)},
                   Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world),
-                  absent=lambda name: _absent(load_facts(corpus, index, workers), name))
+                  absent=lambda name: _absent(load_facts(corpus, index, workers), name), cache=cache)
     by_name = {lab.name: lab for lab in labs}
     ir = IrPages(corpus, index, docs.files, by_name, artifacts.results)
     moves = load_moves(corpus.project.root)
@@ -140,7 +140,7 @@ def _read_site(corpus: Corpus, track: Track, cache: Cache | None, index: Index,
     diffs = changed_files(previous, files, cache) if previous else {}
     return Site(World(world, corpus, cache, index, docs, prose, by_name, lab_refs, artifacts, ir, previous),
                 {a.slug: a for a in articles}, notes, on_file, moves,
-                lab_uses(labs, lab_refs), labs_by_file(index, labs, lab_refs), diffs,
+                lab_uses(labs, lab_refs), _labs_by_file(index, labs, lab_refs, cache, world), diffs,
                 previous.releases if previous else {}, previous.notes_on(set(diffs)) if previous else {})
 
 
@@ -248,6 +248,38 @@ def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
                 cache.put_object(LAB_REFS_KIND, key, found)
         out[lab.name] = found
     return out
+
+
+RESOLVED_KIND = "resolved"
+
+
+def _resolved(article: Article, corpus: Corpus, symbols: PinnedSymbols, cache: Cache | None,
+              world: str) -> tuple[ResolvedNote, ...]:
+    """An article's notes at the pins, read back while its notes and the world (the pins and
+    their files: what placing a note reads) are unchanged."""
+    key = page_key(world, RESOLVED_KIND, article.notes)
+    found = cache.get_object(RESOLVED_KIND, key) if cache is not None else None
+    if not isinstance(found, tuple):
+        found = resolve(article, corpus, symbols)
+        if cache is not None:
+            cache.put_object(RESOLVED_KIND, key, found)
+    return found
+
+
+LABS_BY_FILE_KIND = "labs-by-file"
+
+
+def _labs_by_file(index: Index, labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]],
+                  cache: Cache | None, world: str) -> dict[str, tuple[TitledPage, ...]]:
+    """`docs.labs_by_file`, read back while the world and the labs (their texts: their
+    references) are unchanged."""
+    key = page_key(world, LABS_BY_FILE_KIND, labs)
+    found = cache.get_object(LABS_BY_FILE_KIND, key) if cache is not None else None
+    if not isinstance(found, dict):
+        found = labs_by_file(index, labs, refs)
+        if cache is not None:
+            cache.put_object(LABS_BY_FILE_KIND, key, found)
+    return found
 
 
 def _share_symbols(index: Index, corpus: Corpus, paths: set[str]) -> PinnedSymbols:

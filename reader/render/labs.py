@@ -12,7 +12,6 @@ import base64
 import functools
 import hashlib
 import importlib
-import importlib.metadata
 import importlib.util
 import json
 import os
@@ -28,7 +27,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from reader import __version__
-from reader.cache import Cache
+from reader.cache import Cache, installed_versions
 from reader.errors import InputError, LabError, Location
 
 ARTIFACTS_KIND = "lab-artifacts-v1"
@@ -168,12 +167,8 @@ def _runtime() -> str:
     runner = Path(__file__).with_name("lab_artifacts.py").read_bytes()
     for lowering in sorted(Path(__file__).parents[1].joinpath("ir").glob("*.py")):  # lowered.json
         runner += lowering.name.encode() + b"\0" + lowering.read_bytes()
-    versions = [platform.python_version()]
-    for dist in ("jax", "jaxlib", "tokamax", "numpy", "triton"):
-        try:
-            versions.append(importlib.metadata.version(dist))
-        except importlib.metadata.PackageNotFoundError:
-            versions.append("-")
+    installed = installed_versions(("jax", "jaxlib", "tokamax", "numpy", "triton"))
+    versions = [platform.python_version(), *(v if v != "absent" else "-" for v in installed.values())]
     return f"{hashlib.sha1(runner).hexdigest()}:{':'.join(versions)}"
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from reader.annotations.markup import Placeholder, parse, substitute
+from reader.cache import Cache, blob_sha
 from reader.render.figure import Figure, figure_html
 from reader.render.markdown import render_markdown
 from reader.render.model import PageLink
@@ -20,7 +21,7 @@ FigureSource = Callable[[str], Figure | None]
 
 NOT_COMPUTED = "*(not computed at these pins)*"
 """A fact the pins give no value for, in the text citing it."""
-
+MARKDOWN_KIND = "markdown"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>])")
 
 
@@ -61,6 +62,9 @@ class Prose:
     no extractor names it)."""
     unresolved: list[str] = field(default_factory=list)
     """Placeholders that linked nowhere, for the build to report."""
+    cache: Cache | None = None
+    """Where the Markdown's HTML is kept by the Markdown it was made from (`render_markdown` is
+    a function of its text: an edited note renders its own Markdown alone, on every page)."""
 
     _facts: dict[str, object] | None = field(default=None, init=False, repr=False)
 
@@ -77,13 +81,23 @@ class Prose:
             figures[token] = p.target
             return token
 
-        out = render_markdown(substitute(text, place))
+        out = self._markdown(substitute(text, place))
         for token, name in figures.items():
             figure = self.figures(name)
             if figure is None:
                 self.unresolved.append(f"figure {name}")
             shown = figure_html(figure, name, page)
             out = out.replace(f"<p>{token}</p>", shown).replace(token, shown)
+        return out
+
+    def _markdown(self, text: str) -> str:
+        key = blob_sha(text.encode())
+        hit = self.cache.get_json(MARKDOWN_KIND, key) if self.cache is not None else None
+        if isinstance(hit, str):
+            return hit
+        out = render_markdown(text)
+        if self.cache is not None:
+            self.cache.put_json(MARKDOWN_KIND, key, out)
         return out
 
     def load_facts(self) -> dict[str, object]:
