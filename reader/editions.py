@@ -127,7 +127,8 @@ class Switcher:
             f'{" (current)" if not e.folder else ""}</a></li>'
             for e in self.editions)
         return (f'<div class="md-version rd-editions"><button class="md-version__current" '
-                f'aria-label="Select edition" title="{html.escape(self.here.title)}">'
+                f'aria-label="Edition {html.escape(self.here.version)}: choose another" '
+                f'title="{html.escape(self.here.title)}">'
                 f'{html.escape(self.here.version)}</button>'
                 f'<ul class="md-version__list">{items}</ul></div>')
 

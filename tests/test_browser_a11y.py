@@ -1,6 +1,6 @@
 """Accessibility in a real headless browser: axe-core (tests/vendor/axe-core, WCAG 2.0/2.1 A and AA
 rules) finds no serious or critical violation on the home page, an article, a source page, a lab,
-the lowering-rules matrix and a phase page, in the light (`default`) and dark (`slate`) schemes;
+the lowering-rules matrix, a phase page and a diff page (both views), in the light (`default`) and dark (`slate`) schemes;
 line numbers (which axe does not read) keep 4.5:1; the interactive parts (line-number menu, matrix
 filter, scheme toggle, search) work from the keyboard alone, and a wide listing or table scrolls
 from it."""
@@ -19,6 +19,7 @@ from tests.browser_support import (
     serve_folder,
     wait,
 )
+from tests.test_filediff import demo  # noqa: F401  (the demo moved and built once)
 from tests.test_render_labs import REGISTRY
 
 pytestmark = pytest.mark.browser
@@ -199,6 +200,30 @@ def test_axe_finds_no_serious_violation_with_the_finder_and_go_to_line_open(brow
     wait(browser, lambda b: b.find_element("css selector", "input.rd-goto-input").is_displayed())
     found += axe_violations(browser, scheme)
     assert not found, _report(found)
+
+
+@pytest.fixture(scope="module")
+def demo_server(demo):  # noqa: F811
+    yield from serve_folder(demo[0] / "site")
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_axe_finds_no_serious_violation_on_a_diff_page_in_either_view(browser, demo_server, scheme):
+    """Syntax colours over the added and removed rows' tints, the diffstat, the edition switcher."""
+    browser.set_window_size(1280, 800)
+    url = f"{demo_server}/diffs/jax/_src/pallas/core.py.html"
+    browser.get(url)
+    set_scheme(browser, scheme)
+    found = {}
+    for view in ("unified", "split"):
+        _load(browser, url)
+        browser.find_element("css selector", f'.rd-diff-views button[data-view="{view}"]').click()
+        assert browser.find_elements("css selector", f".rd-diff-{view} .rd-add, .rd-diff-{view} .rd-del")
+        violations = axe_violations(browser, scheme)
+        if violations:
+            found[view] = violations
+    browser.execute_script("localStorage.removeItem('reader.diffView')")
+    assert not found, "\n".join(f"{scheme} {view}:\n{_report(v)}" for view, v in found.items())
 
 
 def _active(browser) -> dict:
