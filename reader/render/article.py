@@ -90,8 +90,8 @@ def render_article(doc: ArticleDoc, cache: Cache | None, prose: Prose) -> Page:
               prose.html(doc.intro, here)]
     texts = [doc.summary, doc.intro, *(text for _, text, _ in doc.sections), doc.outro,
              *(n.body for n in doc.notes)]
-    before += [f'<p class="rd-meta">Where this page reads “(not computed at these pins)”: '
-               f'{html.escape(why)}.</p>' for why in prose.absences(texts)]
+    before[1:1] = [f'<p class="rd-meta">Where this page reads “(not computed at these pins)”: '
+                   f'{html.escape(why)}.</p>' for why in prose.absences(texts)]  # under the lede
     for title, text, claim in doc.sections:
         before.append(f'<h2 id="rd-s-{slugify(title)}">{html.escape(title)}</h2>')
         before.append(prose.html(text, here))
