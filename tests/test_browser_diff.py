@@ -120,3 +120,39 @@ def test_both_views_show_both_editions_notes_with_live_code(demo, browser):  # n
     assert link and link[0].endswith("source/jax/_src/pallas/primitives.py.html#L5") and link[1].endswith("get_p")
     assert browser.execute_script("return document.querySelectorAll('.rd-diff-old .rd-k.rd-on span[class]').length") > 0
     _choose(browser, "unified")
+
+
+_UNSHOWN = """
+const shown = new Set(Array.from(document.querySelectorAll('.rd-diff-unified .rd-k > div:not(.rd-hunk, .rd-del)'),
+                                 r => +r.getAttribute('data-l').slice(6, 11)));
+for (let n = 1; n <= window.readerDiff.lines; n++) if (!shown.has(n)) return n;
+return null;
+"""
+
+
+def _go_to_line(browser, n: int) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    browser.find_element("tag name", "body").click()
+    ActionChains(browser).send_keys("l").perform()
+    wait(browser, lambda b: b.find_element("css selector", "input.rd-goto-input").is_displayed())
+    ActionChains(browser).send_keys(str(n), Keys.ENTER).perform()
+
+
+def test_go_to_line_goes_to_the_new_files_line_in_the_view_shown(demo, browser):  # noqa: F811
+    root, _cache = demo
+    diffs = root / "site" / "diffs" / "jax" / "_src" / "pallas"
+    selected = "return Array.from(document.querySelectorAll(arguments[0] + ' .rd-sel'), r => r.textContent)"
+    for view, side in (("unified", ".rd-diff-unified"), ("split", ".rd-diff-new")):
+        _open(browser, (diffs / "core.py.html").as_uri())
+        _choose(browser, view)
+        _go_to_line(browser, 15)
+        assert browser.current_url.endswith("#new-L15")
+        assert browser.execute_script(selected, side) == ["    total = a * b"]
+    _choose(browser, "unified")
+    # A line the diff does not show: on the file's own page.
+    unshown = browser.execute_script(_UNSHOWN)
+    assert unshown, "the demo's core.py diff shows every line"
+    _go_to_line(browser, unshown)
+    wait(browser, lambda b: b.current_url.endswith(f"source/jax/_src/pallas/core.py.html#L{unshown}"))

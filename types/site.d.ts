@@ -3,6 +3,7 @@
 
 interface ReaderCards { add(page: string, data: unknown): void }
 interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data: unknown): void; add(views: Element[]): void }
+interface ReaderDiff { lines: number; line(n: number): void }
 interface ReaderFinder { files(): void; line(): void }
 interface ReaderIr { put(id: string, html: string): void }
 interface ReaderScopes { add(path: string, data: [number, number, string, string, string][]): void }
@@ -23,6 +24,7 @@ interface Katex { render(tex: string, el: Element, options: object): void }
 interface Window {
   readerCards?: ReaderCards;
   readerCode?: ReaderCode;
+  readerDiff?: ReaderDiff;
   readerFinder?: ReaderFinder;
   readerIr?: ReaderIr;
   readerRuns?: ReaderRuns;

@@ -5,7 +5,9 @@
 // line beside the added line that replaced it, a blank where a side has none) with the previous
 // edition's notes, the new file's on the right with this edition's. Its lines keep their links and
 // highlighting (codeview.js paints them as it paints any view: `readerCode.add`). A line of either
-// file, `#new-L12` or `#old-L3` in the URL, is found in the view shown by the rows' numbers.
+// file, `#new-L12` or `#old-L3` in the URL, is found in the view shown by the rows' numbers;
+// `readerDiff.line(n)` goes to the new file's line n (finder.js's go-to-line), on its own page
+// when the diff does not show it.
 (function () {
   "use strict";
   var KEY = "reader.diffView";
@@ -196,6 +198,14 @@
         });
       });
       window.addEventListener("hashchange", function () { follow(root); });
+      window.readerDiff = {
+        lines: +(root.getAttribute("data-lines") || 0),
+        line: function (n) {
+          location.hash = "#new-L" + n;
+          follow(root);  // at once (no hashchange when the hash is already this line)
+          if (!chosen) location.href = (root.getAttribute("data-source") || "") + "#L" + n;
+        },
+      };
     });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);

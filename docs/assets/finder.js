@@ -87,9 +87,10 @@
     links[Math.max(0, Math.min(links.length - 1, at + (e.key === "ArrowDown" ? 1 : -1)))].focus();
   }
 
-  // Go to line: the page's own lines (`#L<n>`).
+  // Go to line: the page's own lines (`#L<n>`); on a diff page, the new file's (diff.js).
   var goto = null;
   function lastLine() {
+    if (window.readerDiff) return window.readerDiff.lines;
     var lines = document.querySelectorAll(".rd-file .rd-k > div[id^='L']");
     var m = lines.length ? /^L(\d+)$/.exec(lines[lines.length - 1].id) : null;
     return m ? +m[1] : 0;
@@ -105,6 +106,7 @@
         var n = parseInt(goto.input.value, 10);
         if (!(n >= 1 && n <= last)) { goto.status.textContent = "A line from 1 to " + last; return; }
         goto.dialog.close();
+        if (window.readerDiff) { window.readerDiff.line(n); return; }
         location.hash = "#L" + n;
         var line = document.getElementById("L" + n);
         if (line) {

@@ -152,7 +152,8 @@ def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, r
              *_placed(old.notes, unified, True, page, prose, edition)]
     title = f"{doc.path}: changes since {edition}"
     body = render("diff.j2", path=doc.path, edition=edition, release=release, diff=diff,
-                  source=rel(page, source_page(doc.path)), unified=Markup(_view(unified, notes)))
+                  source=rel(page, source_page(doc.path)), lines=len(doc.text.splitlines()),
+                  unified=Markup(_view(unified, notes)))
     return Page(page, title, page_markdown(title, ["toc", "navigation"]), body)
 
 
