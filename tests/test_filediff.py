@@ -50,6 +50,10 @@ def _build(tmp, monkeypatch):
     shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO_ROOT / "docs", root / "docs")
     (root / "track.yaml").write_text(TRACK)
+    # A v0 note citing a fact (core.py's lines: 19 at v0, 26 at v1) that v1 drops.
+    yaml = root / "annotations" / "demo.yaml"
+    yaml.write_text(yaml.read_text().replace(
+        "body: Gone in v1.", "body: Gone in v1. Core had {{fact:lines.jax._src.pallas.core}} lines."))
     git(root, "add", "-A")
     git(root, "commit", "-q", "--amend", "--no-edit")
     assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
@@ -116,6 +120,7 @@ def test_the_previous_editions_notes_sit_beside_the_old_lines(built):
     head = re.search(r'class="rd-range" href="#uL(\d+)">lines (\d+)', body)
     assert head and int(head[1]) == first and rows[first - 1][1].split()[0] == head[2]
     assert '<span class="rd-from">Demo</span>' in body
+    assert "Core had 19 lines." in body  # its fact as v0 computed it (26 at v1)
     # A v0 note on an unchanged line sits beside it too.
     quote = [lines for lines, body in notes if "Its signature changes" in body and "rd-note-was" in body]
     assert quote and quote[0].startswith("uL")

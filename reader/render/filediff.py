@@ -141,15 +141,16 @@ def _placed(notes: Sequence[NoteView], rows: Sequence[Row], old: bool, page: str
 
 
 def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, release: str,
-                 cache: Cache | None, prose: Prose) -> Page:
+                 cache: Cache | None, prose: Prose, was_prose: Prose) -> Page:
     """The diff page of one file between the previous edition (`old`, its refs resolved against
     the current pins, its notes the previous edition's) and now: the unified view, with this
     edition's notes beside the new lines and the previous edition's beside the old ones (diff.js
-    builds the side-by-side view from it when the reader chooses it)."""
+    builds the side-by-side view from it when the reader chooses it). `was_prose` renders the
+    previous edition's notes, its facts the previous edition's."""
     page = diff_page(doc.path)
     unified = unified_rows(diff, linked_lines(old, page, cache), linked_lines(doc, page, cache))
     notes = [*_placed(doc.notes, unified, False, page, prose),
-             *_placed(old.notes, unified, True, page, prose, edition)]
+             *_placed(old.notes, unified, True, page, was_prose, edition)]
     title = f"{doc.path}: changes since {edition}"
     body = render("diff.j2", path=doc.path, edition=edition, release=release, diff=diff,
                   source=rel(page, source_page(doc.path)), lines=len(doc.text.splitlines()),

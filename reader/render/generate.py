@@ -222,6 +222,8 @@ class Pages:
         texts = [text for job in todo for text in self.kinds[job.kind].prose(world, job.inputs)]
         if any("{{fact:" in text for text in texts):
             world.prose.load_facts()
+            if world.previous is not None:
+                world.previous.facts  # noqa: B018  (once, before the workers fork: the diff pages' older notes)
         for name in _figures_in(texts):
             _figures(world)(name)
 

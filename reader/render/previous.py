@@ -67,6 +67,14 @@ class Previous:
     def text(self, pin: str, path: str) -> str:
         return self.corpus.read_text(pin, path)
 
+    @cached_property
+    def facts(self) -> dict[str, object]:
+        """Its computed facts by name, what `{{fact:NAME}}` in its notes showed (computed once per
+        set of pinned blobs, then read from the cache: `load_facts`)."""
+        from reader.extract.fact import load_facts
+
+        return {f.name: f.value for f in load_facts(self.corpus).facts}
+
     def notes_on(self, paths: Collection[str]) -> dict[str, list[NoteView]]:
         """Path -> this edition's notes on it, for `paths`, each placed at this edition's pins: its
         annotations as committed at the record's `old_rev` (read through git once, as its own

@@ -45,8 +45,10 @@ class DiffKind:
                         refs=linked_refs(world.index, refs), notes=inputs.was)
         pin = world.corpus.pins[doc.pin]
         now = pin.release.replace("==", " ") or f"{doc.pin} {pin.commit[:7]}"
+        # Its notes' facts as the previous edition computed them; one it did not: not computed.
+        was_prose = replace(world.prose, facts=lambda: previous.facts, absent=lambda _name: "", unresolved=[])
         return diff_page_of(doc, old, inputs.diff, inputs.since, now,
-                            world.cache, world.prose)
+                            world.cache, world.prose, was_prose)
 
     def prose(self, world: World, inputs: DiffInputs) -> Iterable[str]:
         return [n.body for n in (*inputs.notes, *inputs.was)]
