@@ -4,8 +4,9 @@ pages are rendered from (`kind.Site`): the notes at the pins, the source docs, t
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -243,13 +244,19 @@ def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
     out = {}
     for lab in labs:
         key = page_key(world, "lab-refs", lab.name, lab.text)
-        found = cache.get_object(LAB_REFS_KIND, key) if cache is not None else None
-        if not isinstance(found, list):
-            found = index.references_in(lab.text, lab.path)
-            if cache is not None:
-                cache.put_object(LAB_REFS_KIND, key, found)
-        out[lab.name] = found
+        out[lab.name] = _kept(cache, LAB_REFS_KIND, key, list,
+                              partial(index.references_in, lab.text, lab.path))
     return out
+
+
+def _kept[T](cache: Cache | None, kind: str, key: str, type_: type[T], compute: Callable[[], T]) -> T:
+    """The object kept under (`kind`, `key`) when it is a `type_`, else `compute()`, kept."""
+    found = cache.get_object(kind, key) if cache is not None else None
+    if not isinstance(found, type_):
+        found = compute()
+        if cache is not None:
+            cache.put_object(kind, key, found)
+    return found
 
 
 RESOLVED_KIND = "resolved"
@@ -259,13 +266,8 @@ def _resolved(article: Article, corpus: Corpus, symbols: PinnedSymbols, cache: C
               world: str) -> tuple[ResolvedNote, ...]:
     """An article's notes at the pins, read back while its notes and the world (the pins and
     their files: what placing a note reads) are unchanged."""
-    key = page_key(world, RESOLVED_KIND, article.notes)
-    found = cache.get_object(RESOLVED_KIND, key) if cache is not None else None
-    if not isinstance(found, tuple):
-        found = resolve(article, corpus, symbols)
-        if cache is not None:
-            cache.put_object(RESOLVED_KIND, key, found)
-    return found
+    return _kept(cache, RESOLVED_KIND, page_key(world, RESOLVED_KIND, article.notes), tuple,
+                 lambda: resolve(article, corpus, symbols))
 
 
 LABS_BY_FILE_KIND = "labs-by-file"
@@ -275,13 +277,8 @@ def _labs_by_file(index: Index, labs: Sequence[LabInfo], refs: Mapping[str, Sequ
                   cache: Cache | None, world: str) -> dict[str, tuple[TitledPage, ...]]:
     """`docs.labs_by_file`, read back while the world and the labs (their texts: their
     references) are unchanged."""
-    key = page_key(world, LABS_BY_FILE_KIND, labs)
-    found = cache.get_object(LABS_BY_FILE_KIND, key) if cache is not None else None
-    if not isinstance(found, dict):
-        found = labs_by_file(index, labs, refs)
-        if cache is not None:
-            cache.put_object(LABS_BY_FILE_KIND, key, found)
-    return found
+    return _kept(cache, LABS_BY_FILE_KIND, page_key(world, LABS_BY_FILE_KIND, labs), dict,
+                 lambda: labs_by_file(index, labs, refs))
 
 
 def _share_symbols(index: Index, corpus: Corpus, paths: set[str]) -> PinnedSymbols:
