@@ -162,7 +162,7 @@ def test_the_error_for_a_primitive_without_a_rule_lands_on_its_row(browser, serv
     results[0].click()
     row = wait(browser, lambda b: b.find_element("css selector", "tr:target"))
     assert row.get_attribute("id") == "p-jax-src-pallas-primitives-load-p"
-    assert row.find_element("css selector", "a[title*='_load_rule']").text == "✓"
+    assert row.find_element("css selector", "a[aria-label*='_load_rule']").text == "✓"
 
 
 def test_search_from_the_keyboard_and_from_disk(browser, site):

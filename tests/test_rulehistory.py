@@ -270,9 +270,11 @@ def test_the_history_read_in_parallel_builds_the_site_the_one_process_build_does
     lowering-rules page with the history and the unread releases named by release and file."""
     import os
     import shutil
+    import threading
 
     from reader.cache import KEPT
     from reader.site import build_site
+    from reader.workers import Workers
     from tests.conftest import REPO_ROOT
     from tests.test_site import _files
 
@@ -297,6 +299,13 @@ def test_the_history_read_in_parallel_builds_the_site_the_one_process_build_does
         forks.append(1)
         return fork()
     monkeypatch.setattr(os, "fork", counted_fork)
+    # Threads other tests left idle (their HTTP servers) are not the build's: its workers may fork
+    # beside them here as they would in a process of its own.
+    foreign = set(threading.enumerate()) - {threading.current_thread()}
+    real = Workers.may_fork
+    monkeypatch.setattr(Workers, "may_fork", lambda self: real(self) or (self.parallel and all(
+        t is threading.current_thread() or t in self._pool_threads or t in foreign
+        for t in threading.enumerate())))
     for jobs in (1, 2):
         # the second: the blobs and the releases' records the first kept, nothing derived
         cache, source = tmp_path / f"cache-{jobs}", fetched if jobs == 1 else tmp_path / "cache-1"
