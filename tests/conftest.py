@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,3 +73,21 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cache:
     root = tmp_path / "cache"
     monkeypatch.setenv("READER_CACHE", str(root))
     return Cache(root)
+
+
+class Forks(list):
+    """The test's `os.fork` calls; one while `serial` is set fails it (a one-process build forked)."""
+
+    serial = False
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> Forks:
+    counted, fork = Forks(), os.fork
+
+    def counted_fork() -> int:
+        assert not counted.serial, "a one-process build forked"
+        counted.append(1)
+        return fork()
+    monkeypatch.setattr(os, "fork", counted_fork)
+    return counted

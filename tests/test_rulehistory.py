@@ -263,7 +263,7 @@ phases:
 
 
 def test_the_history_read_in_parallel_builds_the_site_the_one_process_build_does(
-        project, index, tmp_path, monkeypatch):
+        project, index, tmp_path, monkeypatch, forks):
     """`--jobs 1` reads the releases in the build's process, forking nothing; two workers read
     them on forked processes while the build goes on, from the archives' records the first kept
     (only the release never had is asked for again); the sites are byte for byte the same, the
@@ -292,21 +292,14 @@ def test_the_history_read_in_parallel_builds_the_site_the_one_process_build_does
             f.write(f"{spec} {os.getpid()}\n")
         return index(spec, dest)
     monkeypatch.setattr("reader.fetch.pip_download_sdist", download)
-    fork, forks = os.fork, []
-
-    def counted_fork() -> int:
-        assert jobs != 1, "a one-process build forked"
-        forks.append(1)
-        return fork()
-    monkeypatch.setattr(os, "fork", counted_fork)
     # Threads other tests left idle (their HTTP servers) are not the build's: its workers may fork
     # beside them here as they would in a process of its own.
     foreign = set(threading.enumerate()) - {threading.current_thread()}
-    real = Workers.may_fork
-    monkeypatch.setattr(Workers, "may_fork", lambda self: real(self) or (self.parallel and all(
+    monkeypatch.setattr(Workers, "may_fork", lambda self: self.parallel and all(
         t is threading.current_thread() or t in self._pool_threads or t in foreign
-        for t in threading.enumerate())))
+        for t in threading.enumerate()))
     for jobs in (1, 2):
+        forks.serial = jobs == 1
         # the second: the blobs and the releases' records the first kept, nothing derived
         cache, source = tmp_path / f"cache-{jobs}", fetched if jobs == 1 else tmp_path / "cache-1"
         for part in ("objects", "pins", *(["derived/" + KEPT] if jobs == 2 else [])):

@@ -186,24 +186,17 @@ def test_editing_an_articles_prose_patches_its_page_without_mkdocs(small):
     assert "First see" in (small.root / "site/articles/tour.html").read_text()
 
 
-def test_the_parallel_build_equals_the_one_process_build(small, tmp_path, monkeypatch):
+def test_the_parallel_build_equals_the_one_process_build(small, tmp_path, monkeypatch, forks):
     """`--jobs 1` forks nothing (every stage runs in the build's process: pdb works); two
     workers fork for every stage that can, and the sites are byte for byte the same."""
-    import os
 
     from reader import linkcheck
     from reader.render import parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 1)
     monkeypatch.setattr(linkcheck, "MIN_PARALLEL", 1)
-    fork, forks = os.fork, []
-
-    def counted_fork() -> int:
-        assert jobs != 1, "a one-process build forked"
-        forks.append(1)
-        return fork()
-    monkeypatch.setattr(os, "fork", counted_fork)
     for jobs in (1, 2):
+        forks.serial = jobs == 1
         monkeypatch.setenv("READER_CACHE", str(tmp_path / f"cache-{jobs}"))
         shutil.copytree(small.cache / "objects", tmp_path / f"cache-{jobs}" / "objects")
         shutil.copytree(small.cache / "pins", tmp_path / f"cache-{jobs}" / "pins")
