@@ -16,7 +16,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -289,6 +289,16 @@ def _alive(staging: str) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def kept_object[T](cache: Cache | None, kind: str, key: str, type_: type[T], compute: Callable[[], T]) -> T:
+    """The object `cache` keeps under (`kind`, `key`) when it is a `type_`, else `compute()`, kept."""
+    found = cache.get_object(kind, key) if cache is not None else None
+    if not isinstance(found, type_):
+        found = compute()
+        if cache is not None:
+            cache.put_object(kind, key, found)
+    return found
 
 
 def default_root() -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from reader.cache import Cache, blob_sha
+from reader.cache import Cache, blob_sha, kept_object
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input, shown
 
@@ -49,14 +49,7 @@ def load_track(path: Path, cache: Cache | None = None) -> Track:
     """Read and check `track.yaml`; a problem is reported with its line. With a `cache`, the
     outline of the same bytes is read back (no YAML parser loaded)."""
     text = read_input(path)
-    key = blob_sha(text.encode())
-    hit = cache.get_object(TRACK_KIND, key) if cache is not None else None
-    if isinstance(hit, Track):
-        return hit
-    track = _track(path, text)
-    if cache is not None:
-        cache.put_object(TRACK_KIND, key, track)
-    return track
+    return kept_object(cache, TRACK_KIND, blob_sha(text.encode()), Track, lambda: _track(path, text))
 
 
 def _track(path: Path, text: str) -> Track:

@@ -4,7 +4,7 @@ pages are rendered from (`kind.Site`): the notes at the pins, the source docs, t
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import Any
 from reader.annotations import Article, ResolvedNote, load_articles, resolve
 from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
-from reader.cache import Cache
+from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
 from reader.extract import Index
 from reader.extract.fact import Facts, load_facts
@@ -244,19 +244,9 @@ def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
     out = {}
     for lab in labs:
         key = page_key(world, "lab-refs", lab.name, lab.text)
-        out[lab.name] = _kept(cache, LAB_REFS_KIND, key, list,
+        out[lab.name] = kept_object(cache, LAB_REFS_KIND, key, list,
                               partial(index.references_in, lab.text, lab.path))
     return out
-
-
-def _kept[T](cache: Cache | None, kind: str, key: str, type_: type[T], compute: Callable[[], T]) -> T:
-    """The object kept under (`kind`, `key`) when it is a `type_`, else `compute()`, kept."""
-    found = cache.get_object(kind, key) if cache is not None else None
-    if not isinstance(found, type_):
-        found = compute()
-        if cache is not None:
-            cache.put_object(kind, key, found)
-    return found
 
 
 RESOLVED_KIND = "resolved"
@@ -266,7 +256,7 @@ def _resolved(article: Article, corpus: Corpus, symbols: PinnedSymbols, cache: C
               world: str) -> tuple[ResolvedNote, ...]:
     """An article's notes at the pins, read back while its notes and the world (the pins and
     their files: what placing a note reads) are unchanged."""
-    return _kept(cache, RESOLVED_KIND, page_key(world, RESOLVED_KIND, article.notes), tuple,
+    return kept_object(cache, RESOLVED_KIND, page_key(world, RESOLVED_KIND, article.notes), tuple,
                  lambda: resolve(article, corpus, symbols))
 
 
@@ -277,7 +267,7 @@ def _labs_by_file(index: Index, labs: Sequence[LabInfo], refs: Mapping[str, Sequ
                   cache: Cache | None, world: str) -> dict[str, tuple[TitledPage, ...]]:
     """`docs.labs_by_file`, read back while the world and the labs (their texts: their
     references) are unchanged."""
-    return _kept(cache, LABS_BY_FILE_KIND, page_key(world, LABS_BY_FILE_KIND, labs), dict,
+    return kept_object(cache, LABS_BY_FILE_KIND, page_key(world, LABS_BY_FILE_KIND, labs), dict,
                  lambda: labs_by_file(index, labs, refs))
 
 

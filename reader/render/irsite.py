@@ -18,7 +18,7 @@ from typing import NamedTuple
 from markupsafe import Markup
 
 from reader.annotations import Article
-from reader.cache import Cache
+from reader.cache import Cache, kept_object
 from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract import Index
@@ -156,15 +156,10 @@ class IrPages:
             corpus_key(self.corpus, SUMMARY_KIND) if cache is not None else "",
             [(page, title, own, d) for (page, title, own, _, _), d in zip(self._sources, digests, strict=True)],
             sorted((lab.name, lab.path) for lab in self.labs.values()))).encode()).hexdigest()
-        hit = cache.get_object(SUMMARY_KIND, key) if cache is not None else None
-        if isinstance(hit, IrSummary):
-            return hit
-        found = IrSummary(self._emitted(), self._kernels(), tuple(self._coverage()),
-                          tuple(PageDigest(v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own),
-                          {v.page: self._reads(v) for v in self.views})
-        if cache is not None:
-            cache.put_object(SUMMARY_KIND, key, found)
-        return found
+        return kept_object(cache, SUMMARY_KIND, key, IrSummary, lambda: IrSummary(
+            self._emitted(), self._kernels(), tuple(self._coverage()),
+            tuple(PageDigest(v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own),
+            {v.page: self._reads(v) for v in self.views}))
 
     @property
     def emitted(self) -> dict[str, tuple[TitledPage, ...]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from reader.cache import Cache
+from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
 from reader.diff.history import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
@@ -81,9 +81,9 @@ class Previous:
         edition's pages read them: `editions.checkout`). Kept in the cache by the record and the
         paths: a commit's notes at fixed pins do not change."""
         key = hashlib.sha1(f"{self._key}\0{sorted(paths)!r}".encode()).hexdigest()
-        kept = self._cache.get_object(NOTES_KIND, key)
-        if isinstance(kept, dict):
-            return kept
+        return kept_object(self._cache, NOTES_KIND, key, dict, lambda: self._place_notes(paths))
+
+    def _place_notes(self, paths: Collection[str]) -> dict[str, list[NoteView]]:
         from reader.annotations import load_articles, resolve
         from reader.annotations.resolve import PinnedSymbols
         from reader.editions import checkout, older_edition
@@ -96,7 +96,6 @@ class Previous:
             resolved = [resolve(n, corpus, symbols) for n in article.notes if n.path in paths]
             for view in note_views(article, resolved, corpus):
                 out[view.path].append(view)
-        self._cache.put_object(NOTES_KIND, key, dict(out))
         return dict(out)
 
 
