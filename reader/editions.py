@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reader.cache import Cache, atomic_write
-from reader.diff.history import MoveRecord
 from reader.errors import GitError, InputError, Location
+from reader.move.record import MoveRecord
 from reader.pins import Pin, load_pins
 from reader.render.moves import load_moves
 

@@ -16,13 +16,13 @@ from reader.annotations import load_articles, resolve
 from reader.cache import Cache
 from reader.cli import main
 from reader.corpus import Corpus, Project
-from reader.diff.changes import DiffReport, FactChange, FactsUncomputed, NoteChange, PinChange
-from reader.diff.comment import markdown
-from reader.diff.compare import diff_sides
-from reader.diff.printers import PRINTERS
-from reader.diff.sides import load_side
 from reader.errors import Location
 from reader.extract.fact import Fact, Facts, Unknown
+from reader.move.changes import DiffReport, FactChange, FactsUncomputed, NoteChange, PinChange
+from reader.move.comment import markdown
+from reader.move.compare import diff_sides
+from reader.move.printers import PRINTERS
+from reader.move.sides import load_side
 from tests.conftest import REPO_ROOT, git
 from tests.diff_project import ANNOTATION, make_demo
 
@@ -218,7 +218,7 @@ def _facts(values: dict, *unknown: Unknown) -> Facts:
 
 def test_facts_name_the_prose_that_cites_them():
     from reader.annotations.load import load_file
-    from reader.diff.tables import diff_facts
+    from reader.move.tables import diff_facts
 
     loaded = load_file(Path(__file__).parent / "fixtures" / "diff" / "facts-demo.yaml",
                        "annotations/facts-demo.yaml")
@@ -264,7 +264,7 @@ SM90 = Location("tokamax/_src/ops/attention/pallas_mosaic_gpu_kernel_sm90.py", 1
 
 def test_facts_an_extractor_cannot_compute_are_a_change_for_a_person():
     from reader.annotations.load import load_file
-    from reader.diff.tables import diff_facts
+    from reader.move.tables import diff_facts
 
     loaded = load_file(Path(__file__).parent / "fixtures" / "diff" / "facts-demo.yaml",
                        "annotations/facts-demo.yaml")

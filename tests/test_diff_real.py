@@ -13,10 +13,10 @@ from markdown_it import MarkdownIt
 
 from reader.cache import Cache
 from reader.cli import main
-from reader.diff.move import move_pin
 from reader.errors import FetchError
 from reader.fetch import ArchiveSource, InstalledSource, fetch_pin, pip_download_sdist
 from reader.lockfile import lock_from_listing
+from reader.move.pin import move_pin
 from reader.pins import Pin, dump_lock, load_lock, load_pins
 from tests.conftest import FIXTURES, git
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from reader.cli import main
-from reader.diff.history import MoveRecord
 from reader.errors import InputError
+from reader.move.record import MoveRecord
 from reader.render.moves import load_moves, move_page
 from tests.diff_project import make_demo
 

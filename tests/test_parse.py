@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from reader.corpus import Corpus, Project
-from reader.diff.code import signatures_of
 from reader.errors import Location
 from reader.extract.parse import ParseError, fast_ast, located, lowered_ast, parse_ast, parse_module
 from reader.extract.scan import summarize
 from reader.extract.symbols import symbols_of
 from reader.model import module_of
+from reader.move.code import signatures_of
 
 ROOT = Path(__file__).resolve().parents[1]
 

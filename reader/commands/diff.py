@@ -11,7 +11,7 @@ from reader.cache import Cache
 from reader.errors import InputError, Location
 
 FORMATS = ("json", "markdown", "text")
-"""The printers of `reader.diff.printers.PRINTERS` (named here so that parsing imports no diff code)."""
+"""The printers of `reader.move.printers.PRINTERS` (named here so that parsing imports no diff code)."""
 
 
 def add_parser(sub) -> None:
@@ -45,11 +45,11 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from reader.annotations import load_articles
     from reader.corpus import Corpus, Project
-    from reader.diff.changes import NoteChange
-    from reader.diff.compare import ClaimRuns, diff_sides
-    from reader.diff.notes import apply_moved
-    from reader.diff.printers import PRINTERS
-    from reader.diff.sides import is_rev_spec, load_side
+    from reader.move.changes import NoteChange
+    from reader.move.compare import ClaimRuns, diff_sides
+    from reader.move.notes import apply_moved
+    from reader.move.printers import PRINTERS
+    from reader.move.sides import is_rev_spec, load_side
 
     root = Path(args.project)
     old = load_side(root, args.old)
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 def _record(root: Path, rev: str, old, new, report, cache: Cache, out: Path) -> None:
     from reader.annotations import load_articles
     from reader.corpus import Corpus, Project
-    from reader.diff.history import FATES, articles_at, move_record, write_record
+    from reader.move.record import FATES, articles_at, move_record, write_record
 
     old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache)
     new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache)

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from reader.annotations import Article
 from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.diff.history import MoveFile
 from reader.extract import Index
 from reader.extract.rulehistory import RuleHistory
 from reader.extract.ruletable import RuleTable
 from reader.model import Reference
+from reader.move.record import MoveFile
 from reader.render.docs import Docs
 from reader.render.filediff import FileDiff
 from reader.render.labs import ArtifactRun, LabInfo

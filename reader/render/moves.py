@@ -7,9 +7,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from reader.diff.history import FATES, MoveFile, MoveRecord, PinMove
 from reader.errors import InputError, Location
 from reader.inputs import read_input
+from reader.move.record import FATES, MoveFile, MoveRecord, PinMove
 from reader.render.filediff import Files, diff_page
 from reader.render.model import Page
 from reader.render.pages import page_markdown, with_prose

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
-from reader.diff.history import MoveFile, MoveRecord
+from reader.move.record import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
 from reader.progress import unsaid
 from reader.render.model import NoteView
@@ -114,7 +114,7 @@ def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previo
 
 def _read(root: Path, record: MoveRecord, cache: Cache) -> Kept:
     """The old pins from git (`record.old`), their files fetched and verified."""
-    from reader.diff.sides import load_side
+    from reader.move.sides import load_side
 
     side = load_side(root, record.old)
     with unsaid():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from reader.diff.history import MoveRecord
+from reader.move.record import MoveRecord
 from reader.render.filediff import Files, diff_page, files_changed
 from reader.render.kind import Site, World
 from reader.render.model import Page

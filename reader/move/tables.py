@@ -6,10 +6,10 @@ import json
 
 from reader.annotations import Article
 from reader.annotations.markup import parse
-from reader.diff.changes import Change, FactChange, FactsUncomputed, RuleChange
 from reader.errors import Location
 from reader.extract.fact import Facts, Unknown
 from reader.extract.ruletable import RuleEntry, RuleTable
+from reader.move.changes import Change, FactChange, FactsUncomputed, RuleChange
 
 
 def _rule(e: RuleEntry) -> str:

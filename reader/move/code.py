@@ -6,10 +6,10 @@ import ast
 import difflib
 import re
 
-from reader.diff.changes import SymbolChange
 from reader.extract.parse import ParseError, located, parse_ast
 from reader.extract.symbols import symbols_of
 from reader.model import Span, Symbol
+from reader.move.changes import SymbolChange
 
 HUNK_RE = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from reader.diff.changes import (
+from reader.move.changes import (
     Change,
     ClaimChange,
     DiffReport,

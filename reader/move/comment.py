@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from reader.diff.changes import (
+from reader.move.changes import (
     ClaimChange,
     DiffReport,
     FactChange,
@@ -20,7 +20,7 @@ from reader.diff.changes import (
     RuleChange,
     span_text,
 )
-from reader.diff.fmt import (
+from reader.move.fmt import (
     FILE_STATUSES,
     NOTE_ORDER,
     STATUSES,

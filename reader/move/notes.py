@@ -12,11 +12,11 @@ from reader.annotations.accept import Stamp, stamp_notes
 from reader.annotations.anchor import symbols_in
 from reader.cache import atomic_write_all
 from reader.corpus import Corpus
-from reader.diff.changes import NoteChange
-from reader.diff.code import unified
 from reader.errors import Location
 from reader.extract.parse import ParseError, located
 from reader.model import Span
+from reader.move.changes import NoteChange
+from reader.move.code import unified
 
 
 def _text(corpus: Corpus, path: str) -> tuple[str, str] | None:

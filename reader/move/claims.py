@@ -9,9 +9,9 @@ from reader.cache import Cache
 from reader.claims.env import Env, environment
 from reader.claims.run import Outcome, pins_digest, run_claims
 from reader.claims.track import TrackClaim, claims_of
-from reader.diff.changes import Change, ClaimChange, ClaimsUncomputed
-from reader.diff.sides import Side
 from reader.errors import Location, ReaderError
+from reader.move.changes import Change, ClaimChange, ClaimsUncomputed
+from reader.move.sides import Side
 
 
 def diff_claims(articles: Sequence[Article], old: Side, new: Side, cache: Cache, timeout: float,

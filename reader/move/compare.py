@@ -9,16 +9,16 @@ from reader.annotations import load_articles
 from reader.annotations.check import FactSource, computed_facts
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.diff.changes import Change, DiffReport, FileChange, PinChange, RulesUncomputed
-from reader.diff.claims import diff_claims
-from reader.diff.code import diff_symbols
-from reader.diff.notes import annotated_symbols, diff_notes
-from reader.diff.sides import Side
-from reader.diff.tables import diff_facts, diff_rules
 from reader.errors import Location
 from reader.extract import build_index
 from reader.extract.fact import ExtractError
 from reader.extract.ruletable import RuleTable, load_rules
+from reader.move.changes import Change, DiffReport, FileChange, PinChange, RulesUncomputed
+from reader.move.claims import diff_claims
+from reader.move.code import diff_symbols
+from reader.move.notes import annotated_symbols, diff_notes
+from reader.move.sides import Side
+from reader.move.tables import diff_facts, diff_rules
 from reader.pins import LockEntry
 from reader.progress import say
 

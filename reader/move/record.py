@@ -13,8 +13,8 @@ from reader.annotations import Article, Note, load_articles, resolve
 from reader.annotations.load import ANNOTATIONS_DIR
 from reader.annotations.resolve import PinnedSymbols
 from reader.corpus import Corpus
-from reader.diff.changes import DiffReport
 from reader.errors import GitError, InputError, Location
+from reader.move.changes import DiffReport
 
 FATES = ("unchanged", "moved", "re-read", "rewritten", "retired", "added", "unplaced")
 """unchanged: same words on the same code at the same lines; moved: same words and code, other

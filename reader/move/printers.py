@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from reader.diff.changes import DiffReport, PinChange
-from reader.diff.comment import markdown
-from reader.diff.fmt import (
+from reader.move.changes import DiffReport, PinChange
+from reader.move.comment import markdown
+from reader.move.fmt import (
     FILE_STATUSES,
     NOTE_ORDER,
     STATUSES,
