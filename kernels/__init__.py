@@ -28,6 +28,10 @@ class Blind:
         return self.upstream.partition("::")[2]
 
 
+OUTLINE, EXTRA = "LAB·", "EXTRA·"
+"""The label prefixes of the outline's labs and of the track's own."""
+
+
 @dataclass(frozen=True)
 class Lab:
     """One lab: `python -m kernels.<name>` runs it, `reader run <name>` too."""
@@ -37,7 +41,8 @@ class Lab:
     title: str
     """The lab's title in the outline, e.g. `Tiled matmul`."""
     label: str
-    """The outline label, e.g. `LAB·2.1`."""
+    """The outline's own label, e.g. `LAB·1.2` (its numbers, gaps included); a lab the outline does
+    not list, the track's own, is `EXTRA·A`, `EXTRA·B`, ... in track order."""
     phase: int
     """The track phase (1-6) whose outline lists the lab."""
     blind: Blind | None = None
@@ -49,8 +54,13 @@ class Lab:
 
     @property
     def heading(self) -> str:
-        """`LAB·2.1 · Tiled matmul`: how the outline prints the lab."""
+        """`LAB·1.2 · Tiled matmul`: how the outline prints the lab."""
         return f"{self.label} · {self.title}"
+
+    @property
+    def in_outline(self) -> bool:
+        """Whether the outline lists the lab (`LAB·x.y`), rather than the track adding it (`EXTRA·X`)."""
+        return self.label.startswith(OUTLINE)
 
     @property
     def path(self) -> Path:
@@ -60,17 +70,17 @@ class Lab:
 
 LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("first_kernels", "First kernels", "LAB·1.1", 1),
-    Lab("tiled_matmul", "Tiled matmul", "LAB·2.1", 2),
-    Lab("pipelining", "Pipelining profile", "LAB·3.1", 3),
-    Lab("lowering_ladder", "The lowering ladder", "LAB·4.1", 4),
-    Lab("finding_the_spill", "Finding the spill", "LAB·4.2", 4),
-    Lab("flash_attention", "Flash attention, blind", "LAB·5.1", 5, Blind(
+    Lab("tiled_matmul", "Tiled matmul", "LAB·1.2", 2),
+    Lab("pipelining", "Pipelining profile", "LAB·1.4", 3),
+    Lab("lowering_ladder", "The lowering ladder", "LAB·2.1", 4),
+    Lab("finding_the_spill", "Finding the spill", "LAB·2.2", 4),
+    Lab("flash_attention", "Flash attention, blind", "LAB·3.2", 5, Blind(
         "flash_attention_blind", "flash_kernel",
         "jax/experimental/pallas/ops/tpu/flash_attention.py::_flash_attention_kernel_single_batch")),
-    Lab("flash_attention_bwd", "The backward pass", "LAB·5.2", 5),
-    Lab("block_sparse", "Block-sparse attention", "LAB·5.3", 5),
-    Lab("ring_attention", "Ring attention", "LAB·6.1", 6),
-    Lab("autotuned_op", "An autotuned op", "LAB·6.2", 6),
+    Lab("flash_attention_bwd", "The backward pass", "LAB·3.3", 5),
+    Lab("block_sparse", "Block-sparse attention", "EXTRA·A", 5),
+    Lab("ring_attention", "Ring attention", "LAB·4.2", 6),
+    Lab("autotuned_op", "An autotuned op", "EXTRA·B", 6),
 )}
 
 

@@ -1,4 +1,7 @@
-"""LAB·6.2 · An autotuned op: the flash kernel wrapped as a tokamax `Op`, tuned and cached.
+"""EXTRA·B · An autotuned op: the flash kernel wrapped as a tokamax `Op`, tuned and cached.
+
+The track's own lab, not one of the outline's (hence `EXTRA·B`, not a `LAB·` number): it
+wraps LAB·3.2's and LAB·3.3's kernels the way the tokamax articles read tokamax's own.
 
 tokamax turns a kernel into a library op in four pieces, all on `tokamax.Op`: `_fwd` runs
 the kernel with a config; `_get_heuristics_config` answers when nothing was tuned;
@@ -72,7 +75,7 @@ class DispatchKey(Mapping[str, Any]):
 
 @dataclasses.dataclass(frozen=True)
 class FlashAttentionOp(tokamax.Op[Any, jax.Array, None, Config, DispatchKey]):
-    """Flash attention (LAB·5.1's forward, LAB·5.2's backward) as a configurable tokamax op."""
+    """Flash attention (LAB·3.2's forward, LAB·3.3's backward) as a configurable tokamax op."""
 
     config_cls: ClassVar[type[Config]] = Config
     supports_symbolic_shapes: ClassVar[bool] = False

@@ -1,4 +1,7 @@
-"""LAB·5.3 · Block-sparse attention: the mask turned into a schedule the kernel reads.
+"""EXTRA·A · Block-sparse attention: the mask turned into a schedule the kernel reads.
+
+The track's own lab, not one of the outline's (hence `EXTRA·A`, not a `LAB·` number): it
+carries LAB·3.2's kernel from a causal mask to any mask, the way splash attention does.
 
 A mask that is not arithmetic (here a causal sliding window plus a few "sink" tokens every
 query may attend to) costs nothing at run time if it is processed ahead of time: cut it into

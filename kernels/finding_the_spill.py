@@ -1,4 +1,4 @@
-"""LAB·4.2 · Finding the spill: a block size that drives register pressure past the limit.
+"""LAB·2.2 · Finding the spill: a block size that drives register pressure past the limit.
 
 A Triton matmul keeps its `bm x bn` f32 accumulator in registers for the whole K loop, spread
 over the `32 x num_warps` threads of the program: `bm * bn / (32 * num_warps)` registers per

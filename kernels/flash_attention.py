@@ -1,4 +1,4 @@
-"""LAB·5.1 · Flash attention, blind: the forward pass written from the derivation, then diffed.
+"""LAB·3.2 · Flash attention, blind: the forward pass written from the derivation, then diffed.
 
 Write the kernel yourself first: copy `kernels/flash_attention_blind.py` (the derivation's
 steps as TODOs, the same signature as `flash_kernel` here), fill it in, then

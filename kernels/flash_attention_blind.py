@@ -1,4 +1,4 @@
-"""LAB·5.1, your copy: the flash attention forward kernel as the derivation's steps, to fill in.
+"""LAB·3.2, your copy: the flash attention forward kernel as the derivation's steps, to fill in.
 
 Copy this file out of `kernels/` (the lab's solution sits next to it in `flash_attention.py`:
 don't open it yet), write `flash_kernel` from the equations of the article "Anatomy of a

@@ -1,4 +1,4 @@
-"""LAB·5.2 · The backward pass: two kernels that recompute what the forward pass threw away.
+"""LAB·3.3 · The backward pass: two kernels that recompute what the forward pass threw away.
 
 The forward kernel keeps only o and the per-row log-sum-exp; the N x N probabilities are gone.
 The backward recomputes them block by block, p = exp(q k^T * scale - lse), which costs one

@@ -1,4 +1,4 @@
-"""LAB·4.1 · The lowering ladder: one kernel through every IR a CPU host can reach.
+"""LAB·2.1 · The lowering ladder: one kernel through every IR a CPU host can reach.
 
 The same kernel body is lowered five ways without any accelerator: the outer jaxpr (one
 `pallas_call` equation), the kernel jaxpr inside it, then, with `lowering_platforms` and

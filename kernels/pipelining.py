@@ -1,4 +1,4 @@
-"""LAB·3.1 · Pipelining profile: the DMA and compute schedule of emit_pipeline, recorded.
+"""LAB·1.4 · Pipelining profile: the DMA and compute schedule of emit_pipeline, recorded.
 
 A TPU kernel's operands live in HBM; `pltpu.emit_pipeline` double-buffers their blocks in
 VMEM, starting the DMA of step s+1's blocks before step s computes and waiting on a DMA

@@ -1,8 +1,8 @@
-"""LAB·6.1 · Ring attention: attention across devices, key/value blocks passed round a ring.
+"""LAB·4.2 · Ring attention: attention across devices, key/value blocks passed round a ring.
 
 The sequence is split over n devices (`shard_map`, q, k and v sharded along the sequence).
 Each device keeps its query block and, for n steps, attends it to the key/value block it
-holds with the flash kernel of LAB·5.1, which returns the block's output and log-sum-exp;
+holds with the flash kernel of LAB·3.2, which returns the block's output and log-sum-exp;
 the partial results merge exactly by log-sum-exp (o = o_a e^(lse_a - lse) + o_b e^(lse_b -
 lse), lse = logaddexp(lse_a, lse_b)). Between steps each device sends its key/value block
 to the next device (`lax.ppermute`, issued before the step's compute so the two can overlap,
@@ -146,7 +146,7 @@ def check(n: int = 4, batch: int = 1, heads: int = 2, seq: int = 256, head_dim: 
 
 # %% What the site shows: the kernel lowered
 def lowerings() -> list[plat.Lowering]:
-    """The kernel each ring step runs (LAB·5.1's `loop_kernel` on one shard's blocks), lowered
+    """The kernel each ring step runs (LAB·3.2's `loop_kernel` on one shard's blocks), lowered
     for the site (reader/ir); the ring itself (ppermute over devices) is outside the kernel."""
     q, k, v = plat.randn(21, *[(1, 2, 64, 32)] * 3)
     return [plat.Lowering("ring_block", loop_kernel, lambda a, b, c: _block(

@@ -1,4 +1,4 @@
-"""LAB·2.1 · Tiled matmul: one kernel over a grid of output tiles, two block shapes, one roofline.
+"""LAB·1.2 · Tiled matmul: one kernel over a grid of output tiles, two block shapes, one roofline.
 
 Each program of the grid `(M/bm, N/bn)` owns one `bm x bn` output tile; its BlockSpecs hand it
 a `bm x K` panel of x and a `K x bn` panel of y, and the body walks K in `bk` steps with an

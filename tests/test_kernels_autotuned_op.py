@@ -1,4 +1,4 @@
-"""LAB·6.2: the flash kernel as a tokamax Op: ladder, dispatch key, autotuner and cache."""
+"""EXTRA·B: the flash kernel as a tokamax Op: ladder, dispatch key, autotuner and cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LAB·5.3: the mask's block schedule, the kernel against dense attention and splash."""
+"""EXTRA·A: the mask's block schedule, the kernel against dense attention and splash."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LAB·4.2: register pressure read off the Triton IR, and the spill found by pip Triton's compiler
+"""LAB·2.2: register pressure read off the Triton IR, and the spill found by pip Triton's compiler
 and its bundled ptxas on this host (no GPU needed)."""
 
 from __future__ import annotations

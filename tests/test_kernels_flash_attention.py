@@ -1,4 +1,4 @@
-"""LAB·5.1: flash attention forward against jnp and against jax's TPU kernel (interpreted), and
+"""LAB·3.2: flash attention forward against jnp and against jax's TPU kernel (interpreted), and
 the copies the clamped index map saves, counted by the TPU interpreter."""
 
 from __future__ import annotations

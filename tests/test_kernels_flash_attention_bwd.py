@@ -1,4 +1,4 @@
-"""LAB·5.2: the backward kernels through jax.custom_vjp against jax.grad of the reference."""
+"""LAB·3.3: the backward kernels through jax.custom_vjp against jax.grad of the reference."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LAB·4.1: the five rungs lowered on a CPU host, and the rung that refuses a matmul."""
+"""LAB·2.1: the five rungs lowered on a CPU host, and the rung that refuses a matmul."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LAB·3.1: the emit_pipeline schedule recorded under the TPU interpreter, and its timeline."""
+"""LAB·1.4: the emit_pipeline schedule recorded under the TPU interpreter, and its timeline."""
 
 from __future__ import annotations
 

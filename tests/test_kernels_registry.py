@@ -31,25 +31,43 @@ def _installed(path: str) -> Path:
 
 
 def test_registry_names_modules_that_exist_with_main():
-    assert len(LABS) == 10
+    assert len(LABS) >= 10
     for name, lab in LABS.items():
         assert lab.name == name and lab.path.is_file(), name
-        assert lab.heading.startswith("LAB·") and " · " in lab.heading
+        assert lab.heading.startswith(("LAB·", "EXTRA·")) and " · " in lab.heading
         assert 1 <= lab.phase <= 6
         assert "def main(argv: list[str] | None = None) -> int:" in lab.path.read_text(), name
 
 
-def test_labs_are_numbered_by_their_place_in_the_track():
-    """`LAB·p.k`: the k-th lab of phase p in track.yaml, the one scheme every page shows."""
+# The outline's labs as the outline prints them (its numbers and its gaps are its own).
+OUTLINE_LABS = {
+    "LAB·1.1": "First kernels", "LAB·1.2": "Tiled matmul", "LAB·1.4": "Pipelining profile",
+    "LAB·2.1": "The lowering ladder", "LAB·2.2": "Finding the spill",
+    "LAB·3.2": "Flash attention, blind", "LAB·3.3": "The backward pass", "LAB·4.2": "Ring attention",
+}
+
+
+def test_labs_carry_the_outlines_labels_and_the_tracks_own_extra_labels():
+    """The outline's eight labs under its labels; every other lab `EXTRA·A`, `EXTRA·B`, ... in
+    track order, so that no one takes it for an outline lab; `LABS` in track order."""
     from reader.track import load_track
 
     track = load_track(REPO_ROOT / "track.yaml")
-    want = {}
-    for phase in track.phases:
-        labs = [e.ref for e in phase.entries if e.kind == "lab"]
-        want.update({name: (f"LAB·{phase.number}.{k}", phase.number) for k, name in enumerate(labs, 1)})
-    assert {name: (lab.label, lab.phase) for name, lab in LABS.items()} == want
-    assert list(LABS) == list(want)  # in the track's order
+    order = [(e.ref, phase.number) for phase in track.phases for e in phase.entries if e.kind == "lab"]
+    assert list(LABS) == [name for name, _ in order]
+    assert {name: LABS[name].phase for name, _ in order} == dict(order)
+    outline = {lab.label: lab.title for lab in LABS.values() if lab.in_outline}
+    assert outline == OUTLINE_LABS
+    extras = [lab.label for lab in LABS.values() if not lab.in_outline]
+    assert extras == [f"EXTRA·{chr(ord('A') + i)}" for i in range(len(extras))]
+
+
+@pytest.mark.parametrize("name", sorted(name for name, lab in LABS.items() if not lab.in_outline))
+def test_the_tracks_own_labs_say_so_on_their_page(name):
+    """An extra lab's page (its docstring's description) says it is the track's own."""
+    from reader.render.lab import description
+
+    assert "The track's own lab, not one of the outline's" in description(docstring(name))
 
 
 @pytest.mark.parametrize("name", sorted(LABS))
@@ -70,7 +88,7 @@ def test_reader_run_lists_labs(capsys):
     assert reader_main(["run", "--list"]) == 0
     out = capsys.readouterr().out
     assert all(name in out for name in LABS)
-    assert "LAB·2.1 · Tiled matmul" in out
+    assert "LAB·1.2 · Tiled matmul" in out
 
 
 def test_reader_run_unknown_lab_is_an_input_error(capsys):

@@ -1,4 +1,4 @@
-"""LAB·6.1: ring attention over 4 host devices against single-device attention.
+"""LAB·4.2: ring attention over 4 host devices against single-device attention.
 
 jax reads the host device count once, when it starts its backends; other tests in this
 session have started them already, so the ring runs in a child python with its own XLA_FLAGS.

@@ -1,4 +1,4 @@
-"""LAB·2.1: the tiled matmul at two block shapes, the intensity model and the roofline SVG."""
+"""LAB·1.2: the tiled matmul at two block shapes, the intensity model and the roofline SVG."""
 
 from __future__ import annotations
 

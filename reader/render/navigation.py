@@ -101,7 +101,7 @@ def entry_link(entry: Entry, written: Sequence[Written], files: set[str]) -> Ent
         missing = "" if entry.ref in files else f"{entry.ref} is not among the fetched pinned files."
         return EntryLink("source", entry.title, entry.summary, source_page(entry.ref), missing)
     found = match(entry, written)
-    if entry.kind == "lab":  # named as kernels.LABS names it (`LAB·2.1 · Tiled matmul`)
+    if entry.kind == "lab":  # named as kernels.LABS names it (`LAB·1.2 · Tiled matmul`)
         return EntryLink("lab", found.title if found else entry.title, entry.summary, lab_page(entry.ref),
                          "" if found else f"The lab kernels/{entry.ref}.py is not in the repository yet.")
     if found is not None:

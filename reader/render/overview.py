@@ -24,7 +24,7 @@ from reader.render.urls import (
 from reader.track import Phase, Track
 
 KIND_LABELS = {"article": "article", "lab": "", "source": "source"}
-"""An entry's kind as its list shows it; a lab's title says so already (`LAB·2.1 · Tiled matmul`)."""
+"""An entry's kind as its list shows it; a lab's title says so already (`LAB·1.2 · Tiled matmul`)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,9 @@ def labs_index(labs: Sequence[EntryLink]) -> Page:
     here = LABS_INDEX
     rows = [{"kind": e.kind, "label": "", "title": e.title, "summary": e.summary,
              "href": rel(here, e.page), "missing": e.missing} for e in labs]
-    text = "<p>Each lab is a runnable module in <code>kernels/</code>: <code>python -m kernels.NAME</code>.</p>"
+    text = ("<p>Each lab is a runnable module in <code>kernels/</code>: <code>python -m kernels.NAME</code>. "
+            "<code>LAB·x.y</code> labs are the outline's, under its own numbers (its gaps too); "
+            "<code>EXTRA·A</code>, <code>EXTRA·B</code>, ... are the track's own.</p>")
     body = render("phase.j2", entries=rows)
     return Page(here, "Labs", page_markdown("Labs"), with_prose(body, text))
 
