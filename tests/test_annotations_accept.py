@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reader.annotations.accept import Stamp, stamp_notes
+from reader.annotations.accept import DELETE, Stamp, edit_notes, stamp_notes
 from reader.annotations.anchor import fingerprint
 from reader.cli import main
 from reader.errors import InputError
@@ -77,7 +77,7 @@ def test_stamping_the_last_note_of_a_file_without_final_newline():
 
 def test_a_flow_style_note_is_refused():
     text = "title: T\nnotes:\n  - {id: x, symbol: f, body: b}\n"
-    with pytest.raises(InputError, match="cannot stamp a note written in flow style"):
+    with pytest.raises(InputError, match="cannot edit a note written in flow style"):
         stamp_notes(text, {0: Stamp("0123456789ab", 3)}, "annotations/a.yaml")
 
 
@@ -142,3 +142,71 @@ def test_accept_writes_nothing_while_there_are_input_errors(project, capsys):
     assert (code, out) == (2, "")
     assert "annotations/b.yaml:2: malformed YAML" in err
     assert "fingerprint" not in good.read_text()
+
+
+WAS = {"path": "jax/_src/pallas/core.py", "lines": [3, 9], "blob": "a" * 40, "commit": "b" * 40}
+
+
+def test_editing_anchors_and_marks_keeps_every_other_byte():
+    review = {"reason": "renamed: 'f' is now 'g'", "confidence": 0.85, "was": WAS}
+    new = edit_notes(ARTICLE, {
+        0: {"symbol": "_pallas_call_impl_new", "lines": [2, 4], "review": review},
+        1: {"quote": DELETE, "symbol": "_dce", "path": "jax/_src/pallas/x.py"},
+        2: {"fingerprint": "86c9dc86aa3c", "line": 7}})
+    assert changed_lines(ARTICLE, new) == [
+        "-     symbol: _pallas_call_impl       # body first, then the anchor",
+        "+     symbol: _pallas_call_impl_new       # body first, then the anchor",
+        "+     lines: [2, 4]",
+        "+     review:",
+        "+       reason: \"renamed: 'f' is now 'g'\"",
+        "+       confidence: 0.85",
+        "+       was:",
+        "+         path: jax/_src/pallas/core.py",
+        "+         lines: [3, 9]",
+        f'+         blob: "{"a" * 40}"',
+        f'+         commit: "{"b" * 40}"',
+        "+     path: jax/_src/pallas/x.py",
+        "+     symbol: _dce",
+        '-     symbol: "_pallas_call_dce_rule"',
+        "-     quote: >-",
+        "-       del used_outs",
+        '-     fingerprint: "000000000000"   # stale on purpose',
+        '+     fingerprint: "86c9dc86aa3c"   # stale on purpose',
+        "-     line: 1", "+     line: 7"]
+    lines = new.splitlines()
+    assert lines[lines.index("    symbol: _dce") - 1] == "    path: jax/_src/pallas/x.py"
+    # A mark is rewritten in place, and removed with every line of it.
+    again = edit_notes(new, {0: {"review": {**review, "confidence": 0.5}}})
+    assert changed_lines(new, again) == ["-       confidence: 0.85", "+       confidence: 0.5"]
+    assert edit_notes(again, {0: {"review": DELETE, "lines": DELETE,
+                                  "symbol": "_pallas_call_impl"}}) == edit_notes(
+        ARTICLE, {1: {"quote": DELETE, "symbol": "_dce", "path": "jax/_src/pallas/x.py"},
+                  2: {"fingerprint": "86c9dc86aa3c", "line": 7}})
+
+
+def test_removing_the_key_that_opens_a_note_is_refused():
+    text = "title: T\nnotes:\n  - symbol: f\n    id: x\n    body: b\n"
+    with pytest.raises(InputError, match="cannot remove `symbol`: it opens the note's item"):
+        edit_notes(text, {0: {"symbol": DELETE}}, "annotations/a.yaml")
+
+
+def test_accept_removes_the_mark_and_accept_moved_keeps_it(project, capsys):
+    path = write_annotation(project, "a", HEAD + "  - id: impl\n    symbol: _pallas_call_impl\n"
+                            "    body: x\n  - id: dce\n    symbol: _pallas_call_dce_rule\n    body: y\n")
+    assert accept(project, capsys, "--all")[0] == 0
+    accepted = path.read_text()
+    review = {"reason": "the code changed", "confidence": 0.9, "was": WAS}
+    path.write_text(edit_notes(accepted, {0: {"review": review}, 1: {"review": review}}))
+    pin_project(project, project.parent / "cache", "0.10.2")
+    code, out, _ = accept(project, capsys, "--moved")
+    assert code == 0 and "re-read mark removed" not in out
+    assert "review:" in path.read_text()
+    code, out, err = accept(project, capsys, "impl")
+    assert code == 0
+    assert out.endswith("; re-read mark removed\n")
+    assert err == "reader accept: 1 accepted, 0 already ok, 0 refused\n"
+    text = path.read_text()
+    assert text.count("review:") == 1 and text.index("review:") > text.index("id: dce")
+    assert main(["-C", str(project), "check"]) == 1
+    code, out, err = accept(project, capsys, "--all")
+    assert code == 0 and "review:" not in path.read_text()

@@ -10,6 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from reader.annotations import check as checking
+from reader.annotations.accept import edit_notes
 from reader.annotations.load import schema
 from reader.cli import main
 from reader.errors import Location
@@ -57,7 +58,7 @@ BAD_INPUT = {
     "unknown note key": (
         HEAD + "notes:\n" + note("n1", "symbol: _pallas_call_impl", "colour: red"),
         "annotations/a.yaml:11: unknown key 'colour' in note 'n1'; known keys: body, claim, fingerprint, "
-        "id, line, lines, path, quote, symbol"),
+        "id, line, lines, path, quote, review, symbol"),
     "wrong type": (
         HEAD.replace("phase: 2", "phase: two"),
         "annotations/a.yaml:3: `phase` must be an integer, not a string; write it as an integer"),
@@ -313,3 +314,61 @@ def test_a_second_check_reads_unchanged_files_from_the_cache(project, capsys, mo
     after = {p for p in (project.parent / "cache").rglob("*") if p.is_file()}
     assert bad[0] == 2 and len(parsed) == 2 and before < after
     assert check(project, capsys) == bad and len(parsed) == 2
+
+
+def mark(reason: str, confidence: float, lines: tuple[int, int] = (60, 68)) -> str:
+    return ("review:\n"
+            f"      reason: {json.dumps(reason)}\n      confidence: {confidence}\n"
+            "      was:\n        path: jax/_src/pallas/pallas_call.py\n"
+            f"        lines: [{lines[0]}, {lines[1]}]\n        blob: \"{'a' * 40}\"\n"
+            f"        commit: \"{'b' * 40}\"")
+
+
+def test_marked_notes_are_findings_surest_first(project, capsys):
+    path = write_annotation(project, "a", HEAD + "notes:\n" + "".join(
+        note(n, "symbol: _pallas_call_impl") for n in ("unsure", "clean", "sure")))
+    assert main(["-C", str(project), "accept", "--all"]) == 0
+    capsys.readouterr()
+    was = {"path": "jax/_src/pallas/pallas_call.py", "lines": [60, 68], "blob": "a" * 40,
+           "commit": "b" * 40}
+    path.write_text(edit_notes(path.read_text(), {
+        0: {"review": {"reason": "renamed: found by its body", "confidence": 0.6, "was": was}},
+        2: {"review": {"reason": "the code changed", "confidence": 0.95, "was": was,
+                       "claim": {"source": "f(1)", "old": "1", "new": "2"}}}}))
+    code, out = check(project, capsys)
+    assert code == 1
+    assert out == [
+        "annotations/a.yaml:27: note 'sure' must be re-read after the pin move (95% sure of its "
+        "place): the code changed; it was at jax/_src/pallas/pallas_call.py:60-68; re-read it, fix "
+        "it if needed, then run 'reader accept sure'",
+        "annotations/a.yaml:9: note 'unsure' must be re-read after the pin move (60% sure of its "
+        "place): renamed: found by its body; it was at jax/_src/pallas/pallas_call.py:60-68; "
+        "re-read it, fix it if needed, then run 'reader accept unsure'"]
+    code, out = check(project, capsys, "--format", "json")
+    report = json.loads("\n".join(out))
+    assert [(p["note"], p["severity"]) for p in report["problems"]] == [("sure", "finding"),
+                                                                        ("unsure", "finding")]
+    assert report["problems"][0]["review"] == {
+        "reason": "the code changed", "confidence": 0.95, "was": was,
+        "claim": {"source": "f(1)", "old": "1", "new": "2"}}
+    assert [(r["note"], r["confidence"], r["line"], r["path"], r["status"], r["was"])
+            for r in report["review"]] == [
+        ("sure", 0.95, 27, "jax/_src/pallas/pallas_call.py", "ok", was),
+        ("unsure", 0.6, 9, "jax/_src/pallas/pallas_call.py", "ok", was)]
+    assert report["review"][0]["span"] == report["articles"][0]["resolved"][2]["span"]
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ("      confidence: 1.5", "note 'n' `review.confidence` is 1.5; it must be between 0 and 1"),
+    ("        blob: \"abc\"", "note 'n' `review.was.blob` 'abc' is malformed; write the old file's "
+                             "40-hex git blob sha (`reader diff --apply` writes it)"),
+    ("        lines: [9, 3]", "note 'n' has `review: was: lines: [9, 3]`, which ends before it starts"),
+])
+def test_a_malformed_mark_is_a_located_input_error(project, capsys, bad, message):
+    key = bad.split(":")[0]
+    text = "\n".join(bad if line.startswith(key + ":") else line
+                     for line in mark("r", 0.5).split("\n"))
+    write_annotation(project, "a", HEAD + "notes:\n" + note("n", "symbol: _pallas_call_impl", text))
+    code, out = check(project, capsys)
+    assert code == 2
+    assert any(message in line for line in out), out

@@ -1,9 +1,11 @@
-"""`reader accept`'s edit: set notes' `fingerprint` and `line` in an annotation file's text,
-keeping every other byte (comments, key order, quoting, blank lines) as it was."""
+"""Editing notes in an annotation file's text, keeping every other byte (comments, key order,
+quoting, blank lines) as it was: `reader accept`'s stamp and mark removal, `reader diff --apply`'s
+new anchors and re-read marks."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +16,16 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from reader.errors import InputError, Location
 from reader.inputs import read_yaml
 
+DELETE = object()
+"""A `NoteEdit` value that removes the key."""
+
+NoteEdit = Mapping[str, Any]
+"""Keys of one note to set (to a str, int, float, list of ints or a mapping of those) or to
+remove (`DELETE`), in the order new keys are written."""
+
+ANCHOR_ORDER = ("id", "path", "symbol", "lines", "quote")
+"""Where a missing anchor key goes: after the last of the keys before it that the note has."""
+
 
 @dataclass(frozen=True)
 class Stamp:
@@ -22,21 +34,29 @@ class Stamp:
     fingerprint: str
     line: int
 
+    def edit(self) -> dict[str, Any]:
+        return {"fingerprint": self.fingerprint, "line": self.line}
+
 
 def stamp_notes(text: str, stamps: Mapping[int, Stamp], display: str = "") -> str:
-    """`text` with the notes at the given indices of `notes` stamped; raises InputError if the
+    """`text` with the notes at the given indices of `notes` stamped."""
+    return edit_notes(text, {index: stamp.edit() for index, stamp in stamps.items()}, display)
+
+
+def edit_notes(text: str, edits: Mapping[int, NoteEdit], display: str = "") -> str:
+    """`text` with the notes at the given indices of `notes` edited; raises InputError if the
     layout makes that unsafe (the result is re-read and compared before it is returned)."""
     root = YAML(typ="rt").compose(text)
     notes = _value(root, "notes") if isinstance(root, MappingNode) else None
     if not isinstance(notes, SequenceNode):
         raise InputError("the file has no `notes` list", Location(display, 1))
-    edits: list[tuple[int, int, str]] = []
-    for index, stamp in stamps.items():
-        edits += _note_edits(notes.value[index], stamp, text, display)
+    spans: list[tuple[int, int, str]] = []
+    for index, edit in edits.items():
+        spans += _note_edits(notes.value[index], edit, text, display)
     out = text
-    for start, end, new in sorted(edits, reverse=True):
+    for start, end, new in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
         out = out[:start] + new + out[end:]
-    _verify(text, out, stamps, display)
+    _verify(text, out, edits, display)
     return out
 
 
@@ -47,28 +67,92 @@ def _value(mapping: MappingNode, key: str) -> Node | None:
     return None
 
 
-def _note_edits(node: Node, stamp: Stamp, text: str, display: str) -> list[tuple[int, int, str]]:
+def _note_edits(node: Node, edit: NoteEdit, text: str, display: str) -> list[tuple[int, int, str]]:
     where = Location(display, node.start_mark.line + 1)
     if not isinstance(node, MappingNode) or node.flow_style:
-        raise InputError("cannot stamp a note written in flow style ({...})", where,
+        raise InputError("cannot edit a note written in flow style ({...})", where,
                          "write the note as a block mapping, one key per line")
-    values = {"fingerprint": f'"{stamp.fingerprint}"', "line": str(stamp.line)}
-    edits, missing = [], []
-    for key in ("fingerprint", "line"):
-        v = _value(node, key)
-        if v is None:
-            missing.append(key)
-        elif isinstance(v, ScalarNode):
-            edits.append((v.start_mark.index, v.end_mark.index, values[key]))
-        else:
-            raise InputError(f"`{key}` of this note is not a plain value", where,
-                             f"delete the `{key}` key and run 'reader accept' again")
-    if missing:
-        indent = " " * node.value[0][0].start_mark.column
-        at = _end_of_line(text, _content_end(node))
-        lines = "".join(f"{indent}{key}: {values[key]}\n" for key in missing)
-        edits.append((at, at, lines if at == 0 or text[at - 1] == "\n" else "\n" + lines))
-    return edits
+    indent = node.value[0][0].start_mark.column
+    present = {k.value: (k, v) for k, v in node.value if isinstance(k, ScalarNode)}
+    out: list[tuple[int, int, str]] = []
+    inserts: dict[int, list[str]] = {}
+    for key, value in edit.items():
+        if key in present:
+            k, v = present[key]
+            if value is DELETE:
+                out.append(_removal(node, k, v, text, where))
+            else:
+                out.append(_replacement(k, v, value, indent, text, where))
+        elif value is not DELETE:
+            at = _insertion_point(node, key, present, text)
+            inserts.setdefault(at, []).append(_entry(key, value, indent))
+    for at, entries in inserts.items():
+        lines = "".join(entries)
+        out.append((at, at, lines if at == 0 or text[at - 1] == "\n" else "\n" + lines))
+    return out
+
+
+def _replacement(k: ScalarNode, v: Node, value: Any, indent: int, text: str,
+                 where: Location) -> tuple[int, int, str]:
+    """Replace what follows `key:` up to the value's last character (a comment after it stays)."""
+    colon = text.find(":", k.end_mark.index)
+    if colon < 0 or (isinstance(v, (MappingNode, SequenceNode)) and v.flow_style
+                     and not isinstance(value, list)):
+        raise InputError(f"cannot rewrite `{k.value}` of this note", where,
+                         f"write `{k.value}:` in block style")
+    end = _content_end(v)
+    while end > colon + 1 and text[end - 1] in " \t\r\n":
+        end -= 1
+    return colon + 1, end, _render(value, indent).rstrip("\n")
+
+
+def _removal(node: MappingNode, k: ScalarNode, v: Node, text: str,
+             where: Location) -> tuple[int, int, str]:
+    if node.value[0][0] is k:
+        raise InputError(f"cannot remove `{k.value}`: it opens the note's item", where,
+                         f"move `{k.value}:` below `id:`, then run the command again")
+    start = text.rfind("\n", 0, k.start_mark.index) + 1
+    return start, _end_of_line(text, _content_end(v)), ""
+
+
+def _insertion_point(node: MappingNode, key: str, present: Mapping[str, Any], text: str) -> int:
+    """After the last anchor key that comes before `key`, else after the note's last value."""
+    if key in ANCHOR_ORDER:
+        before = [k for k in ANCHOR_ORDER[: ANCHOR_ORDER.index(key)] if k in present]
+        if before:
+            return _end_of_line(text, _content_end(present[before[-1]][1]))
+    return _end_of_line(text, _content_end(node))
+
+
+def _entry(key: str, value: Any, indent: int) -> str:
+    return f"{' ' * indent}{key}:{_render(value, indent)}"
+
+
+def _render(value: Any, indent: int) -> str:
+    """` value\\n` for a scalar or a flow list, `\\n  key: value...` for a mapping (block style)."""
+    if isinstance(value, Mapping):
+        return "\n" + "".join(_entry(str(k), v, indent + 2) for k, v in value.items())
+    if isinstance(value, bool) or value is None:
+        raise TypeError(f"no YAML rendering for {value!r}")
+    if isinstance(value, str):
+        return f" {value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)}\n"
+    if isinstance(value, float):
+        return f" {round(value, 3)}\n"
+    if isinstance(value, int):
+        return f" {value}\n"
+    return f" [{', '.join(str(int(x)) for x in value)}]\n"
+
+
+_PLAIN_RE = re.compile(r"[A-Za-z_][\w./-]*")
+_HEX_RE = re.compile(r"[0-9a-f]+")
+_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
+
+
+def _plain_safe(value: str) -> bool:
+    """Whether `value` reads back as the same string unquoted (names, paths; not hex digests,
+    which are quoted as `reader accept` has always written them)."""
+    return (bool(_PLAIN_RE.fullmatch(value)) and not _HEX_RE.fullmatch(value)
+            and value.lower() not in _WORDS)
 
 
 def _content_end(node: Node) -> int:
@@ -92,12 +176,25 @@ def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data, default=str))
 
 
-def _verify(old: str, new: str, stamps: Mapping[int, Stamp], display: str) -> None:
+def _expected(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, Mapping):
+        return {str(k): _expected(v) for k, v in value.items()}
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+def _verify(old: str, new: str, edits: Mapping[int, NoteEdit], display: str) -> None:
     expect = _plain(read_yaml(old))
-    for index, stamp in stamps.items():
-        expect["notes"][index]["fingerprint"] = stamp.fingerprint
-        expect["notes"][index]["line"] = stamp.line
+    for index, edit in edits.items():
+        note = expect["notes"][index]
+        for key, value in edit.items():
+            if value is DELETE:
+                note.pop(key, None)
+            else:
+                note[key] = _expected(value)
     if _plain(read_yaml(new)) != expect:
-        raise InputError("stamping the notes would change more than `fingerprint` and `line`",
+        keys = sorted({k for e in edits.values() for k in e})
+        raise InputError(f"editing the notes would change more than {', '.join(keys)}",
                          Location(display, 1),
-                         "add them by hand: `reader check --format json` shows the values")
+                         "make the edit by hand: `reader check --format json` shows the values")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,8 +100,29 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
         problems += [p for r in resolved if (p := note_problem(r)) is not None]
         problems += [p for r in resolved if (p := _outside_shown(article, r, ctx.symbols)) is not None]
         reports.append(ArticleReport(article.where.path, article.slug, resolved))
-    problems.sort(key=lambda p: (p.where.path, p.where.line or 0))
-    return CheckReport(len(loaded), tuple(reports), tuple(problems), True)
+    problems += review_problems(articles)
+    return CheckReport(len(loaded), tuple(reports), ordered(problems), True)
+
+
+def ordered(problems: Iterable[Problem]) -> tuple[Problem, ...]:
+    """Problems in file and line order, then the re-read marks, the surest placement first."""
+    def key(p: Problem) -> tuple[float, str, int]:
+        return (-p.review.confidence if p.review else -2.0, p.where.path, p.where.line or 0)
+    return tuple(sorted(problems, key=key))
+
+
+def review_problems(articles: list[Article]) -> list[Problem]:
+    """A finding for each note a pin move marked for re-reading."""
+    marked = [(n, n.review) for a in articles for n in a.notes if n.review is not None]
+    out = []
+    for note, review in marked:
+        was = review.was
+        out.append(Problem(note.where, f"note {note.id!r} must be re-read after the pin move "
+                                       f"({review.confidence:.0%} sure of its place): {review.reason}",
+                           f"it was at {was.path}:{was.lines.first}-{was.lines.last}; re-read it, "
+                           f"fix it if needed, then run 'reader accept {note.id}'",
+                           Severity.FINDING, note.id, review=review))
+    return out
 
 
 def unknown_problem(u: Unknown) -> Problem:

@@ -19,13 +19,16 @@ from typing import TYPE_CHECKING, Any
 from reader.annotations.model import (
     Article,
     Claim,
+    ClaimShift,
     KeyLine,
     Note,
     Problem,
     Quote,
     ReadSpec,
+    Review,
     Section,
     SymbolLines,
+    Was,
 )
 from reader.cache import Cache, finish_interrupted
 from reader.errors import InputError, Location
@@ -167,6 +170,8 @@ _PATTERN_HINTS = {
     "kernels": "name a module kernels/<name>.py by its name",
     "claim": "write it in doctest's form: `>>> ` lines, each followed by its expected output",
     "claim_setup": "write it in doctest's form: `>>> import ...` lines",
+    "blob": "write the old file's 40-hex git blob sha (`reader diff --apply` writes it)",
+    "commit": "write the old pin's full 40-hex commit (`reader diff --apply` writes it)",
 }
 
 
@@ -290,6 +295,11 @@ def _note(raw: CommentedMap, index: int, where: Location,
     if lines is not None and lines[0] > lines[1]:
         return None, Problem(where, f"note {nid!r} has `lines: [{lines[0]}, {lines[1]}]`, "
                              "which ends before it starts", "write `lines: [first, last]`")
+    review = raw.get("review")
+    if review is not None and review["was"]["lines"][0] > review["was"]["lines"][1]:
+        a, b = review["was"]["lines"]
+        return None, Problem(where, f"note {nid!r} has `review: was: lines: [{a}, {b}]`, which "
+                             "ends before it starts", "write `lines: [first, last]`")
     quote = _quote(raw.get("quote"))
     if quote is not None and not quote.exact.strip():
         return None, Problem(where, f"note {nid!r} quotes only whitespace",
@@ -298,8 +308,21 @@ def _note(raw: CommentedMap, index: int, where: Location,
                 symbol=str(raw["symbol"]) if "symbol" in raw else None,
                 lines=SymbolLines(lines[0], lines[1]) if lines else None, quote=quote,
                 fingerprint=str(raw["fingerprint"]) if "fingerprint" in raw else None,
-                line=int(raw["line"]) if "line" in raw else None, index=index)
+                line=int(raw["line"]) if "line" in raw else None, index=index,
+                review=_review(raw.get("review")))
     return note, None
+
+
+def _review(raw: Any) -> Review | None:
+    """The re-read mark (already checked against the schema), or None."""
+    if raw is None:
+        return None
+    was, claim = raw["was"], raw.get("claim")
+    lines = SymbolLines(int(was["lines"][0]), int(was["lines"][1]))
+    return Review(str(raw["reason"]), float(raw["confidence"]),
+                  Was(str(was["path"]), lines, str(was["blob"]), str(was["commit"])),
+                  ClaimShift(str(claim["source"]), str(claim["old"]), str(claim["new"]))
+                  if claim is not None else None)
 
 
 def _quote(raw: Any) -> Quote | None:

@@ -75,6 +75,43 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Was:
+    """Where a note's code was before a pin move: enough to show the old text from the cache."""
+
+    path: str
+    lines: SymbolLines
+    """Absolute lines of the old file, first and last."""
+    blob: str
+    """The old file's git blob sha (the cache is content-addressed by it)."""
+    commit: str
+    """The old pin's commit."""
+
+
+@dataclass(frozen=True)
+class ClaimShift:
+    """A claim whose outcome differs between the old and the new pins' releases."""
+
+    source: str
+    """The first example whose outcome differs (its `>>>` source)."""
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Review:
+    """The re-read mark (`review:` in a note's YAML): a pin move placed the note, and a person must
+    re-read it there because its code or claim changed or the placement is not certain.
+    `reader check` reports it; `reader accept NOTE_ID` removes it."""
+
+    reason: str
+    """Why, in one line a person reads."""
+    confidence: float
+    """How sure the move is of the new place, 0..1 (`reader check` lists the surest first)."""
+    was: Was
+    claim: ClaimShift | None = None
+
+
+@dataclass(frozen=True)
 class Note:
     """A Markdown note anchored to pinned code by a symbol and/or a quote."""
 
@@ -94,6 +131,8 @@ class Note:
     index: int = 0
     """Position in the article's `notes` list."""
     claim: Claim | None = None
+    review: Review | None = None
+    """The re-read mark a pin move left (None when a person has read the note at these pins)."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +254,8 @@ class Problem:
     note: str = ""
     """The note's id, when the problem is about one note."""
     status: Status | None = None
+    review: Review | None = None
+    """The note's re-read mark, when the problem is that mark."""
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" + (f"; {self.hint}" if self.hint else "")

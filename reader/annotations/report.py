@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import asdict
 
 from reader.annotations.check import CheckReport
-from reader.annotations.model import Problem, ResolvedNote, Severity
+from reader.annotations.model import Problem, ResolvedNote, Review, Severity
 
 
 def text(report: CheckReport) -> list[str]:
@@ -52,13 +53,25 @@ def _note(r: ResolvedNote) -> dict[str, object]:
             "status": r.status.value, "span": [span.start, span.end] if span else None,
             "fingerprint": r.anchor.fingerprint, "recorded_fingerprint": r.note.fingerprint,
             "recorded_line": r.note.line, "message": r.anchor.message,
-            "candidates": [[c.start, c.end] for c in r.anchor.candidates]}
+            "candidates": [[c.start, c.end] for c in r.anchor.candidates],
+            "review": review_json(r.note.review)}
+
+
+def review_json(review: Review | None) -> dict[str, object] | None:
+    """A note's re-read mark as its YAML has it (None when unmarked)."""
+    if review is None:
+        return None
+    was = review.was
+    return {"reason": review.reason, "confidence": review.confidence,
+            "was": {"path": was.path, "lines": list(was.lines), "blob": was.blob,
+                    "commit": was.commit},
+            "claim": asdict(review.claim) if review.claim else None}
 
 
 def _problem(p: Problem) -> dict[str, object]:
     return {"path": p.where.path, "line": p.where.line, "severity": p.severity.value,
             "message": p.message, "hint": p.hint, "note": p.note or None,
-            "status": p.status.value if p.status else None}
+            "status": p.status.value if p.status else None, "review": review_json(p.review)}
 
 
 def as_json(report: CheckReport) -> str:
@@ -74,4 +87,16 @@ def as_json(report: CheckReport) -> str:
         "counts": {k: kinds[k] for k in ("error", "finding", "notice")},
         "articles": articles,
         "problems": [_problem(p) for p in report.problems],
+        "review": to_review(report),
     }, indent=1)
+
+
+def to_review(report: CheckReport) -> list[dict[str, object]]:
+    """The notes marked for re-reading, the surest placement first: where each is now (`path`,
+    `span`, `status`) and its mark's fields."""
+    marked = sorted(((a.path, r) for a in report.articles for r in a.notes if r.note.review),
+                    key=lambda m: (-(m[1].note.review.confidence if m[1].note.review else 0),
+                                   m[0], m[1].note.where.line or 0))
+    return [{"note": r.note.id, "file": file, "line": r.note.where.line, "pin": r.pin,
+             "path": r.path, "span": [r.span.start, r.span.end] if r.span else None,
+             "status": r.status.value, **(review_json(r.note.review) or {})} for file, r in marked]

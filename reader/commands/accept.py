@@ -1,5 +1,5 @@
 """`reader accept NOTE_ID... | --all | --moved`: record that a person re-read notes against the
-code (writes only their `fingerprint` and `line`)."""
+code (writes only their `fingerprint` and `line`, and removes a pin move's re-read mark)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from reader.annotations.accept import Stamp, stamp_notes
+from reader.annotations.accept import DELETE, Stamp, edit_notes
 from reader.annotations.load import load_all
 from reader.annotations.model import Note, ResolvedNote, Status
 from reader.annotations.resolve import resolve
@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     resolved = [(path, resolve(note, corpus)) for path, note in chosen]
     if args.moved:
         resolved = [(p, r) for p, r in resolved if r.status is Status.MOVED]
-    return _stamp(root, resolved)
+    # A move's mark stays on --moved: code that moved unchanged may still need a person's reading.
+    return _stamp(root, resolved, keep_marks=args.moved)
 
 
 def _select(notes: list[tuple[str, Note]], ids: list[str]) -> list[tuple[str, Note]]:
@@ -63,12 +64,14 @@ def _select(notes: list[tuple[str, Note]], ids: list[str]) -> list[tuple[str, No
     return [by_id[nid] for nid in dict.fromkeys(ids)]
 
 
-def _stamp(root: Path, resolved: list[tuple[str, ResolvedNote]]) -> int:
+def _stamp(root: Path, resolved: list[tuple[str, ResolvedNote]], keep_marks: bool = False) -> int:
+    """Stamp each note's fingerprint and line and remove its re-read mark (unless `keep_marks`)."""
     refused = unchanged = 0
-    per_file: dict[str, dict[int, Stamp]] = {}
+    per_file: dict[str, dict[int, dict[str, object]]] = {}
     for path, r in resolved:
         a, note = r.anchor, r.note
-        if a.status is Status.OK:
+        unmark = note.review is not None and not keep_marks
+        if a.status is Status.OK and not unmark:
             unchanged += 1
             continue
         if a.span is None or a.fingerprint is None or not a.acceptable:
@@ -76,14 +79,18 @@ def _stamp(root: Path, resolved: list[tuple[str, ResolvedNote]]) -> int:
             print(f"reader: cannot accept: {note.where}: note {note.id!r} is {a.status.value}: "
                   f"{a.message}; {a.hint}", file=sys.stderr)
             continue
-        per_file.setdefault(path, {})[note.index] = Stamp(a.fingerprint, a.span.start)
+        edit: dict[str, object] = {**Stamp(a.fingerprint, a.span.start).edit()}
+        if unmark:
+            edit["review"] = DELETE
+        per_file.setdefault(path, {})[note.index] = edit
         print(f"{note.where}: accepted note {note.id!r} ({a.status.value}): "
-              f"fingerprint {a.fingerprint}, line {a.span.start}")
-    for path, stamps in sorted(per_file.items()):
+              f"fingerprint {a.fingerprint}, line {a.span.start}"
+              + ("; re-read mark removed" if unmark else ""))
+    for path, edits in sorted(per_file.items()):
         file = root / path
         text = file.read_bytes().decode("utf-8")
-        atomic_write(file, stamp_notes(text, stamps, path).encode("utf-8"))
-    accepted = sum(len(stamps) for stamps in per_file.values())
+        atomic_write(file, edit_notes(text, edits, path).encode("utf-8"))
+    accepted = sum(len(edits) for edits in per_file.values())
     print(f"reader accept: {accepted} accepted, {unchanged} already ok, {refused} refused",
           file=sys.stderr)
     return 1 if refused else 0

@@ -60,6 +60,5 @@ def _run_claims(root: Path, report: checking.CheckReport, cache: Cache,
     checked = run_track(load_articles(root, cache), project, cache, args.claim_timeout,
                         max(1, args.jobs))
     print(checked.summary(), file=sys.stderr)
-    problems = sorted([*report.problems, *checked.problems()],
-                      key=lambda p: (p.where.path, p.where.line or 0))
-    return replace(report, problems=tuple(problems), claims=len(checked.results))
+    problems = checking.ordered([*report.problems, *checked.problems()])
+    return replace(report, problems=problems, claims=len(checked.results))
