@@ -112,12 +112,21 @@ class Switcher:
     editions: tuple[Edition, ...]
     pages: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Edition version -> the output paths (`articles/x.html`) of its pages."""
+    renamed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Edition version -> {the outline's path for an article: its path in that edition}, where an
+    article's file was named otherwise than the outline's slug (`Generated.renamed`)."""
 
     def href(self, url: str, to: Edition) -> str:
-        """From page `url` of this edition to the same page of `to` (or `to`'s home)."""
-        target = url if to == self.here or url in self.pages.get(to.version, ()) else "index.html"
+        """From page `url` of this edition to the same page of `to` (or `to`'s home); an article
+        renamed between them is the same page, found through the outline's name for it."""
+        target = url if to == self.here else self._same(url, to)
         start = posixpath.dirname(self.here.folder + url) or "."
         return posixpath.relpath(to.folder + target, start)
+
+    def _same(self, url: str, to: Edition) -> str:
+        outline = {v: k for k, v in self.renamed.get(self.here.version, {}).items()}.get(url, url)
+        target = self.renamed.get(to.version, {}).get(outline, outline)
+        return target if target in self.pages.get(to.version, ()) else "index.html"
 
     def selector(self, url: str) -> str:
         items = "".join(

@@ -139,7 +139,8 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             steps.append(StepTime("older editions' pages", time.perf_counter() - t))
         everyone = editions.editions(root) if older else ()
         seen = {e.version: _outputs(g) for e, g in older}
-        switcher = editions.Switcher(everyone[0], everyone, seen) if older else None
+        renamed = {e.version: _renamed(g) for e, g in older}
+        switcher = editions.Switcher(everyone[0], everyone, seen, renamed) if older else None
         built = _mkdocs_build(root, fresh, jobs, cache, keep_going, generated, switcher)
         steps = [*steps, *built.steps]
         if built.failures and not keep_going:  # mkdocs did not run: the site stays as it was
@@ -149,10 +150,11 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         if older and built.generated is not None:
             t = time.perf_counter()
             seen[everyone[0].version] = _outputs(built.generated)
+            renamed[everyone[0].version] = _renamed(built.generated)
             for edition, its_pages in older:
                 say(f"running mkdocs on the {edition.version} edition")
                 _mkdocs_build(root, fresh / edition.folder, jobs, cache, True, its_pages,
-                              editions.Switcher(edition, everyone, seen))
+                              editions.Switcher(edition, everyone, seen, renamed))
                 (fresh / edition.folder / "404.html").unlink()  # the site's own is served from its root
             atomic_write(fresh / editions.VERSIONS_JSON, editions.versions_json(everyone), durable=False)
             steps.append(StepTime("older editions' mkdocs", time.perf_counter() - t))
@@ -421,3 +423,8 @@ def _quiet_mkdocs() -> None:
         handler._reader = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
+
+
+def _renamed(generated: Generated) -> dict[str, str]:
+    """The outline's output path of each article a build placed elsewhere, and where it placed it."""
+    return {html_of(outline): html_of(page) for outline, page in generated.renamed}

@@ -29,14 +29,19 @@ phases:
 
 def _moved(tmp: Path, monkeypatch) -> tuple[Path, str]:
     """The demo with a site, moved from v0 to v1 with one note rewritten and the move recorded;
-    (project, the older edition's version: v0's commit)."""
+    (project, the older edition's version: v0's commit). At v0 the article's file had another slug
+    than the outline's (`demo-first`, found by its title), renamed to the outline's with the move."""
     upstream, root = make_demo(tmp, monkeypatch)
     shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO_ROOT / "docs", root / "docs")
     (root / "track.yaml").write_text(TRACK)
-    yaml = root / "annotations" / "demo.yaml"
+    yaml, first = root / "annotations" / "demo.yaml", root / "annotations" / "demo-first.yaml"
+    first.write_text(yaml.read_text().replace("slug: demo\n", "slug: demo-first\n"))
+    yaml.unlink()
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "the site")
+    yaml.write_text(first.read_text().replace("slug: demo-first\n", "slug: demo\n"))
+    first.unlink()
     assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
     yaml.write_text(yaml.read_text().replace("body: The sum.", "body: The sum, now doubled."))
     main(["-C", str(root), "accept", "--all"])
@@ -59,7 +64,8 @@ def moved_site(tmp_path_factory) -> tuple[Path, str]:
 
 def test_the_site_keeps_the_edition_before_the_move(moved_site):
     site, old = moved_site
-    now, before = (site / "articles/demo.html").read_text(), (site / old / "articles/demo.html").read_text()
+    now, before = (site / "articles/demo.html").read_text(), (site / old / "articles/demo-first.html").read_text()
+    assert not (site / "articles/demo-first.html").exists() and not (site / old / "articles/demo.html").exists()
     assert "The sum, now doubled." in now and "The sum, now doubled." not in before
     assert "The sum." in before
     # Every page of the older edition says what it is and links the same page now.
@@ -75,13 +81,16 @@ def test_the_site_keeps_the_edition_before_the_move(moved_site):
 
 
 def test_the_switcher_opens_the_same_page_in_the_other_edition(moved_site):
+    """The same article in each edition, though its file's slug changed between them."""
     site, old = moved_site
     links = re.findall(r'class="md-version__link[^"]*"', (site / "articles/demo.html").read_text())
     assert len(links) == 2
     now = (site / "articles/demo.html").read_text()
-    assert f'href="../{old}/articles/demo.html" class="md-version__link"' in now
-    before = (site / old / "articles/demo.html").read_text()
+    assert f'href="../{old}/articles/demo-first.html" class="md-version__link"' in now
+    before = (site / old / "articles/demo-first.html").read_text()
     assert 'href="../../articles/demo.html" class="md-version__link"' in before
+    source = "source/jax/_src/pallas/core.py.html"  # not renamed: the same path in both
+    assert f'href="../../../../{old}/{source}" class="md-version__link"' in (site / source).read_text()
 
 
 def test_a_page_missing_from_the_other_edition_switches_to_its_home():
@@ -90,6 +99,18 @@ def test_a_page_missing_from_the_other_edition_switches_to_its_home():
     assert switcher.href("a/x.html", now) == "../../a/x.html"
     assert switcher.href("a/gone.html", now) == "../../index.html"
     assert switcher.href("a/gone.html", before) == "gone.html"
+
+
+def test_an_article_renamed_between_editions_switches_to_itself():
+    """The outline's name for an article (`a/new.html`) finds its page in an edition whose file
+    was named otherwise (`a/old.html`), in both directions."""
+    now, before = Edition("2", "jax 2", ""), Edition("1", "jax 1", "1/", "abc")
+    pages = {"2": frozenset({"a/new.html", "a/x.html"}), "1": frozenset({"a/old.html", "a/x.html"})}
+    renamed = {"1": {"a/new.html": "a/old.html"}, "2": {}}
+    assert Switcher(now, (now, before), pages, renamed).href("a/new.html", before) == "../1/a/old.html"
+    assert Switcher(before, (now, before), pages, renamed).href("a/old.html", now) == "../../a/new.html"
+    assert Switcher(now, (now, before), pages, renamed).href("a/x.html", before) == "../1/a/x.html"
+    assert Switcher(now, (now, before), pages, {}).href("a/new.html", before) == "../1/index.html"
 
 
 def test_a_project_without_moves_has_one_edition():
@@ -111,7 +132,7 @@ def test_browser_switches_editions_on_the_same_page(moved_site, browser, tmp_pat
         selector.click()
         link = wait(browser, lambda b: b.find_element(By.LINK_TEXT, old))
         link.click()
-        wait(browser, lambda b: b.current_url.endswith(f"/{old}/articles/demo.html"))
+        wait(browser, lambda b: b.current_url.endswith(f"/{old}/articles/demo-first.html"))
         banner = browser.find_element(By.CSS_SELECTOR, ".rd-edition-banner")
         assert banner.is_displayed() and "An older edition" in banner.text
         assert "The sum, now doubled." not in browser.find_element(By.TAG_NAME, "body").text

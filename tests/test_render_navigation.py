@@ -77,3 +77,19 @@ def test_the_repository_outline_has_six_phases():
     track = load_track(Path(__file__).resolve().parent.parent / "track.yaml")
     assert [p.number for p in track.phases] == [1, 2, 3, 4, 5, 6]
     assert all(p.entries for p in track.phases)
+
+
+def test_the_repository_articles_carry_the_outlines_slugs():
+    """One slug per article, the outline's: each outlined article is the annotation file of its
+    slug, and no file of another name stands in for it by its title."""
+    from reader.annotations import load_articles
+    from reader.render.navigation import _norm
+
+    root = Path(__file__).resolve().parent.parent
+    articles = {a.slug: a for a in load_articles(root)}
+    entries = [e for p in load_track(root / "track.yaml").phases for e in p.entries if e.kind == "article"]
+    assert all(e.slug for e in entries)
+    for e in entries:
+        named = [slug for slug, a in articles.items() if _norm(a.title) == _norm(e.ref)]
+        assert named in ([], [e.slug]), f"{e.ref!r} is written as {named}, the outline's slug is {e.slug}"
+    assert {"tpu-pipeline", "gpu-backends"} <= set(articles)

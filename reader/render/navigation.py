@@ -75,6 +75,10 @@ class Generated:
     """What fails the build unless it is told to keep going (a lab that raised: `LabError`)."""
     coverage: tuple[str, ...] = ()
     """One line per lowered module: how many of its ops the IR view links (render/irsite.py)."""
+    renamed: tuple[tuple[str, str], ...] = ()
+    """(the outline's page for an article, the page it is at) where they differ: an older edition's
+    article whose file had another slug than the outline's (`articles/tpu-pipeline.md`,
+    `articles/mosaic-pipeline.md`), so that the edition switcher lands on the same article."""
 
 
 def _norm(title: str) -> str:
@@ -132,8 +136,12 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
     files = {i.path for i in infos}
     nav: list[Any] = [{"Home": HOME}]
     all_labs: list[EntryLink] = []
+    renamed: list[tuple[str, str]] = []
     for phase in track.phases:
         links = phase_links(phase, written, files)
+        outlined = zip(phase.entries, links[:len(phase.entries)], strict=True)  # then the unoutlined
+        renamed += [(article_page(e.slug), link.page) for e, link in outlined
+                    if e.kind == "article" and e.slug and link.page != article_page(e.slug)]
         for link in links:
             if link.page not in pages:
                 pages[link.page] = placeholder_page(link.page, link.title, link.summary,
@@ -153,7 +161,7 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
         nav.append({nav_title(title): page})
     nav += [{"Labs": LABS_INDEX}, {"Source files": SOURCE_INDEX}]
     nav += [{nav_title(p.title): p.src_uri} for p in changes]
-    return Generated(tuple(pages.values()), tuple(nav), tuple(assets), tuple(warnings))
+    return Generated(tuple(pages.values()), tuple(nav), tuple(assets), tuple(warnings), renamed=tuple(renamed))
 
 
 def untitled_home(page: Page) -> Page:
