@@ -37,7 +37,19 @@ def use():
 
 
 def long_one(x):
-''' + "  x = x + 1\n" * 80 + "  return x\n"
+''' + "  x = x + 1\n" * 80 + "  return x\n" + '''
+
+class Spec:
+
+  def to_mapping(self, block_shape):
+    if self.block_shape:
+      block_shape = resize(block_shape=block_shape)
+    return self.block_shape, block_shape  # not block_shape in a comment
+
+
+def resize(block_shape=None):
+  return block_shape
+'''
 FILES = {**pallas_files(["load"]), "pkg/scopes.py": SCOPES}
 TRACK = """title: "A navigation track"
 summary: "Files."
@@ -47,13 +59,29 @@ phases:
     entries:
       - source: pkg/scopes.py
       - source: pkg/core.py
+      - article: spec
+"""
+ARTICLE = """title: Spec
+slug: spec
+phase: 1
+kind: article
+order: 1
+summary: One method.
+reads:
+  - path: pkg/scopes.py
+notes:
+  - id: spec-mapping
+    symbol: Spec.to_mapping
+    body: |
+      `block_shape` is the argument; [[pkg/core.py::BlockSpec]] is another file's.
 """
 PAGE = "source/pkg/scopes.py.html"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    return build_small_site(tmp_path_factory.mktemp("navigation"), FILES, TRACK, {}, paths=("pkg", "jax"))[0]
+    return build_small_site(tmp_path_factory.mktemp("navigation"), FILES, TRACK, {"spec.yaml": ARTICLE},
+                            paths=("pkg", "jax"))[0]
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +154,47 @@ def test_a_local_is_marked_in_its_function_and_a_global_in_the_file(browser, ser
     wait(browser, lambda b: _marked(b) == [(4, "total"), (21, "total")])
     _hover(browser, 17, "math")  # an import: everywhere in the file
     wait(browser, lambda b: _marked(b) == [(2, "math"), (17, "math")])
+
+
+def _line_with(text: str) -> int:
+    return next(n for n, line in enumerate(SCOPES.splitlines(), 1) if text in line)
+
+
+def test_a_locals_marks_skip_the_attributes_and_keywords_that_share_its_name(browser, server):
+    _open(browser, f"{server}/{PAGE}")
+    params, call, back = (_line_with(t) for t in ("def to_mapping", "resize(block_shape", "return self.block"))
+    _hover(browser, back, "block_shape", 1)  # the local, after `self.block_shape, `
+    wait(browser, lambda b: _marked(b) == [(params, "block_shape"), (call, "block_shape"), (call, "block_shape"),
+                                           (back, "block_shape")])
+    # not `self.block_shape` (two lines), not `resize(block_shape=` nor the comment's word
+    assert browser.find_element("css selector", ".rd-scope-count").text == "4 × block_shape"
+    _hover(browser, back, "block_shape", 0)  # met as the attribute: the attribute's reads only
+    wait(browser, lambda b: _marked(b) == [(call - 1, "block_shape"), (back, "block_shape")])
+    assert browser.find_element("css selector", ".rd-scope-count").text == "2 × .block_shape"
+    _hover(browser, _line_with("def resize"), "block_shape")  # a parameter in a def's header
+    wait(browser, lambda b: _marked(b) == [(_line_with("def resize"), "block_shape"),
+                                           (_line_with("def resize") + 1, "block_shape")])
+
+
+def _hover_note(browser, word: str) -> None:
+    x, y = browser.execute_script("""
+      const note = document.querySelector('.rd-mn'); note.scrollIntoView({block: 'center'});
+      const walk = document.createTreeWalker(note, NodeFilter.SHOW_TEXT); let node;
+      while ((node = walk.nextNode())) { const at = node.data.indexOf(arguments[0]);
+        if (at >= 0) { const r = new Range(); r.setStart(node, at + 1); r.setEnd(node, at + 2);
+          const b = r.getBoundingClientRect(); return [b.x + 1, b.y + b.height / 2]; } }""", word)
+    browser.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+
+
+def test_a_name_in_a_note_means_what_it_means_in_the_code_beside_it(browser, server):
+    _open(browser, f"{server}/{PAGE}")
+    _hover_note(browser, "block_shape")  # read at the note's lines: to_mapping's local
+    params = _line_with("def to_mapping")
+    wait(browser, lambda b: _marked(b)[:1] == [(params, "block_shape")] and len(_marked(b)) == 4)
+    _hover_note(browser, "BlockSpec")  # a link to another file's definition: no count of 0
+    wait(browser, lambda b: b.find_element("css selector", ".rd-scope-count").text
+         == "BlockSpec is defined in pkg/core.py")
+    assert _marked(browser) == []
 
 
 def test_a_focused_name_is_marked_from_the_keyboard(browser, server):

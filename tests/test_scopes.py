@@ -42,11 +42,11 @@ class Shape:
 def test_each_function_has_its_lines_and_local_names():
     found = {s.qualname: s for s in scopes(CODE, "x.py")}
     assert found["area"] == Scope(5, 18, "f", "area", (
-        "a", "b", "err", "extra", "f", "height", "i", "inner", "j", "k", "rest", "scale", "total", "width"))
-    assert found["area.inner"] == Scope(15, 16, "f", "area.inner", ("q",))  # `total` is area's, not inner's
-    assert found["Shape"] == Scope(21, 30, "c", "Shape", ())
+        "a", "b", "err", "extra", "f", "height", "i", "inner", "j", "k", "rest", "scale", "total", "width"), 6)
+    assert found["area.inner"] == Scope(15, 16, "f", "area.inner", ("q",), 16)  # `total` is area's, not inner's
+    assert found["Shape"] == Scope(21, 30, "c", "Shape", (), 22)
     assert found["Shape.scale"].names == ("by", "self")  # a def inside an `if` of the class
-    assert found["Shape.make"] == Scope(29, 30, "f", "Shape.make", ())  # the lambda's `z` is its own
+    assert found["Shape.make"] == Scope(29, 30, "f", "Shape.make", (), 30)  # the lambda's `z` is its own
     assert [s.qualname for s in scopes(CODE, "x.py")] == ["area", "area.inner", "Shape", "Shape.scale",
                                                         "Shape.make"]
 
@@ -56,4 +56,4 @@ def test_a_file_that_does_not_parse_has_no_scopes_and_the_script_names_its_path(
     script = scope_script("pkg/a.py", "0" * 40, "def f(x):\n  return x\n", None)
     assert script.src_uri == "assets/scopes/pkg/a.py.js"
     head, _, body = script.data.decode().partition(",")
-    assert head == 'readerScopes.add("pkg/a.py"' and json.loads(body[:-3]) == [[1, 2, "f", "f", "x"]]
+    assert head == 'readerScopes.add("pkg/a.py"' and json.loads(body[:-3]) == [[1, 2, "f", "f", "x", 2]]

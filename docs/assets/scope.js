@@ -79,53 +79,87 @@
     }
   }
 
-  // Occurrences.
-  function occurrences(name, line) {
-    var where = T.reach(scopes, name, line), pattern = T.pattern(name, where.local);
+  // Occurrences: the name in the role it was met in (scopetable.js's `role`): a name where it
+  // means one thing (a local's function, else the file less the functions binding it again), an
+  // attribute (`x.name`) or a call's keyword (`f(name=...)`) anywhere in the file; never inside a
+  // string or a comment.
+  function occurrences(name, line, as) {
+    var where = as === "name" ? T.reach(scopes, name, line) : {from: 1, to: Infinity, skip: []};
     var ranges = [];
     var lines = view.querySelectorAll(".rd-k > div[id]");
     for (var i = 0; i < lines.length && ranges.length < LIMIT; i++) {
-      if (!T.within(where, lineNumber(lines[i]))) continue;
-      if (lines[i].textContent.indexOf(name) < 0) continue;
-      collect(lines[i], pattern, ranges);
+      var n = lineNumber(lines[i]);
+      if (!T.within(where, n)) continue;
+      var text = lines[i].textContent;
+      if (text.indexOf(name) < 0) continue;
+      collect(lines[i], T.columns(text, name, as, T.header(scopes, n)), name.length, ranges);
     }
     return ranges;
   }
-  function collect(line, pattern, ranges) {
-    var walk = document.createTreeWalker(line, NodeFilter.SHOW_TEXT), node;
-    while ((node = /** @type {Text | null} */ (walk.nextNode()))) {
-      var parent = node.parentElement;
-      if (parent.closest("a.rd-n") || /(^|\s)(s\w*|c\w*)(\s|$)/.test(parent.className)) continue;
-      pattern.lastIndex = 0;
-      var m;
-      while ((m = pattern.exec(node.data))) {
+  function collect(line, cols, length, ranges) {  // each column of the line's text, as a Range
+    if (!cols.length) return;
+    var walk = document.createTreeWalker(line, NodeFilter.SHOW_TEXT), node, at = 0, c = 0;
+    while ((node = /** @type {Text | null} */ (walk.nextNode())) && c < cols.length) {
+      var end = at + node.data.length;
+      for (; c < cols.length && cols[c] < end; c++) {
+        var parent = node.parentElement;
+        if (cols[c] + length > end || parent.closest("a.rd-n") ||
+            /(^|\s)(s\w*|c\w*)(\s|$)/.test(parent.className)) continue;
         var r = new Range();
-        r.setStart(node, m.index);
-        r.setEnd(node, m.index + m[0].length);
+        r.setStart(node, cols[c] - at);
+        r.setEnd(node, cols[c] - at + length);
         ranges.push(r);
       }
+      at = end;
     }
   }
 
-  var marked = {name: "", line: 0};
-  function mark(name, line) {
+  var marked = {name: "", line: 0, as: ""};
+  function mark(name, line, as, elsewhere) {
     if (!window.CSS || !CSS.highlights || !scopes) return;
-    if (name === marked.name && (!name || T.same(scopes, line, marked.line))) return;
-    marked = {name: name, line: line};
-    if (!name) {
-      CSS.highlights.delete("rd-ref");
-      count.textContent = "";
-      return;
-    }
-    var ranges = occurrences(name, line);
-    CSS.highlights.set("rd-ref", new Highlight(...ranges));
-    count.textContent = ranges.length + " × " + name;
+    if (name === marked.name && as === marked.as && (!name || T.same(scopes, line, marked.line))) return;
+    marked = {name: name, line: line, as: as};
+    var ranges = name && !elsewhere ? occurrences(name, line, as) : [];
+    if (ranges.length) CSS.highlights.set("rd-ref", new Highlight(...ranges));
+    else CSS.highlights.delete("rd-ref");
+    count.textContent = elsewhere ? name + " is defined in " + elsewhere
+      : ranges.length ? ranges.length + " \u00d7 " + (as === "attr" ? "." : "") + name + (as === "keyword" ? "=" : "") : "";
   }
   function again() {  // a chunk painted: its text nodes are new
     if (!marked.name) return;
     var m = marked;
-    marked = {name: "", line: 0};
-    mark(m.name, m.line);
+    marked = {name: "", line: 0, as: ""};
+    mark(m.name, m.line, m.as);
+  }
+
+  // The line a note's name is read at: the note's first line (`L12-L20`), as in the code.
+  function noteLine(note) {
+    var m = /L(\d+)(?:-L\d+)?$/.exec(note.getAttribute("data-lines") || "");
+    return m ? +m[1] : 0;
+  }
+
+  // A name under the pointer (or selected, or focused) in the code or in a note: {name, line, as,
+  // elsewhere}; `elsewhere`: the file a note's link to another page names (nothing is marked).
+  function nameAt(node, start, end) {
+    var text = node.data, word = text.slice(start, end);
+    if (!(IDENT.test(word) && IDENT.exec(word)[0] === word && !/^\d/.test(word))) return null;
+    var parent = node.parentElement, note = parent.closest(".rd-mn");
+    if (note) {
+      var a = parent.closest("a[href]"), href = a ? a.getAttribute("href") : "";
+      if (href && href.charAt(0) !== "#") {
+        var file = /(?:^|\/)source\/(.+?)\.html/.exec(decodeURIComponent(a.href.split("#")[0])) ||
+                   /([^/]+\.py)\.html/.exec(decodeURIComponent(href.split("#")[0]));
+        return {name: word, line: 0, as: "name", elsewhere: file ? file[1] : href.split("#")[0]};
+      }
+      return {name: word, line: noteLine(note), as: "name", elsewhere: ""};
+    }
+    var row = parent.closest(".rd-k > div[id]");
+    if (!row) return null;
+    var before = document.createRange();
+    before.setStart(row, 0);
+    before.setEnd(node, start);
+    var n = lineNumber(row), col = before.toString().length;
+    return {name: word, line: n, as: T.role(row.textContent, col, word, T.header(scopes, n)), elsewhere: ""};
   }
 
   function wordAt(x, y) {
@@ -136,13 +170,11 @@
       node = /** @type {Text | null} */ (r && r.startContainer);
       at = r ? r.startOffset : 0;
     }
-    if (!node || node.nodeType !== 3 || !view.contains(node)) return null;
+    if (!node || node.nodeType !== 3 || !view.contains(node) || !scopes) return null;
     var text = node.data, start = at, end = at;
     while (start > 0 && /\w/.test(text[start - 1])) start--;
     while (end < text.length && /\w/.test(text[end])) end++;
-    var word = text.slice(start, end);
-    return IDENT.test(word) && IDENT.exec(word)[0] === word && !/^\d/.test(word)
-      ? {name: word, line: lineNumber(node.parentElement)} : null;
+    return nameAt(node, start, end);
   }
 
   function setUp() {
@@ -185,22 +217,27 @@
       hover = setTimeout(function () {
         if (hasSelection()) return;
         var w = wordAt(e.clientX, e.clientY);
-        if (w) mark(w.name, w.line);
+        if (w) mark(w.name, w.line, w.as, w.elsewhere);
       }, 120);
     });
     view.addEventListener("mouseleave", function () {
       clearTimeout(hover);
-      if (!hasSelection()) mark("", 0);
+      if (!hasSelection()) mark("", 0, "");
     });
     document.addEventListener("selectionchange", function () {
       var sel = window.getSelection(), text = sel ? sel.toString().trim() : "";
-      if (text && view.contains(sel.anchorNode) && IDENT.exec(text) && IDENT.exec(text)[0] === text) {
-        mark(text, lineNumber(sel.anchorNode.parentElement));
-      }
+      var node = sel && sel.rangeCount ? sel.getRangeAt(0).startContainer : null;
+      if (!text || !node || node.nodeType !== 3 || !view.contains(node) || !scopes) return;
+      var start = sel.getRangeAt(0).startOffset, data = /** @type {Text} */ (node).data;
+      while (start < data.length && /\s/.test(data[start])) start++;
+      var w = data.slice(start, start + text.length) === text ? nameAt(/** @type {Text} */ (node), start, start + text.length) : null;
+      if (w) mark(w.name, w.line, w.as, w.elsewhere);
     });
     view.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) {  // a name's link reached by Tab
-      var a = e.target.closest("a:not(.rd-n)"), text = a ? a.textContent : "";
-      if (a && IDENT.exec(text) && IDENT.exec(text)[0] === text) mark(text, lineNumber(a));
+      var a = e.target.closest("a:not(.rd-n)"), first = a && a.firstChild;
+      while (first && first.nodeType !== 3) first = first.firstChild;
+      var w = first && a.textContent === /** @type {Text} */ (first).data ? nameAt(/** @type {Text} */ (first), 0, a.textContent.length) : null;
+      if (w) mark(w.name, w.line, w.as, w.elsewhere);
     });
     view.addEventListener("rd-painted", again);
   }

@@ -6,8 +6,9 @@ its function, any other name's in the file).
 One script per file, loaded by its page (a `<script>` tag: file:// works):
 
     readerScopes.add("jax/_src/pallas/core.py",
-                     [[start, end, kind, qualname, "local names"], ...])   # in order of start;
-                                                                         # kind: c, f (def)
+                     [[start, end, kind, qualname, "local names", body], ...])   # in order of
+                                         # start; kind: c, f (def); body: its body's first line
+                                         # (a def's header, parameters and defaults, lies before)
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ class Scope:
     qualname: str
     names: tuple[str, ...]
     """A function's local names (sorted); none for a class (its names are read as `self.x`)."""
+    body: int = 0
+    """Its body's first line: a def's header (where `name=` is a parameter, not a call's keyword)
+    lies before it."""
 
 
 def scopes_uri(path: str) -> str:
@@ -46,7 +50,7 @@ def scope_script(path: str, blob: str, text: str, cache: Cache | None) -> Asset:
     """The file's scopes as its page's script (kept in the cache by the file's blob)."""
     data = cache.get_json("scopes", blob) if cache else None
     if data is None:
-        data = [[s.start, s.end, s.kind, s.qualname, " ".join(s.names)] for s in scopes(text, path)]
+        data = [[s.start, s.end, s.kind, s.qualname, " ".join(s.names), s.body] for s in scopes(text, path)]
         if cache:
             cache.put_json("scopes", blob, data)
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
@@ -66,10 +70,11 @@ def _walk(body: list[ast.stmt], outer: str) -> Iterator[Scope]:
     for node in _defs(body):
         qualname = f"{outer}.{node.name}" if outer else node.name
         end = node.end_lineno or node.lineno
+        inside = node.body[0].lineno
         if isinstance(node, ast.ClassDef):
-            yield Scope(node.lineno, end, "c", qualname, ())
+            yield Scope(node.lineno, end, "c", qualname, (), inside)
         else:
-            yield Scope(node.lineno, end, "f", qualname, tuple(sorted(_locals(node))))
+            yield Scope(node.lineno, end, "f", qualname, tuple(sorted(_locals(node))), inside)
         yield from _walk(node.body, qualname)
 
 

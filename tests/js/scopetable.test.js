@@ -10,19 +10,20 @@ const scopes = T.decode(scopeRows("core.scopes.js"));
 const lines = codeLines("core.html");
 const names = (list) => list.map((s) => s.qualname);
 
-/** The lines where `name`, met at line `at`, is marked, and what is marked there. */
-function marked(name, at) {
-  const where = T.reach(scopes, name, at), out = [];
+/** The lines where `name`, met at line `at` in role `as`, is marked (as scope.js marks it), and
+ * the columns marked there. */
+function marked(name, at, as = "name") {
+  const where = as === "name" ? T.reach(scopes, name, at) : {from: 1, to: Infinity, skip: []}, out = [];
   for (const [n, text] of Object.entries(lines)) {
     if (!T.within(where, +n)) continue;
-    for (const m of text.matchAll(T.pattern(name, where.local))) out.push(`${n}:${m.index}`);
+    for (const col of T.columns(text, name, as, T.header(scopes, +n))) out.push(`${n}:${col}`);
   }
   return out;
 }
 
 test("scopes.py's rows decode to scopes, a function's local names split", () => {
   assert.deepStrictEqual(scopes[1], {start: 13, end: 14, kind: "f", qualname: "BlockSpec.to_block_mapping",
-                                     names: ["grid", "self"]});
+                                     names: ["grid", "self"], body: 14});
   assert.deepStrictEqual(scopes[0].names, []);  // a class: none
   assert.deepStrictEqual(names(scopes), ["BlockSpec", "BlockSpec.to_block_mapping", "BlockMapping", "BlockMapping.__init__"]);
 });
@@ -52,4 +53,27 @@ test("any other name is marked in the whole file, less the functions that bind i
   assert.deepStrictEqual(marked("BlockMapping", 14), ["14:11", "17:6"]);
   assert.deepStrictEqual(marked("spec", 6), []);  // `self.spec` is __init__'s, where spec is local
   assert.deepStrictEqual("xBlockSpec BlockSpec_ BlockSpec.x".match(T.pattern("BlockSpec", false)), ["BlockSpec"]);
+});
+
+test("a name's role where it is met: a name, another object's attribute, a call's keyword", () => {
+  const text = "    return f(block_shape=block_shape, x=self.block_shape) == y.block_shape";
+  const at = (k) => text.indexOf("block_shape", k);
+  assert.strictEqual(T.role(text, at(0), "block_shape", false), "keyword");
+  assert.strictEqual(T.role(text, at(0), "block_shape", true), "name");  // a def's parameter
+  assert.strictEqual(T.role(text, at(at(0) + 1), "block_shape", false), "name");
+  assert.strictEqual(T.role(text, text.indexOf("self.") + 5, "block_shape", false), "attr");
+  assert.deepStrictEqual(T.columns(text, "block_shape", "name", false), [at(at(0) + 1)]);
+  assert.deepStrictEqual(T.columns(text, "block_shape", "attr", false), [text.indexOf("self.") + 5, text.lastIndexOf("block_shape")]);
+  // At a line's start: `a=b` continues a call's keywords; `a = b` assigns.
+  assert.strictEqual(T.role("      block_shape=block_shape,", 6, "block_shape", false), "keyword");
+  assert.strictEqual(T.role("  block_shape = (8, 128)", 2, "block_shape", false), "name");
+  assert.strictEqual(T.role("  if x == block_shape:", 10, "block_shape", false), "name");
+});
+
+test("a local is marked without the attributes and keywords that share its name", () => {
+  // `grid` in to_block_mapping: line 14's argument, not `self.grid` (line 21) nor __init__'s.
+  assert.deepStrictEqual(marked("grid", 14), [`13:${lines[13].indexOf("grid")}`, `14:${lines[14].indexOf("grid")}`]);
+  // met as `self.grid`: the attribute, wherever it is read
+  assert.deepStrictEqual(marked("grid", 21, "attr"), [`21:${lines[21].indexOf("grid")}`]);
+  assert.ok(T.header(scopes, 19) && !T.header(scopes, 20));  // __init__'s def line, then its body
 });
