@@ -1,4 +1,4 @@
-"""Hover cards' weight: a built site's card scripts (`assets/cards/**.js`, reader/render/cards.py).
+"""Hover cards' weight: a built site's card scripts (`assets/cards/**.js`, reader/render/code/cards.py).
 
     python benchmarks/cards.py SITE [--top N]
 

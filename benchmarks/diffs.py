@@ -1,4 +1,4 @@
-"""What the diff pages (reader/render/filediff.py) cost a build, cold and warm.
+"""What the diff pages (reader/render/diff/page.py) cost a build, cold and warm.
 
     READER_CACHE=... .venv/bin/python benchmarks/diffs.py [--root .]
 
@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from reader.cache import Cache
-from reader.render import filediff, generate, previous
-from reader.render.kinds.diff import DIFF
-from reader.render.pagecache import PageCache
+from reader.render import previous
+from reader.render.diff import page as filediff
+from reader.render.diff.kind import DIFF
+from reader.render.recipe import generate
+from reader.render.recipe.pagecache import PageCache
 
 SPENT: dict[str, float] = defaultdict(float)
 COUNT: dict[str, int] = defaultdict(int)

@@ -16,7 +16,7 @@ from reader.cache import Cache, atomic_write
 from reader.errors import GitError, InputError, Location
 from reader.move.record import MoveRecord
 from reader.pins import Pin, load_pins
-from reader.render.moves import load_moves
+from reader.render.changes.page import load_moves
 
 EDITION_FILES = ("pins.toml", "pins.lock", "track.yaml")
 EDITION_FOLDERS = ("annotations",)

@@ -21,10 +21,10 @@ from reader.cache import Cache, code_version, library_versions
 from reader.editions import Switcher
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
-from reader.render.generate import generate_site
-from reader.render.model import SLOT, Slot
-from reader.render.navigation import Generated, nav_pages
-from reader.render.toc import toc_tokens
+from reader.render.common.model import SLOT, Slot
+from reader.render.common.toc import toc_tokens
+from reader.render.recipe.generate import generate_site
+from reader.render.track.navigation import Generated, nav_pages
 from reader.stencil import TEMPLATE, Stencils, eligible
 
 log = logging.getLogger("mkdocs.plugins.reader")

@@ -18,14 +18,14 @@ import filelock
 from reader import editions, site_patch
 from reader.cache import Cache, atomic_write
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
+from reader.labs import load_labs
 from reader.linkcheck import BrokenLink, check_changed, check_links
 from reader.profile import mark
 from reader.progress import current, say
-from reader.render.generate import Older, generate_site
-from reader.render.labs import load_labs
-from reader.render.model import Slot
-from reader.render.navigation import Generated, PageCount
-from reader.render.urls import html_of
+from reader.render.common.model import Slot
+from reader.render.common.urls import html_of
+from reader.render.recipe.generate import Older, generate_site
+from reader.render.track.navigation import Generated, PageCount
 from reader.workers import Workers
 
 

@@ -28,9 +28,9 @@ from typing import NamedTuple
 
 from reader.cache import atomic_write, code_version
 from reader.linkcheck import read_part
-from reader.render.model import SLOT, Slot
-from reader.render.navigation import Generated
-from reader.render.toc import toc_tokens
+from reader.render.common.model import SLOT, Slot
+from reader.render.common.toc import toc_tokens
+from reader.render.track.navigation import Generated
 
 _ENCODING = ("utf-8", "xmlcharrefreplace")
 """How mkdocs writes a page (`mkdocs.commands.build._build_page`)."""

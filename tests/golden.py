@@ -16,13 +16,13 @@ from reader.cache import blob_sha
 from reader.errors import Location
 from reader.extract import index_from_sources
 from reader.model import SourceFile
-from reader.render.article import render_article
-from reader.render.content import article_doc
-from reader.render.docs import source_doc, source_resolver
-from reader.render.model import NoteView, Page
-from reader.render.pages import source_page
-from reader.render.prose import Prose
-from reader.render.searchindex import search_assets
+from reader.render.article.content import article_doc
+from reader.render.article.page import render_article
+from reader.render.code.annotated import source_page
+from reader.render.common.docs import source_doc, source_resolver
+from reader.render.common.model import NoteView, Page
+from reader.render.common.prose import Prose
+from reader.render.search.index import search_assets
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

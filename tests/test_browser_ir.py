@@ -13,10 +13,10 @@ import pytest
 
 from reader.errors import Location
 from reader.extract.symbols import symbols_of
-from reader.render import irview
-from reader.render.highlight import highlight_lines
-from reader.render.ir import Rules, parse_lowered
-from reader.render.irview import IrSite, kernel_file, render_lowered
+from reader.render.code.highlight import highlight_lines
+from reader.render.ir import view as irview
+from reader.render.ir.lowered import Rules, parse_lowered
+from reader.render.ir.view import IrSite, kernel_file, render_lowered
 from tests.browser_support import CONTRAST_JS, chromium, wait
 from tests.test_render_ir import HERE, LAB, SAMPLE, TPU, TPU_RULES, _tables
 

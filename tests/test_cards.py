@@ -1,4 +1,4 @@
-"""Hover cards' data (reader/render/cards.py): each definition's header, first lines, docstring
+"""Hover cards' data (reader/render/code/cards.py): each definition's header, first lines, docstring
 line, uses and notes, one script per source file; in a built small project every place a card
 links to exists, and editing a note changes its file's card script."""
 
@@ -15,12 +15,12 @@ from reader.cache import blob_sha
 from reader.extract.index import index_from_sources
 from reader.extract.symbols import definitions_of
 from reader.model import Head, SourceFile
-from reader.render.cards import card_data, card_script, excerpt, runs
-from reader.render.docs import source_doc, source_resolver
-from reader.render.highlight import highlight, highlight_lines
-from reader.render.pages import source_page
-from reader.render.prose import Prose
-from reader.render.runs import class_code
+from reader.render.code.annotated import source_page
+from reader.render.code.cards import card_data, card_script, excerpt, runs
+from reader.render.code.highlight import highlight, highlight_lines
+from reader.render.code.runs import class_code
+from reader.render.common.docs import source_doc, source_resolver
+from reader.render.common.prose import Prose
 from tests.golden import NOTES, PERMALINK, SHA, SOURCES
 from tests.small_project import build_small, fetch_and_build
 

@@ -11,11 +11,11 @@ from reader.cache import Cache
 from reader.commands import check as check_command
 from reader.errors import Location, ReaderError
 from reader.extract.fact import Facts
-from reader.render import figures as registry
-from reader.render.figure import Figure, FigureInputs
-from reader.render.figures import Figures
-from reader.render.model import Asset
-from reader.render.prose import Prose
+from reader.render.common.model import Asset
+from reader.render.common.prose import Prose
+from reader.render.figures import registry
+from reader.render.figures.figure import Figure, FigureInputs
+from reader.render.figures.registry import Figures
 from tests.annotations_project import write_annotation
 from tests.test_annotations_check import HEAD, check, project  # noqa: F401 - the fixture
 
@@ -68,4 +68,4 @@ def test_check_reports_an_unknown_figure_at_its_line(project, capsys, monkeypatc
     code, out = check(project, capsys)
     assert (code, out) == (2, ["annotations/a.yaml:8: unknown figure 'pipeline-bufered-2' (did you "
                                "mean 'pipeline-buffered-2'?); name a figure of FIGURES in "
-                               "reader/render/figures.py"])
+                               "reader/render/figures/registry.py"])

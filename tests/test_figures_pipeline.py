@@ -10,8 +10,8 @@ import pytest
 from kernels.pipelining import record_copy
 from reader.corpus import Corpus, Project
 from reader.errors import Location
-from reader.render.figure import FigureInputs
-from reader.render.figures_pipeline import (
+from reader.render.figures.figure import FigureInputs
+from reader.render.figures.pipeline import (
     BUFFER_COUNTS,
     PIPELINE,
     STEPS,

@@ -90,7 +90,7 @@ def test_source_file_maps_project_and_pins(tmp_path):
 
 
 def test_lab_artifacts_writes_lowered_json(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "reader.render.lab_artifacts", str(tmp_path), "first_kernels"],
+    done = subprocess.run([sys.executable, "-m", "reader.labs.child", str(tmp_path), "first_kernels"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     manifest = json.loads((tmp_path / "manifest.json").read_text())
@@ -108,7 +108,7 @@ def test_lab_artifacts_writes_lowered_json(tmp_path):
 @pytest.fixture(scope="module")
 def canonical(tmp_path_factory) -> dict[str, dict]:
     out = tmp_path_factory.mktemp("canonical")
-    done = subprocess.run([sys.executable, "-m", "reader.render.lab_artifacts", str(out), "canonical"],
+    done = subprocess.run([sys.executable, "-m", "reader.labs.child", str(out), "canonical"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     manifest = json.loads((out / "manifest.json").read_text())
@@ -158,7 +158,7 @@ def test_canonical_sm90_kernel_lowers_to_mosaic_gpu_with_tokamax_lines(canonical
 def test_output_reads_as_the_renderer_reads_it(ladder, canonical):
     from reader.errors import Location
     from reader.ir import lower
-    from reader.render.ir import parse_lowered
+    from reader.render.ir.lowered import parse_lowered
     for modules in (ladder, canonical):
         doc = json.dumps(lower.document(list(modules.values()))).encode()
         parsed = parse_lowered(doc, Location("lowered.json"))

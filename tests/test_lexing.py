@@ -11,7 +11,7 @@ from pygments.lexer import RegexLexer, bygroups
 from pygments.lexers.python import PythonLexer
 from pygments.token import Keyword, Name, String, Text
 
-from reader.render.lexing import JoinedLexer, _starts
+from reader.render.code.lexing import JoinedLexer, _starts
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORNERS = [

@@ -10,7 +10,7 @@ import pytest
 from reader.cli import main
 from reader.errors import InputError
 from reader.move.record import MoveRecord
-from reader.render.moves import load_moves, move_page
+from reader.render.changes.page import load_moves, move_page
 from tests.diff_project import make_demo
 
 

@@ -1,4 +1,4 @@
-"""Each lab's notebook (reader/render/notebook.py): generated from its module, committed up to date
+"""Each lab's notebook (reader/labs/notebook.py): generated from its module, committed up to date
 in notebooks/, pinning pins.toml's releases in its first cell, and run top to bottom on this
 machine's CPU with its printed errors checked against the lab's references."""
 
@@ -17,7 +17,7 @@ import pytest
 
 from kernels import LABS as REGISTRY
 from reader.cli import main as reader
-from reader.render.notebook import colab_url, notebook_path, releases_of, run_notebook
+from reader.labs.notebook import colab_url, notebook_path, releases_of, run_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = list(REGISTRY)

@@ -1,4 +1,4 @@
-"""The code view's light markup (render/code.py): the lines' HTML keeps their text, links and
+"""The code view's light markup (render/code/view.py): the lines' HTML keeps their text, links and
 hidden-character marks, and the token runs give back every character's class as pygments gave it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import re
 import pygments
 from pygments.lexers.python import PythonLexer
 
-from reader.render.code import CHUNK, RUN_ON, CodeLines, MarginNote, code_view
-from reader.render.highlight import Highlight, LineLink, css_class, escape_code, highlight
-from reader.render.runs import decode
+from reader.render.code.highlight import Highlight, LineLink, css_class, escape_code, highlight
+from reader.render.code.runs import decode
+from reader.render.code.view import CHUNK, RUN_ON, CodeLines, MarginNote, code_view
 
 SOURCE = '''import jax  # a comment
 def f(x: int, s="a<b&c") -> "x\u202ey":

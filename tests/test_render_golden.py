@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from reader.render.runs import decode
+from reader.render.code.runs import decode
 from tests.golden import GOLDEN, render_fixture
 
 

@@ -7,7 +7,7 @@ import re
 
 from reader.cache import Cache
 from reader.model import split_lines
-from reader.render.highlight import (
+from reader.render.code.highlight import (
     Highlight,
     LineLink,
     cache_key,
@@ -91,7 +91,7 @@ def test_the_token_stream_is_pygments_own():
     import pygments
     from pygments.lexers.python import PythonLexer
 
-    from reader.render.highlight import _tokens
+    from reader.render.code.highlight import _tokens
 
     lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
     for text in ("\ufeffx = 1\n", "a = '\u202e'\nb = 1 < 2 & 3\n", '"""doc\n\nmore"""\n', "", "\tif x:\n\t\tpass"):
@@ -115,7 +115,7 @@ def test_pygments_own_lexer_and_the_joined_one_highlight_alike(monkeypatch):
     joined one costs more than one edited file's lexing), then with the joined one."""
     from pathlib import Path
 
-    from reader.render import highlight as hl
+    from reader.render.code import highlight as hl
 
     text = Path(hl.__file__).read_text()
     hl._python.cache_clear()

@@ -1,4 +1,4 @@
-"""The linked IR view (reader/render/ir.py, irview.py) on a real lowered sample: the lowering
+"""The linked IR view (reader/render/ir/lowered.py, irview.py) on a real lowered sample: the lowering
 ladder's kernel as a kernel jaxpr and a Mosaic TPU module with every op's location, and a matmul
 Mosaic GPU refused (tests/fixtures/lowered/make.py wrote it with jax 0.12.0.1)."""
 
@@ -15,16 +15,16 @@ from reader.cache import Cache
 from reader.errors import Location
 from reader.extract.ruletable import PrimRef, RuleEntry, RuleRef, RuleTable
 from reader.extract.symbols import symbols_of
+from reader.labs import Artifact, LabArtifacts, LabInfo
 from reader.linkcheck import read_part, scan
 from reader.model import SourceFile
-from reader.render import irsite
-from reader.render.highlight import highlight_lines
-from reader.render.ir import LOWERED, IrFormatError, Rules, coverage, parse_lowered
-from reader.render.irsite import IrPages
-from reader.render.irview import IrSite, kernel_file, render_lowered
-from reader.render.labs import Artifact, LabArtifacts, LabInfo
-from reader.render.model import Asset
-from reader.render.urls import rel_file, slugify
+from reader.render.code.highlight import highlight_lines
+from reader.render.common.model import Asset
+from reader.render.common.urls import rel_file, slugify
+from reader.render.ir import site as irsite
+from reader.render.ir.lowered import LOWERED, IrFormatError, Rules, coverage, parse_lowered
+from reader.render.ir.site import IrPages
+from reader.render.ir.view import IrSite, kernel_file, render_lowered
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "fixtures" / "lowered" / "lowering_ladder.lowered.json"

@@ -10,12 +10,12 @@ import pytest
 
 from reader.cache import Cache
 from reader.extract import index_from_sources
-from reader.render.docs import source_resolver
-from reader.render.kinds.lab import lab_doc
-from reader.render.lab import render_lab
-from reader.render.labs import Artifact, ArtifactRun, LabArtifacts, load_labs
-from reader.render.model import SourceDoc
-from reader.render.prose import Prose
+from reader.labs import Artifact, ArtifactRun, LabArtifacts, load_labs
+from reader.render.common.docs import source_resolver
+from reader.render.common.model import SourceDoc
+from reader.render.common.prose import Prose
+from reader.render.lab.kind import lab_doc
+from reader.render.lab.page import render_lab
 
 REGISTRY = '''"""A tiny lab registry."""
 import ast
@@ -141,7 +141,7 @@ def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path
 
 
 def test_a_labs_artifacts_are_kept_across_an_edit_of_its_docstrings_words():
-    from reader.render.labs import code_of
+    from reader.labs import code_of
 
     lab = '"""LAB·0.1 · A toy.\n\nWhat it shows.\n"""\nimport jax\n\nx = 1\n'
     reworded = lab.replace("What it shows.", "What it shows, reworded.")

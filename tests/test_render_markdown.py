@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from reader.render.markdown import render_markdown
+from reader.render.common.markdown import render_markdown
 
 HOSTILE = [
     "<script>alert(1)</script>",

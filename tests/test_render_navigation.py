@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from reader.errors import InputError
-from reader.render.navigation import Written, entry_link, nav_pages, phase_links
+from reader.render.track.navigation import Written, entry_link, nav_pages, phase_links
 from reader.track import Entry, Phase, load_track
 
 
@@ -83,7 +83,7 @@ def test_the_repository_articles_carry_the_outlines_slugs():
     """One slug per article, the outline's: each outlined article is the annotation file of its
     slug, and no file of another name stands in for it by its title."""
     from reader.annotations import load_articles
-    from reader.render.navigation import _norm
+    from reader.render.track.navigation import _norm
 
     root = Path(__file__).resolve().parent.parent
     articles = {a.slug: a for a in load_articles(root)}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from reader.extract.ruletable import PrimRef, RuleEntry, RuleRef, RuleTable
-from reader.render.model import PageLink
-from reader.render.rules import rules_page
+from reader.render.common.model import PageLink
+from reader.render.rules.page import rules_page
 
 
 def entry(backend: str, key: str, prim: str, rule_line: int, path: str = "pkg/lowering.py") -> RuleEntry:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reader.render.markdown import render_markdown
-from reader.render.toc import toc_tokens
+from reader.render.common.markdown import render_markdown
+from reader.render.common.toc import toc_tokens
 
 
 def test_headings_with_ids_nest_and_headings_without_are_left_out():

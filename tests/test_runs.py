@@ -1,4 +1,4 @@
-"""reader/render/runs.py writes the token runs that reader/assets/runs.js (the one definition of
+"""reader/render/code/runs.py writes the token runs that reader/assets/runs.js (the one definition of
 the format) reads: the alphabet comes from the script, and node decodes what Python encodes."""
 
 import json
@@ -8,7 +8,7 @@ from importlib import resources
 
 import pytest
 
-from reader.render import runs
+from reader.render.code import runs
 
 NODE = shutil.which("node")
 SCRIPT = resources.files("reader").joinpath("assets", "runs.js")

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reader.model import SourceFile
-from reader.render.highlight import HIGHLIGHT_KIND, cache_key, highlighted
-from reader.render.model import Page
-from reader.render.pagecache import PageCache
-from reader.render.parallel import Job
-from reader.render.prose import Prose
-from reader.render.schedule import Schedule
+from reader.render.code.highlight import HIGHLIGHT_KIND, cache_key, highlighted
+from reader.render.common.model import Page
+from reader.render.common.prose import Prose
+from reader.render.recipe.pagecache import PageCache
+from reader.render.recipe.parallel import Job
+from reader.render.recipe.schedule import Schedule
 
 
 @dataclass

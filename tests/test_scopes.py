@@ -1,10 +1,10 @@
-"""A file's scopes for its page's sticky line and name marking (reader/render/scopes.py)."""
+"""A file's scopes for its page's sticky line and name marking (reader/render/code/scopes.py)."""
 
 from __future__ import annotations
 
 import json
 
-from reader.render.scopes import Scope, scope_script, scopes
+from reader.render.code.scopes import Scope, scope_script, scopes
 
 CODE = '''import os
 total = 0

@@ -1,4 +1,4 @@
-"""The search index's pieces (reader/render/searchindex.py): the code's words by their first three
+"""The search index's pieces (reader/render/search/index.py): the code's words by their first three
 letters with the lines holding them, the definitions by name, the files' lines in chunks, the
 prose's words and documents; read back here as search.js reads them."""
 
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from reader.model import SourceFile
-from reader.render.model import Page, SearchEntry
-from reader.render.pages import page_markdown, with_prose
-from reader.render.searchindex import (
+from reader.render.code.annotated import page_markdown, with_prose
+from reader.render.common.model import Page, SearchEntry
+from reader.render.search.index import (
     BUCKET,
     CHUNK,
     COMMON,
@@ -102,7 +102,7 @@ def test_the_code_pieces_are_the_same_bytes_whatever_the_hash_seed():
     code = (
         "import sys\n"
         "from reader.model import SourceFile\n"
-        "from reader.render.searchindex import _code_assets\n"
+        "from reader.render.search.index import _code_assets\n"
         f"for a in _code_assets([SourceFile('p', 'a.py', '0', {line!r})], [[]]):\n"
         "    sys.stdout.buffer.write(a.data)\n")
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,

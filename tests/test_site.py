@@ -191,7 +191,7 @@ def test_the_parallel_build_equals_the_one_process_build(small, tmp_path, monkey
     workers fork for every stage that can, and the sites are byte for byte the same."""
 
     from reader import linkcheck
-    from reader.render import parallel
+    from reader.render.recipe import parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 1)
     monkeypatch.setattr(linkcheck, "MIN_PARALLEL", 1)

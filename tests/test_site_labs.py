@@ -104,7 +104,7 @@ def test_the_command_exits_1_naming_the_lab_with_or_without_keep_going(project, 
 
 def test_rewording_a_labs_docstring_renders_its_page_alone_and_equals_a_cold_build(project, tmp_path,
                                                                                  monkeypatch):
-    from reader.render.kinds.lab import LAB
+    from reader.render.lab.kind import LAB
 
     build_site(project, jobs=1)
     rendered: list[str] = []

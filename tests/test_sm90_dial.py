@@ -20,10 +20,10 @@ from reader.corpus import Corpus, Project
 from reader.extract import tokamax_facts as tf
 from reader.extract.sm90_source import Sm90Params, Tiling
 from reader.fetch import InstalledSource, fetch_pin
-from reader.render.figure import FigureInputs, figure_html
-from reader.render.figures import FIGURES
-from reader.render.figures_sm90 import SCRIPT, budget_figure_html, budget_params, sm90_budget
-from reader.render.prose import Prose
+from reader.render.common.prose import Prose
+from reader.render.figures.figure import FigureInputs, figure_html
+from reader.render.figures.registry import FIGURES
+from reader.render.figures.sm90 import SCRIPT, budget_figure_html, budget_params, sm90_budget
 from tests.browser_support import chromium
 from tests.conftest import REPO_ROOT
 

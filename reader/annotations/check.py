@@ -205,7 +205,7 @@ def _check_markup(text: str, loc: Location, ctx: _Context) -> list[Problem]:
             close = difflib.get_close_matches(p.target, sorted(ctx.figures), n=1)
             dym = f" (did you mean {close[0]!r}?)" if close else ""
             out.append(Problem(loc, f"unknown figure {p.target!r}{dym}",
-                               "name a figure of FIGURES in reader/render/figures.py"))
+                               "name a figure of FIGURES in reader/render/figures/registry.py"))
         elif p.kind == "source":
             out += _source_link(p.target, (p.symbol,) if p.symbol else (), loc, ctx, "link")
         elif p.kind == "lab" and p.target not in ctx.kernels:

@@ -2,7 +2,7 @@
 for `reader check` and the page renderer).
 
     {{fact:NAME}}                         a computed fact, never a typed number
-    {{figure:NAME}}                       a computed figure (`reader/render/figures.py`)
+    {{figure:NAME}}                       a computed figure (`reader/render/figures/registry.py`)
     [[path/to/file.py::Qualname]]         a definition's line on its source page
     [[path/to/file.py::Qualname|text]]    the same with link text
     [[path/to/file.py]]                   the file's source page
@@ -98,7 +98,7 @@ def _curly(inner: str, m: re.Match[str], line: int) -> Placeholder | MarkupProbl
     if kind == "figure":
         if not FIGURE_NAME.match(name):
             return MarkupProblem(f"malformed figure name in {m.group(0)!r}",
-                                 "write {{figure:NAME}} with a name from reader/render/figures.py", line)
+                                 "write {{figure:NAME}} with a name from reader/render/figures/registry.py", line)
         return Placeholder("figure", name, m.start(), m.end(), line)
     if kind != "fact":
         return MarkupProblem(f"unknown placeholder {m.group(0)!r}",

@@ -12,7 +12,7 @@ from reader.annotations import check as checking
 from reader.annotations import report as printers
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.render.figures import FIGURES
+from reader.render.figures.registry import FIGURES
 
 
 def add_parser(sub) -> None:

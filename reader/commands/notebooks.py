@@ -20,8 +20,8 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from reader.corpus import Project
-    from reader.render.labs import load_labs
-    from reader.render.notebook import FOLDER, notebook_path, notebooks
+    from reader.labs import load_labs
+    from reader.labs.notebook import FOLDER, notebook_path, notebooks
 
     root = Path(args.project)
     wanted = {notebook_path(name): text for name, text in

@@ -187,7 +187,7 @@ def check_notes(root: Path) -> tuple[str, ...]:
     from reader.annotations.model import Severity
     from reader.cache import Cache
     from reader.corpus import Corpus, Project
-    from reader.render.figures import FIGURES
+    from reader.render.figures.registry import FIGURES
 
     cache = Cache()
     try:

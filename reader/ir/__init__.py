@@ -1,9 +1,9 @@
-"""Lowered IR with source locations (`lowered.json`, read by reader/render/ir.py): what each lowered op is,
+"""Lowered IR with source locations (`lowered.json`, read by reader/render/ir/lowered.py): what each lowered op is,
 which primitive's lowering rule emitted it, and the kernel line it came from.
 
 This package's top level imports no jax: `reader check`, `diff` and `rules` load reader without
 it. The lowering itself (`reader.ir.lower`, `reader.ir.mlir_ops`, `reader.ir.canonical`) runs in
-the labs' artifact child process (`reader/render/lab_artifacts.py`).
+the labs' artifact child process (`reader/labs/child.py`).
 """
 
 from __future__ import annotations

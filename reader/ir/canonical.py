@@ -1,6 +1,6 @@
 """The pinned kernels the articles read, lowered with locations in the pinned files (imports jax).
 
-`write(out_dir, root)` writes one `<name>.json` (the format in reader/render/ir.py) per
+`write(out_dir, root)` writes one `<name>.json` (the format in reader/render/ir/lowered.py) per
 kernel: jax's TPU flash attention forward, splash attention with a small causal mask (both
 Mosaic TPU), and tokamax's sm90 attention (Mosaic GPU, for an abstract H100: compute
 capability 9.0). jax treats its own files as library frames, left out of locations, so the

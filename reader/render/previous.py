@@ -21,7 +21,7 @@ from reader.corpus import Corpus, Project
 from reader.move.record import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
 from reader.progress import unsaid
-from reader.render.model import NoteView
+from reader.render.common.model import NoteView
 
 PREVIOUS_KIND = "previous-edition"
 NOTES_KIND = "previous-notes"
@@ -87,7 +87,7 @@ class Previous:
         from reader.annotations import load_articles, resolve
         from reader.annotations.resolve import PinnedSymbols
         from reader.editions import checkout, older_edition
-        from reader.render.content import note_views
+        from reader.render.article.content import note_views
 
         folder = checkout(self.root, older_edition(self.record), self._cache)
         corpus, out = self.corpus, defaultdict(list)

@@ -1,0 +1,241 @@
+"""The labs (`kernels/`) as the site shows them: registry, docstrings, and build-time artifacts.
+
+A lab's artifacts (jaxprs, MLIR, a roofline or a timeline) are produced by running its
+`artifacts(out_dir)` in one child process for all labs that need it, and cached by the hash of the
+lab's file and the `kernels/` helpers it shares, so an unchanged lab never runs again.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import functools
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import NamedTuple
+
+from reader import __version__
+from reader.cache import Cache, installed_versions
+from reader.errors import InputError, LabError, Location
+
+ARTIFACTS_KIND = "lab-artifacts-v1"
+"""Kept across code versions (`derived/kept/`), so not covered by `code_version()`: bump the
+suffix when the artifacts' format changes."""
+ARTIFACT_TIMEOUT_S = 900
+
+
+class Exercised(NamedTuple):
+    """A pinned file and a symbol in it that a lab's docstring says it exercises."""
+
+    path: str
+    symbol: str
+
+
+@dataclass(frozen=True)
+class LabInfo:
+    """One registered lab: its module name, title, phase, file and docstring."""
+
+    name: str
+    heading: str
+    phase: int
+    path: str
+    """Relative to the project root: `kernels/tiled_matmul.py`."""
+    text: str
+    docstring: str
+    exercises: tuple[Exercised, ...]
+    has_artifacts: bool
+
+
+@dataclass(frozen=True)
+class Artifact:
+    name: str
+    data: bytes
+
+    @property
+    def is_image(self) -> bool:
+        return self.name.endswith((".svg", ".png"))
+
+
+@dataclass(frozen=True)
+class LabArtifacts:
+    files: tuple[Artifact, ...] = ()
+    error: str = ""
+    """Why the lab's `artifacts(out_dir)` failed (the exception's last line); empty when it ran."""
+    line: int | None = None
+    """The line of the lab's file nearest the raise, when it raised there."""
+
+
+def lab_failure(lab: LabInfo, artifacts: LabArtifacts) -> LabError | None:
+    """The failed run of a lab's artifacts as an error located in the lab's file (None: it ran)."""
+    if not artifacts.error:
+        return None
+    return LabError(f"lab {lab.name!r} failed: {artifacts.error}", Location(lab.path, artifacts.line),
+                    f"fix it (run it alone: python -m kernels.{lab.name}), or build anyway with "
+                    "reader build --keep-going (its page then says it failed)")
+
+
+def load_labs(root: Path) -> list[LabInfo]:
+    """The labs registered in `root/kernels` (none when the project has no `kernels/`)."""
+    folder = root / "kernels"
+    if not (folder / "__init__.py").is_file():
+        return []
+    registry = _registry(root)
+    out = []
+    for lab in registry.LABS.values():
+        path = folder / f"{lab.name}.py"
+        if not path.is_file():
+            raise InputError(f"lab {lab.name!r} is registered but has no file", Location(str(path)),
+                             "add the module or remove it from kernels.LABS")
+        text = path.read_text(encoding="utf-8")
+        out.append(LabInfo(lab.name, lab.heading, lab.phase, f"kernels/{lab.name}.py", text,
+                           registry.docstring(lab.name), tuple(Exercised(*e) for e in registry.exercises(lab.name)),
+                           "\ndef artifacts(" in text or "\ndef lowerings(" in text))
+    return out
+
+
+def canonical_lab() -> LabInfo:
+    """The pseudo-lab `canonical` (reader/ir/canonical.py): the pinned kernels the articles read,
+    lowered with locations, one `<kernel>.json` each. Pass it to `ArtifactRun` with the labs; its
+    key is the runner, reader/ir and the jax/jaxlib/tokamax/triton versions (`_runtime`)."""
+    return LabInfo("canonical", "Canonical kernels, lowered", 0, "reader/ir/canonical.py", "", "", (), True)
+
+
+def _registry(root: Path) -> ModuleType:
+    """The project's `kernels` package (importing it imports no jax), replacing any other one
+    imported before (a different project, or a test's fixture)."""
+    init = (root / "kernels" / "__init__.py").resolve()
+    current = sys.modules.get("kernels")
+    if current is not None and Path(current.__file__ or "").resolve() == init:
+        return current
+    for name in [n for n in sys.modules if n == "kernels" or n.startswith("kernels.")]:
+        del sys.modules[name]
+    spec = importlib.util.spec_from_file_location("kernels", init,
+                                                  submodule_search_locations=[str(init.parent)])
+    if spec is None or spec.loader is None:
+        raise InputError("cannot import the labs' package", Location(str(init)))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["kernels"] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules["kernels"]
+        raise InputError(f"importing kernels failed: {e}", Location(str(init))) from None
+    return module
+
+
+def artifact_key(root: Path, lab: LabInfo) -> str:
+    """The lab's file plus the shared helpers (`kernels/_*.py`, `kernels/__init__.py`), the
+    runner and the installed jax: the artifacts are kept across changes to the rest of reader."""
+    h = hashlib.sha1(f"{ARTIFACTS_KIND}:{__version__}:{lab.name}:{_runtime()}".encode())
+    h.update(code_of(lab.text).encode())
+    for helper in sorted((root / "kernels").glob("_*.py")):
+        h.update(helper.name.encode() + b"\0" + helper.read_bytes())
+    return h.hexdigest()
+
+
+def code_of(text: str) -> str:
+    """A lab's file without its docstring's words (its lines kept: `lowered.json` locates ops by
+    line): what its artifacts come from (`main`'s help reads the docstring, `artifacts` does not)."""
+    try:
+        first = ast.parse(text).body[0]
+    except (SyntaxError, IndexError):
+        return text
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and first.end_lineno is not None):
+        return text
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:first.lineno - 1]) + "\n" * (first.end_lineno - first.lineno + 1) + "".join(lines[first.end_lineno:])
+
+
+@functools.cache
+def _runtime() -> str:
+    """The artifact runner's source and the versions of what the labs run on (read without
+    importing): jax, jaxlib, tokamax, numpy (which prints the arrays), triton (finding_the_spill
+    compiles with it) and Python."""
+    runner = Path(__file__).with_name("child.py").read_bytes()
+    for lowering in sorted(Path(__file__).parents[1].joinpath("ir").glob("*.py")):  # lowered.json
+        runner += lowering.name.encode() + b"\0" + lowering.read_bytes()
+    installed = installed_versions(("jax", "jaxlib", "tokamax", "numpy", "triton"))
+    versions = [platform.python_version(), *(v if v != "absent" else "-" for v in installed.values())]
+    return f"{hashlib.sha1(runner).hexdigest()}:{':'.join(versions)}"
+
+
+class ArtifactRun:
+    """Artifacts from the cache, and one child process (started at once) for the rest."""
+
+    def __init__(self, root: Path, labs: list[LabInfo], cache: Cache | None):
+        self.root, self.cache = root, cache
+        self.keys = {lab.name: artifact_key(root, lab) for lab in labs if lab.has_artifacts}
+        self.ready: dict[str, LabArtifacts] = {}
+        todo = []
+        for name, key in self.keys.items():
+            hit = cache.get_kept_json(ARTIFACTS_KIND, key) if cache is not None else None
+            if hit is None:
+                todo.append(name)
+            else:
+                self.ready[name] = LabArtifacts(tuple(Artifact(n, base64.b64decode(d)) for n, d in hit))
+        self.out = Path(tempfile.mkdtemp(prefix="reader-artifacts-")) if todo else None
+        self.proc = None
+        if todo and self.out is not None:
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                [str(root), *filter(None, [os.environ.get("PYTHONPATH", "")])])}
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "reader.labs.child", str(self.out), *todo],
+                cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    @property
+    def running(self) -> bool:
+        """Whether the child process is still to be waited for."""
+        return self.proc is not None
+
+    def results(self) -> Mapping[str, LabArtifacts]:
+        """Wait for the child process; cache what it produced."""
+        if self.proc is not None and self.out is not None:
+            try:
+                output, _ = self.proc.communicate(timeout=ARTIFACT_TIMEOUT_S)
+                self._collect(output.decode(errors="replace"))
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.communicate()
+                for name in self.keys:
+                    self.ready.setdefault(name, LabArtifacts(
+                        error=f"artifacts took longer than {ARTIFACT_TIMEOUT_S} s"))
+            finally:
+                self.proc = None
+                _remove(self.out)
+        return self.ready
+
+    def _collect(self, output: str) -> None:
+        assert self.out is not None
+        try:
+            manifest = json.loads((self.out / "manifest.json").read_text())
+        except (FileNotFoundError, ValueError):
+            tail = output.strip().splitlines()[-1:] or ["no output"]
+            manifest = {n: {"files": [], "error": f"the artifact run failed: {tail[0]}"}
+                        for n in self.keys if n not in self.ready}
+        for name, entry in manifest.items():
+            if entry["error"]:
+                self.ready[name] = LabArtifacts(error=entry["error"], line=entry.get("line"))
+                continue
+            files = tuple(Artifact(Path(f).name, (self.out / name / f).read_bytes())
+                          for f in entry["files"])
+            self.ready[name] = LabArtifacts(files)
+            if self.cache is not None:
+                self.cache.put_kept_json(ARTIFACTS_KIND, self.keys[name],
+                                    [[a.name, base64.b64encode(a.data).decode()] for a in files])
+
+
+def _remove(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)

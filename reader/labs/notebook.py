@@ -1,0 +1,342 @@
+"""Each lab as a Jupyter notebook, generated from its module: `notebooks/<lab>.ipynb` in the
+repository (what Colab opens, at a commit) and `labs/<lab>.ipynb` on the site (the download).
+
+The cells: the setup (the pinned releases installed, with the jaxlib of the runtime's accelerator);
+the lab's page text; the `kernels/` modules the lab imports, written beside the notebook; then the
+lab's own module, read by jupytext as its `# %% Title` sections (a title becomes a heading); and
+`main([])`, the lab's run. Nothing in it is written by hand: `reader notebooks` regenerates the
+folder and tests/test_notebooks.py checks that it is up to date.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import time
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from reader.cache import Cache, blob_sha
+from reader.errors import GitError, InputError, Location
+from reader.labs import LabInfo
+from reader.pins import Pin
+from reader.render.common.model import Asset
+from reader.render.common.urls import lab_notebook
+from reader.render.lab.page import description
+
+FOLDER = "notebooks"
+"""The repository folder of the notebooks (`notebooks/<lab>.ipynb`)."""
+SUPPORT = "lab_support"
+"""The folder, beside the notebook, that the lab's helper modules are written into."""
+REPO_ENV = "READER_REPO_URL"
+"""The project's GitHub repository (`https://github.com/OWNER/NAME`): the lab pages' "Open in
+Colab" links open the notebook there, at the commit built; unset, the pages leave the link out."""
+NOTEBOOKS_KIND = "notebooks-v1"
+_MAIN_GUARD = re.compile(r'\n*if __name__ == "__main__":\n    raise SystemExit\(main\(\)\)\s*$')
+
+
+class Helper(NamedTuple):
+    """A module of the project's `kernels` package a lab imports: its path and text."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class NotebookInputs:
+    """What a lab's notebook holds besides the lab's own module."""
+
+    releases: tuple[str, ...]
+    """Requirement strings: pins.toml's releases, jax's jaxlib, and the `labs` extra's `==` pins of
+    the distributions the lab's code imports (`triton` for finding_the_spill)."""
+    helpers: tuple[Helper, ...]
+    """Each `kernels/` module the lab imports, the package's `__init__.py` first."""
+
+
+def notebook_path(name: str) -> str:
+    return f"{FOLDER}/{name}.ipynb"
+
+
+def colab_url(repo_url: str, commit: str, name: str) -> str:
+    """Colab's URL of the notebook in a GitHub repository at `commit`; "" when `repo_url` is not
+    a GitHub repository (Colab opens notebooks from GitHub only) or no commit is known."""
+    found = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?", repo_url.strip())
+    if not found or not re.fullmatch(r"[0-9a-f]{40}", commit):
+        return ""
+    return (f"https://colab.research.google.com/github/{found.group(1)}/{found.group(2)}"
+            f"/blob/{commit}/{notebook_path(name)}")
+
+
+class ColabSource(NamedTuple):
+    """Where the lab pages' Colab links point: a repository URL and a commit ("" when unknown)."""
+
+    repo: str
+    commit: str
+
+
+def project_colab(root: Path) -> ColabSource:
+    """The repository URL and commit the lab pages' Colab links name: `READER_REPO_URL` and the
+    project's HEAD; ("", "") when either is missing."""
+    repo = os.environ.get(REPO_ENV, "").strip()
+    if not repo:
+        return ColabSource("", "")
+    from reader import gitio  # GitPython loads only when a link is wanted
+    try:
+        return ColabSource(repo, gitio.commit_of(root, "HEAD"))
+    except GitError:  # not a git checkout, or no commit yet: no link
+        return ColabSource("", "")
+
+
+def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin],
+                    cache: Cache | None = None) -> NotebookInputs:
+    try:
+        _analysed(lab.text, cache)
+    except SyntaxError as e:
+        raise InputError(f"lab {lab.name!r} is not valid Python: {e.msg}", Location(lab.path, e.lineno),
+                         f"fix it (python -m kernels.{lab.name} shows the same error)") from None
+    helpers = _helpers(root, lab.text, cache)
+    imported = set().union(*(_analysed(text, cache).imported for text in (lab.text, *(t for _, t in helpers))))
+    releases = [p.release for p in pins.values() if p.release]
+    jax = next((r.partition("==")[2] for r in releases if r.startswith("jax==")), "")
+    if jax:
+        releases.insert(releases.index(f"jax=={jax}") + 1, f"jaxlib=={jax}")
+    for requirement in _labs_pins(root):
+        name = re.split(r"[=;\s\[]", requirement, maxsplit=1)[0]
+        if name.replace("-", "_") in imported and not any(r.startswith(f"{name}==") for r in releases):
+            releases.append(requirement)
+    return NotebookInputs(tuple(releases), helpers)
+
+
+def _helpers(root: Path, text: str, cache: Cache | None) -> tuple[Helper, ...]:
+    """The `kernels/` modules `text` imports, and theirs, in a stable order (`__init__.py` first)."""
+    found: dict[str, str] = {"kernels/__init__.py": (root / "kernels" / "__init__.py").read_text(encoding="utf-8")}
+    todo = [text]
+    while todo:
+        for module in sorted(_analysed(todo.pop(), cache).kernels):
+            path = f"kernels/{module}.py"
+            if path not in found:
+                if not (root / path).is_file():
+                    raise InputError(f"a lab imports kernels.{module}, which has no file", Location(path),
+                                     "add the module or remove the import")
+                found[path] = (root / path).read_text(encoding="utf-8")
+                todo.append(found[path])
+    return tuple(Helper(*item) for item in sorted(found.items(), key=lambda item: (not item[0].endswith("__init__.py"), item[0])))
+
+
+class Imports(NamedTuple):
+    """What a module imports: the `kernels` submodules (`from kernels import _platform`,
+    `from kernels.flash_attention import x`), and the top-level names of every module, anywhere
+    in its code."""
+
+    kernels: frozenset[str]
+    imported: frozenset[str]
+
+
+IMPORTS_KIND = "lab-imports"
+
+
+def _analysed(text: str, cache: Cache | None) -> Imports:
+    """A module's `Imports`, kept in the cache by its text (a syntax error raises `SyntaxError`)."""
+    key = blob_sha(text.encode())
+    hit = cache.get_json(IMPORTS_KIND, key) if cache is not None else None
+    if isinstance(hit, list) and len(hit) == 2:
+        return Imports(frozenset(hit[0]), frozenset(hit[1]))
+    kernels: set[str] = set()
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.module == "kernels":
+            kernels |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kernels."):
+            kernels.add((node.module or "").split(".")[1])
+        if isinstance(node, ast.Import):
+            imported |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.add(node.module.split(".")[0])
+    if cache is not None:
+        cache.put_json(IMPORTS_KIND, key, [sorted(kernels), sorted(imported)])
+    return Imports(frozenset(kernels), frozenset(imported))
+
+
+def _labs_pins(root: Path) -> list[str]:
+    """The `labs` extra's exact pins (`name==version`, with any marker) in pyproject.toml."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return []
+    extras = tomllib.loads(path.read_text(encoding="utf-8")).get("project", {}).get("optional-dependencies", {})
+    return [r for r in extras.get("labs", []) if "==" in r]
+
+
+def build_notebook(lab: LabInfo, inputs: NotebookInputs) -> Any:
+    """The lab's notebook (an `nbformat` v4 node, validated), cell ids stable across runs."""
+    import jupytext
+    import nbformat
+    from nbformat import v4
+
+    cells = [v4.new_code_cell(setup_cell(lab, inputs.releases)), v4.new_markdown_cell(_intro(lab))]
+    if inputs.helpers:
+        names = ", ".join(f"`{path}`" for path, _ in inputs.helpers)
+        cells.append(v4.new_markdown_cell(
+            f"## The lab's helpers\n\nThe lab imports {names} from the project's `kernels` package: "
+            f"the cells below write them into `{SUPPORT}/kernels/` and put `{SUPPORT}` first on the "
+            "import path."))
+        cells.append(v4.new_code_cell(
+            f"import os\nimport sys\n\nos.makedirs({SUPPORT + '/kernels'!r}, exist_ok=True)\n"
+            f"sys.path.insert(0, os.path.abspath({SUPPORT!r}))"))
+        cells += [v4.new_code_cell(f"%%writefile {SUPPORT}/{path}\n{text.rstrip()}")
+                  for path, text in inputs.helpers]
+    module = jupytext.reads(lab.text, fmt="py:percent")
+    for i, cell in enumerate(module.cells):
+        source = _without_docstring(cell.source) if i == 0 else cell.source
+        source = _MAIN_GUARD.sub("", source).strip("\n")
+        if title := cell.metadata.get("title"):
+            cells.append(v4.new_markdown_cell(f"## {title}"))
+        if source:
+            cells.append(v4.new_code_cell(source))
+    cells.append(v4.new_markdown_cell(
+        f"## Run it\n\nThe lab's `main` with its default arguments, as `python -m kernels.{lab.name}` runs it."))
+    cells.append(v4.new_code_cell("assert main([]) == 0"))
+    nb = v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "colab": {"name": f"{lab.name}.ipynb", "provenance": []},
+    })
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"{lab.name[:48]}-{i:02d}"
+    nbformat.validate(nb)
+    return nb
+
+
+def notebook_text(lab: LabInfo, inputs: NotebookInputs) -> str:
+    import nbformat
+
+    return nbformat.writes(build_notebook(lab, inputs)) + "\n"
+
+
+def notebooks(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
+              cache: Cache | None = None) -> dict[str, str]:
+    """Every lab's notebook text by lab name, each read back from the cache while its inputs are
+    unchanged (so a warm build never loads jupytext, and a lab's edit makes its notebook alone)."""
+    out = {}
+    for lab in labs:
+        inputs = notebook_inputs(root, lab, pins, cache)
+        key = hashlib.sha1(repr((NOTEBOOKS_KIND, lab, inputs)).encode()).hexdigest()
+        hit = cache.get_json(NOTEBOOKS_KIND, key) if cache is not None else None
+        if not isinstance(hit, str):
+            hit = notebook_text(lab, inputs)
+            if cache is not None:
+                cache.put_json(NOTEBOOKS_KIND, key, hit)
+        out[lab.name] = hit
+    return out
+
+
+def _intro(lab: LabInfo) -> str:
+    lines = [f"# {lab.heading}", "", description(lab.docstring)]
+    if lab.exercises:
+        lines += ["", "The pinned code it exercises:", ""]
+        lines += [f"- `{symbol or path}` in `{path}`" for path, symbol in lab.exercises]
+    lines += ["", f"Generated from `{lab.path}` by `reader notebooks`: change the module, not this notebook."]
+    return "\n".join(lines)
+
+
+def _without_docstring(source: str) -> str:
+    """A module's first cell without the module docstring (the notebook's text cell holds it)."""
+    tree = ast.parse(source)
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return "\n".join(source.splitlines()[first.end_lineno or 0:])
+    return source
+
+
+def releases_of(setup: str) -> list[str]:
+    """The `RELEASES` a notebook's setup cell installs (tests read them back with this)."""
+    for node in ast.walk(ast.parse(setup)):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "RELEASES" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    return []
+
+
+def setup_cell(lab: LabInfo, releases: Sequence[str]) -> str:
+    return SETUP.replace("{heading}", lab.heading).replace("{releases}", repr(list(releases)))
+
+
+SETUP = '''\
+# {heading}: setup. Installs the releases the track pins (pins.toml) with jax's jaxlib for
+# this runtime (jax[tpu] on a TPU; jax[cuda12] or jax[cuda13] on a GPU, by its driver's CUDA),
+# unless they are installed already; then says what it has and where the kernels will run.
+import glob
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+RELEASES = {releases}
+
+
+def accelerator():
+    """'tpu', 'cuda12' or 'cuda13' for this runtime's chip; '' when it has none (a CPU)."""
+    if os.environ.get("COLAB_TPU_ADDR") or glob.glob("/dev/accel[0-9]*") or glob.glob("/dev/vfio/[0-9]*"):
+        return "tpu"
+    if shutil.which("nvidia-smi"):
+        smi = subprocess.run(["nvidia-smi"], capture_output=True, text=True).stdout
+        if cuda := re.search(r"CUDA Version: (\\d+)", smi):
+            return "cuda13" if int(cuda.group(1)) >= 13 else "cuda12"
+    return ""
+
+
+def installed(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+chip = accelerator()
+plugin = {"tpu": "libtpu", "cuda12": "jax-cuda12-plugin", "cuda13": "jax-cuda13-plugin"}.get(chip)
+wanted = []
+for release in RELEASES:
+    name, _, version = release.partition(";")[0].strip().partition("==")
+    has_plugin = name != "jax" or not plugin or installed(plugin) is not None
+    if installed(name) != version or not has_plugin:
+        wanted.append(f"jax[{chip}]=={version}" if name == "jax" and chip else release)
+if wanted:
+    print("installing:", " ".join(wanted))
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *wanted], check=True)
+else:
+    print("the pinned releases are installed already:", " ".join(RELEASES))
+dists = [r.partition(";")[0].partition("==")[0].strip() for r in RELEASES] + ([plugin] if plugin else [])
+print("installed:", ", ".join(f"{d} {installed(d)}" for d in dists if installed(d)))
+print("runtime:", chip or "no TPU or GPU found, so the kernels run in interpret mode on the CPU")'''
+
+
+def notebook_assets(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
+                    cache: Cache | None) -> list[Asset]:
+    """The site's copy of every lab's notebook (`labs/<lab>.ipynb`), what its page's download links."""
+    return [Asset(lab_notebook(name), text.encode()) for name, text in notebooks(root, labs, pins, cache).items()]
+
+
+class Executed(NamedTuple):
+    """An executed notebook (with its outputs) and the seconds it took."""
+
+    notebook: Any
+    seconds: float
+
+
+def run_notebook(path: Path, workdir: Path, timeout: int = 900) -> Executed:
+    """Execute a notebook top to bottom on a fresh Python kernel in `workdir` (nbclient): the
+    executed notebook, with its outputs, and the seconds it took. A failing cell raises
+    `nbclient.exceptions.CellExecutionError`."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(workdir)}}).execute()
+    return Executed(nb, time.perf_counter() - start)

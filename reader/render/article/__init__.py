@@ -1,0 +1,1 @@
+"""The article pages: the prose, then each pinned file it reads with its notes."""

@@ -1,0 +1,97 @@
+"""Article pages: an annotation file's prose, the code it reads and its notes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from reader.annotations import Article
+from reader.claims.env import label
+from reader.render.article.content import article_doc
+from reader.render.article.page import render_article
+from reader.render.common.model import NoteView, Page, SourceDoc, TitledPage
+from reader.render.common.urls import lab_page
+from reader.render.recipe.kind import Site, World
+
+Lowered = tuple[TitledPage, ...]
+"""The canonical kernels' pages whose kernel a file holds."""
+
+
+class FileNotes(NamedTuple):
+    """A file an article shows, with every article's notes on it."""
+
+    path: str
+    notes: tuple[NoteView, ...]
+
+
+class FileKernels(NamedTuple):
+    """A file an article shows that holds a canonical kernel, with the kernel's pages."""
+
+    path: str
+    pages: Lowered
+
+
+@dataclass(frozen=True)
+class ArticleInputs:
+    article: Article
+    notes: tuple[NoteView, ...]
+    commit: str
+    """The commit of the pin its first read file is in ('' when it reads none)."""
+    files: tuple[FileNotes, ...]
+    """Each file it shows, with every article's notes on it (its margins show them)."""
+    lowered: tuple[FileKernels, ...] = ()
+    """The files it shows that hold a canonical kernel, with the kernel's pages."""
+
+
+class ArticleKind:
+    name = "article"
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        """An article that reads a canonical kernel's file links the kernel's page: it waits for
+        the artifacts."""
+        ir = site.world.ir
+        return [slug for slug, a in site.articles.items() if ir.reads_kernel(a) == artifacts]
+
+    def inputs(self, site: Site, name: str) -> ArticleInputs:
+        a, notes, ir = site.articles[name], tuple(site.notes[name]), site.world.ir
+        shown = sorted({r.path for r in a.reads} | {n.path for n in notes})
+        pin = site.world.corpus.pin_of(a.reads[0].path) if a.reads else None
+        lowered = tuple(FileKernels(p, ir.kernels[p]) for p in shown if p in ir.kernels) if ir.reads_kernel(a) else ()
+        return ArticleInputs(a, notes, site.world.corpus.pins[pin].commit if pin else "",
+                             tuple(FileNotes(p, tuple(site.on_file.get(p, ()))) for p in shown), lowered)
+
+    def render(self, world: World, inputs: ArticleInputs) -> Page:
+        links = {n: TitledPage(lab_page(n), lab.heading) for n, lab in world.labs.items()}
+        docs = _Shown(world.docs, dict(inputs.files), dict(inputs.lowered))
+        doc = article_doc(inputs.article, inputs.notes, docs, world.index, links, inputs.commit,
+                          label(world.corpus.pins))
+        return render_article(doc, world.cache, world.prose)
+
+    def prose(self, world: World, inputs: ArticleInputs) -> Iterable[str]:
+        return [text for text, _ in inputs.article.prose()]
+
+
+class _Shown(Mapping[str, SourceDoc]):
+    """The pinned files' docs with the notes and kernels' pages an article's inputs give them."""
+
+    def __init__(self, docs: Mapping[str, SourceDoc], notes: Mapping[str, tuple[NoteView, ...]],
+                 lowered: Mapping[str, Lowered]):
+        self.docs, self.notes, self.lowered = docs, notes, lowered
+
+    def __getitem__(self, path: str) -> SourceDoc:
+        doc = self.docs[path]
+        doc = replace(doc, notes=self.notes[path]) if path in self.notes else doc
+        return replace(doc, lowered=self.lowered[path]) if path in self.lowered else doc
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.docs)
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.docs
+
+
+ARTICLE = ArticleKind()

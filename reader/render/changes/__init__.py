@@ -1,0 +1,1 @@
+"""The 'What changed' pages: one per recorded pin move."""

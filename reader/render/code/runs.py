@@ -1,0 +1,61 @@
+"""Token runs, the compact form of a line's highlighting that the code view and the cards carry:
+for each run its class's code and its length in UTF-16 units ("a4b12ba3"). The format is defined
+once, in reader/assets/runs.js (the site's decoder, docs/assets/runs.js links to it); this module
+reads its alphabet from there and writes what that script reads."""
+
+import re
+from collections.abc import Iterable
+from importlib import resources
+from typing import NamedTuple
+
+from reader.errors import BuildError, Location
+
+_SCRIPT = "assets/runs.js"
+_RUN = re.compile(r"([a-zA-Z]+)(\d+)")
+
+
+def _letters() -> str:
+    text = resources.files("reader").joinpath(_SCRIPT).read_text(encoding="utf-8")
+    m = re.search(r'^  var LETTERS = "([a-zA-Z]+)";$', text, re.M)
+    if m is None:
+        raise BuildError("no `var LETTERS = \"...\";` line", Location(f"reader/{_SCRIPT}"),
+                         "restore the alphabet's line: reader/render/code/runs.py reads it")
+    return m.group(1)
+
+
+LETTERS = _letters()
+"""A class code's digits, from runs.js."""
+_BASE = len(LETTERS)
+
+
+def class_code(index: int) -> str:
+    """A class's code: its index in bijective base 52 over LETTERS (0 -> a, 52 -> aa)."""
+    code = LETTERS[index % _BASE]
+    while index >= _BASE:
+        index = index // _BASE - 1
+        code = LETTERS[index % _BASE] + code
+    return code
+
+
+class IndexedRun(NamedTuple):
+    """A run of a line's highlighting: its class's index (in the view's or card's table of
+    classes) and its length in UTF-16 units."""
+
+    class_index: int
+    units: int
+
+
+def encode(pieces: Iterable[IndexedRun]) -> str:
+    """A line's runs as their text."""
+    return "".join(f"{class_code(index)}{units}" for index, units in pieces)
+
+
+def decode(spec: str) -> list[IndexedRun]:
+    """A line's runs from their text; runs.js's `decode`."""
+    out = []
+    for m in _RUN.finditer(spec):
+        n = 0
+        for digit in m.group(1)[:-1]:
+            n = (n + LETTERS.index(digit) + 1) * _BASE
+        out.append(IndexedRun(n + LETTERS.index(m.group(1)[-1]), int(m.group(2))))
+    return out

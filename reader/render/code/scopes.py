@@ -1,0 +1,124 @@
+"""A source file's scopes for its page: each class and function with its lines and the names local
+to it (parameters, assignments, imports, loop and `with` targets), read by docs/assets/scope.js
+for the sticky line naming where the reader is and for finding a name's occurrences (a local's in
+its function, any other name's in the file).
+
+One script per file, loaded by its page (a `<script>` tag: file:// works):
+
+    readerScopes.add("jax/_src/pallas/core.py",
+                     [[start, end, kind, qualname, "local names", body], ...])   # in order of
+                                         # start; kind: c, f (def); body: its body's first line
+                                         # (a def's header, parameters and defaults, lies before)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from reader.cache import Cache
+from reader.errors import ReaderError
+from reader.extract.parse import parse_ast
+from reader.render.common.model import Asset
+
+SCOPES_DIR = "assets/scopes"
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Scope:
+    start: int
+    """The `def` or `class` line."""
+    end: int
+    kind: str
+    """`c` a class, `f` a function or method."""
+    qualname: str
+    names: tuple[str, ...]
+    """A function's local names (sorted); none for a class (its names are read as `self.x`)."""
+    body: int = 0
+    """Its body's first line: a def's header (where `name=` is a parameter, not a call's keyword)
+    lies before it."""
+
+
+def scopes_uri(path: str) -> str:
+    return f"{SCOPES_DIR}/{path}.js"
+
+
+def scope_script(path: str, blob: str, text: str, cache: Cache | None) -> Asset:
+    """The file's scopes as its page's script (kept in the cache by the file's blob)."""
+    data = cache.get_json("scopes", blob) if cache else None
+    if data is None:
+        data = [[s.start, s.end, s.kind, s.qualname, " ".join(s.names), s.body] for s in scopes(text, path)]
+        if cache:
+            cache.put_json("scopes", blob, data)
+    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return Asset(scopes_uri(path), f"readerScopes.add({json.dumps(path)},{body});\n".encode())
+
+
+def scopes(text: str, path: str) -> list[Scope]:
+    """Every class and function of the file, outer before inner; none when it does not parse."""
+    try:
+        tree = parse_ast(text, path)
+    except (ReaderError, SyntaxError, ValueError):
+        return []
+    return sorted(_walk(tree.body, ""), key=lambda s: (s.start, -s.end))
+
+
+def _walk(body: list[ast.stmt], outer: str) -> Iterator[Scope]:
+    for node in _defs(body):
+        qualname = f"{outer}.{node.name}" if outer else node.name
+        end = node.end_lineno or node.lineno
+        inside = node.body[0].lineno
+        if isinstance(node, ast.ClassDef):
+            yield Scope(node.lineno, end, "c", qualname, (), inside)
+        else:
+            yield Scope(node.lineno, end, "f", qualname, tuple(sorted(_locals(node))), inside)
+        yield from _walk(node.body, qualname)
+
+
+def _defs(body: list[ast.stmt]) -> Iterator[ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The classes and functions defined in `body`, at any depth of its compound statements
+    (an `if`'s, a `try`'s), not inside other definitions."""
+    for stmt in body:
+        if isinstance(stmt, (ast.ClassDef, *_FUNCS)):
+            yield stmt
+            continue
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, ast.stmt):
+                yield from _defs([child])
+            elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                yield from _defs(child.body)
+
+
+def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Parameters, and names the body binds (not those it declares global or nonlocal); names
+    bound in nested functions and classes are theirs, comprehensions' are counted here."""
+    args = fn.args
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    declared: set[str] = set()
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.ClassDef, *_FUNCS)):
+            names.add(node.name)
+            todo += node.decorator_list  # read here; a def's defaults too
+            if not isinstance(node, ast.ClassDef):
+                todo += [d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        todo += ast.iter_child_nodes(node)
+    return names - declared

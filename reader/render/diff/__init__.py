@@ -1,0 +1,1 @@
+"""The diff pages: one per pinned file changed since the previous edition."""

@@ -1,0 +1,208 @@
+"""Per-file diffs between the previous edition's pins and the current ones: the line changes of
+one file (kept in the cache by the two blobs), and its diff page, unified or side by side, each
+side highlighted and cross-referenced like a source page, the notes of both editions beside it."""
+
+from __future__ import annotations
+
+import difflib
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from markupsafe import Markup
+
+from reader.cache import Cache
+from reader.corpus import Corpus
+from reader.model import SourceFile, split_lines
+from reader.render.code.annotated import linked_lines, note_html, page_markdown
+from reader.render.code.highlight import Highlight, Runs
+from reader.render.code.view import CodeLines, MarginNote, code_view
+from reader.render.common.model import NoteView, Page, SourceDoc
+from reader.render.common.prose import Prose
+from reader.render.common.templates import render
+from reader.render.common.urls import rel, source_page
+from reader.render.previous import Previous
+
+DIFF_KIND = "file-diff"
+DIFF_VERSION = "1"
+CONTEXT = 3
+"""Unchanged lines shown around each change."""
+
+Op = tuple[str, int, int, int, int]
+"""difflib's opcode: tag, old start, old end, new start, new end (0-based, end exclusive)."""
+
+
+def diff_page(path: str) -> str:
+    """The diff page of a pinned file: `diffs/jax/_src/pallas/core.py.md`."""
+    return f"diffs/{path}.md"
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """What changed in one file: its hunks (difflib's grouped opcodes, `CONTEXT` lines around each
+    change) and the counts."""
+
+    old_blob: str
+    new_blob: str
+    hunks: tuple[tuple[Op, ...], ...]
+    added: int
+    removed: int
+
+    def changed_lines(self) -> tuple[int, ...]:
+        """The new file's lines (1-based) added or changed."""
+        return tuple(n + 1 for hunk in self.hunks for tag, _a, _b, c, d in hunk
+                     if tag in ("insert", "replace") for n in range(c, d))
+
+
+def file_diff(cache: Cache | None, old_blob: str, old_text: str, new_blob: str, new_text: str) -> FileDiff:
+    """The diff of two texts, kept in the cache by their blobs."""
+    key = _key(old_blob, new_blob)
+    found = cache.get_json(DIFF_KIND, key) if cache is not None else None
+    if isinstance(found, list):
+        hunks = tuple(tuple((str(t), int(a), int(b), int(c), int(d)) for t, a, b, c, d in h) for h in found)
+    else:
+        matcher = difflib.SequenceMatcher(None, split_lines(old_text), split_lines(new_text), autojunk=False)
+        hunks = tuple(tuple(h) for h in matcher.get_grouped_opcodes(CONTEXT))
+        if cache is not None:
+            cache.put_json(DIFF_KIND, key, [list(map(list, h)) for h in hunks])
+    added = sum(d - c for h in hunks for t, _a, _b, c, d in h if t in ("insert", "replace"))
+    removed = sum(b - a for h in hunks for t, a, b, _c, _d in h if t in ("delete", "replace"))
+    return FileDiff(old_blob, new_blob, hunks, added, removed)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the unified view: its line's HTML and runs, its attributes, and the line it
+    shows of each file (0: none; both for an unchanged line)."""
+
+    html: str
+    runs: Runs
+    attrs: str
+    old: int = 0
+    new: int = 0
+
+
+def _line(lines: Highlight, number: int, cls: str, label: str, old: int, new: int) -> Row:
+    return Row(lines.lines[number - 1], lines.runs[number - 1],
+               f' class="{cls}" data-l="{html.escape(label)}"', old, new)
+
+
+def _hunk_head(hunk: Sequence[Op]) -> Row:
+    a, c = hunk[0][1], hunk[0][3]
+    b, d = hunk[-1][2], hunk[-1][4]
+    text = f"@@ -{a + 1},{b - a} +{c + 1},{d - c} @@"
+    return Row(html.escape(text), ("c", len(text)), ' class="rd-hunk" data-l=""')
+
+
+def unified_rows(diff: FileDiff, old: Highlight, new: Highlight) -> list[Row]:
+    """The unified view: each hunk's head, its unchanged lines once, removed lines, added lines.
+    diff.js builds the side-by-side view from these rows: a removed line beside the added line
+    that replaced it."""
+    rows = []
+    for hunk in diff.hunks:
+        rows.append(_hunk_head(hunk))
+        for tag, a, b, c, d in hunk:
+            if tag == "equal":
+                rows += [_line(new, c + k + 1, "rd-eq", f"{a + k + 1:>5} {c + k + 1:>5}", a + k + 1, c + k + 1)
+                         for k in range(b - a)]
+                continue
+            rows += [_line(old, n + 1, "rd-del", f"{n + 1:>5}      -", n + 1, 0) for n in range(a, b)]
+            rows += [_line(new, n + 1, "rd-add", f"      {n + 1:>5} +", 0, n + 1) for n in range(c, d)]
+    return rows
+
+
+def _view(rows: Sequence[Row], notes: Sequence[MarginNote]) -> str:
+    """The unified view of `rows` (ids `uL<row>`). A file's line has no id of its own (one per row
+    weighed 120 KB on the heaviest page): diff.js finds `#new-L12`, `#old-L3` by the rows' numbers."""
+    code = CodeLines(Highlight([r.html for r in rows], [r.runs for r in rows]), "u", {},
+                     {n: r.attrs for n, r in enumerate(rows, 1)})
+    return code_view(code, notes)
+
+
+def _placed(notes: Sequence[NoteView], rows: Sequence[Row], old: bool, page: str,
+            prose: Prose, edition: str = "") -> list[MarginNote]:
+    """Each note beside the rows showing its lines: of the new file, or (`old`) of the old one
+    (the previous edition's notes, tagged with its name, `edition`), its head linking the first
+    row. A note none of whose lines a row shows is left out."""
+    at = {(r.old if old else r.new): n for n, r in enumerate(rows, 1)}
+    at.pop(0, None)
+    out = []
+    for note in notes:
+        if note.start is None:
+            continue
+        shown = [k for k in range(note.start, (note.end or note.start) + 1) if k in at]
+        if shown:  # its head names the lines shown
+            head = replace(note, start=shown[0], end=shown[-1])
+            first = at[shown[0]]
+            out.append(MarginNote(first, at[shown[-1]],
+                                  note_html(head, page, False, prose, edition=edition, first_line=f"uL{first}")))
+    return out
+
+
+def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, release: str,
+                 cache: Cache | None, prose: Prose, was_prose: Prose) -> Page:
+    """The diff page of one file between the previous edition (`old`, its refs resolved against
+    the current pins, its notes the previous edition's) and now: the unified view, with this
+    edition's notes beside the new lines and the previous edition's beside the old ones (diff.js
+    builds the side-by-side view from it when the reader chooses it). `was_prose` renders the
+    previous edition's notes, its facts the previous edition's."""
+    page = diff_page(doc.path)
+    unified = unified_rows(diff, linked_lines(old, page, cache), linked_lines(doc, page, cache))
+    notes = [*_placed(doc.notes, unified, False, page, prose),
+             *_placed(old.notes, unified, True, page, was_prose, edition)]
+    title = f"{doc.path}: changes since {edition}"
+    body = render("diff.j2", path=doc.path, edition=edition, release=release, diff=diff,
+                  source=rel(page, source_page(doc.path)), lines=len(doc.text.splitlines()),
+                  unified=Markup(_view(unified, notes)))
+    return Page(page, title, page_markdown(title, ["toc", "navigation"]), body)
+
+
+def changed_files(previous: Previous, files: Sequence[SourceFile], cache: Cache | None) -> dict[str, FileDiff]:
+    """Path -> its diff, for every pinned file whose blob differs from the previous edition's."""
+    out = {}
+    for f in files:
+        old = previous.blob(f.pin, f.path)
+        if old is not None and old != f.blob:
+            found = file_diff(cache, old, previous.text(f.pin, f.path) if not _kept(cache, old, f.blob) else "",
+                              f.blob, f.text)
+            if found.hunks:
+                out[f.path] = found
+    return out
+
+
+def _kept(cache: Cache | None, old_blob: str, new_blob: str) -> bool:
+    return cache is not None and cache.has(DIFF_KIND, _key(old_blob, new_blob))
+
+
+def _key(old_blob: str, new_blob: str) -> str:
+    return f"{DIFF_VERSION}-{old_blob}-{new_blob}"
+
+
+class ChangedFile(NamedTuple):
+    """A pinned file a move changed, and how many lines it added and removed."""
+
+    path: str
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True)
+class Files:
+    """The pinned files a move changed, added and removed (by the
+    locks), and those locked on both sides whose old copy no source served (not compared)."""
+
+    changed: tuple[ChangedFile, ...]
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    unread: tuple[str, ...] = ()
+
+
+def files_changed(previous: Previous, corpus: Corpus, diffs: Mapping[str, FileDiff]) -> Files:
+    now = {(pin, path) for pin, path in corpus.all_files()}
+    before = {(pin, path) for pin in corpus.pins for path in previous.locked(pin)}
+    unread = {(pin, path) for pin, path in now & before if previous.blob(pin, path) is None}
+    return Files(tuple(ChangedFile(path, d.added, d.removed) for path, d in sorted(diffs.items())),
+                 tuple(sorted(path for _pin, path in now - before)),
+                 tuple(sorted(path for _pin, path in before - now)),
+                 tuple(sorted(path for _pin, path in unread)))

@@ -1,0 +1,1 @@
+"""Computed figures (`{{figure:NAME}}` in prose): the registry and each figure."""

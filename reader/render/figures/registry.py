@@ -1,0 +1,72 @@
+"""The registry of computed figures (`{{figure:NAME}}` in prose) and their making, cached.
+
+Add a figure: a module with a `FigureMaker` (see `reader/render/figures/figure.py`), and one line below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import partial
+
+from reader.cache import Cache
+from reader.errors import ReaderError
+from reader.render.common.model import Asset
+from reader.render.figures.figure import Figure, FigureInputs, FigureMaker
+from reader.render.figures.pipeline import BUFFER_COUNTS, pipeline_timeline
+from reader.render.figures.sm90 import sm90_budget
+from reader.render.recipe.pagecache import page_key
+
+FIGURES: dict[str, FigureMaker] = {
+    **{f"pipeline-buffered-{n}": partial(pipeline_timeline, buffer_count=n) for n in BUFFER_COUNTS},
+    "sm90-budget": sm90_budget,
+}
+"""Figure name -> its maker. `reader check` reports a `{{figure:NAME}}` not in here."""
+
+FIGURE_KIND = "figure"
+
+
+@dataclass
+class Figures:
+    """Each figure made at most once per build, and kept by the world key (see `pagecache`)."""
+
+    inputs: FigureInputs
+    cache: Cache | None = None
+    world: str = ""
+    """The pages' world key: the pins' blobs, so a pin move makes the figures again."""
+    failures: dict[str, str] = field(default_factory=dict)
+    """Figure name -> why it could not be made."""
+    _made: dict[str, Figure | None] = field(default_factory=dict, init=False, repr=False)
+
+    def __call__(self, name: str) -> Figure | None:
+        """The figure, or None when no maker has that name or it failed (see `failures`)."""
+        if name not in self._made:
+            self._made[name] = self._make(name)
+        return self._made[name]
+
+    def _make(self, name: str) -> Figure | None:
+        maker = FIGURES.get(name)
+        if maker is None:
+            return None
+        key = page_key(self.world, FIGURE_KIND, name)
+        kept = self.cache.get_object(FIGURE_KIND, key) if self.cache is not None else None
+        if isinstance(kept, Figure):
+            return kept
+        try:
+            made = maker(self.inputs)
+        except ReaderError as e:
+            self.failures[name] = str(e)
+            return None
+        if self.cache is not None:
+            self.cache.put_object(FIGURE_KIND, key, made)
+        return made
+
+    def assets(self, names: Iterable[str]) -> list[Asset]:
+        """The files the named figures load, once each."""
+        out: dict[str, Asset] = {}
+        for name in names:
+            made = self(name)
+            for a in made.assets if made is not None else ():
+                out[a.src_uri] = a
+        return list(out.values())
+

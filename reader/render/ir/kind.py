@@ -1,0 +1,39 @@
+"""The canonical kernels' lowered pages (`ir/<kernel>.md`), once the labs' run has lowered them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reader.render.common.model import Page
+from reader.render.lab.kind import labs_digest
+from reader.render.recipe.kind import Site, World
+
+
+@dataclass(frozen=True)
+class IrInputs:
+    page: str
+    digest: str
+    """The digest of the kernel's lowered JSON: the page reads it from `World.ir`."""
+    labs: str
+    """The digest of the labs' texts the view shows (`lab.labs_digest`)."""
+
+
+class IrKind:
+    name = "ir"
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        return [page for page, _ in site.world.ir.summary.pages] if artifacts else []
+
+    def inputs(self, site: Site, name: str) -> IrInputs:
+        world = site.world
+        return IrInputs(name, dict(world.ir.summary.pages)[name], labs_digest(world, name))
+
+    def render(self, world: World, inputs: IrInputs) -> Page:
+        return world.ir.render(inputs.page, world.cache)
+
+    def prose(self, world: World, inputs: IrInputs) -> Iterable[str]:
+        return ()
+
+
+IR = IrKind()

@@ -1,0 +1,1 @@
+"""The lab pages: what a lab teaches, the pinned code it exercises, its artifacts."""

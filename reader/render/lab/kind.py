@@ -1,0 +1,88 @@
+"""Lab pages: what a lab teaches, the pinned code it exercises, its artifacts, its source linked."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from reader.cache import blob_sha
+from reader.extract import Index
+from reader.extract.symbols import symbols_of
+from reader.labs import LabArtifacts, LabInfo
+from reader.labs.notebook import colab_url, project_colab
+from reader.model import Reference
+from reader.render.common.links import linked_refs
+from reader.render.common.model import DefinitionView, Page, SourceDoc, TitledPage
+from reader.render.common.prose import SourceResolver
+from reader.render.common.urls import article_page, lab_page
+from reader.render.lab.page import Exercise, LabDoc, render_lab
+from reader.render.recipe.kind import Site, World
+
+
+@dataclass(frozen=True)
+class LabInputs:
+    lab: LabInfo
+    """The lab: its file's text, docstring and exercises (the world holds its name and title)."""
+    readers: tuple[TitledPage, ...]
+    """The articles that link the lab."""
+    artifacts: str
+    """The digest of the lab's artifacts (`digest`): the page reads them from `World.artifacts`."""
+    colab: str
+    """Its notebook's "Open in Colab" URL at the project's commit; "" when none is configured."""
+    labs: str
+    """The digest of the other labs' texts its lowered view shows (`labs_digest`)."""
+
+
+class LabKind:
+    name = "lab"
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        return list(site.world.labs) if artifacts else []
+
+    def inputs(self, site: Site, name: str) -> LabInputs:
+        readers = tuple(TitledPage(article_page(a.slug), a.title) for a in site.articles.values()
+                        if name in a.kernels)
+        world = site.world
+        colab = colab_url(*project_colab(site.world.corpus.project.root), name)
+        return LabInputs(world.labs[name], readers, digest(world.artifacts.results().get(name)), colab,
+                         labs_digest(world, lab_page(name)))
+
+    def render(self, world: World, inputs: LabInputs) -> Page:
+        lab = inputs.lab
+        doc = lab_doc(lab, world.index, world.lab_refs[lab.name], world.prose.source,
+                      world.artifacts.results(), inputs.readers, inputs.colab)
+        return render_lab(doc, world.cache, world.prose, world.ir.site)[0]
+
+    def prose(self, world: World, inputs: LabInputs) -> Iterable[str]:
+        return [inputs.lab.docstring]
+
+
+def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: SourceResolver,
+            ready: Mapping[str, LabArtifacts], readers: tuple[TitledPage, ...], colab: str = "") -> LabDoc:
+    symbols = tuple(symbols_of(lab.text))
+    doc = SourceDoc("", lab.path, blob_sha(lab.text.encode()), lab.text, lab_page(lab.name),
+                    definitions=tuple(DefinitionView(s) for s in symbols),
+                    refs=linked_refs(index, refs))
+    exercises = tuple(Exercise(path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
+    return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers, colab)
+
+
+def labs_digest(world: World, page: str) -> str:
+    """A hash of the labs' files that the page's lowered view shows besides its own
+    (`IrSummary.reads`): rewording one lab's docstring renders the pages showing its file only."""
+    reads = set(world.ir.summary.reads.get(page, ()))
+    return hashlib.sha1(repr(sorted((lab.path, lab.text) for lab in world.labs.values()
+                                    if lab.path in reads)).encode()).hexdigest()
+
+
+def digest(artifacts: LabArtifacts | None) -> str:
+    """What a lab page shows of its artifacts, as a hash (the images are large)."""
+    h = hashlib.sha1()
+    for a in artifacts.files if artifacts is not None else ():
+        h.update(a.name.encode() + b"\0" + hashlib.sha1(a.data).digest())
+    h.update((artifacts.error if artifacts is not None else "-").encode())
+    return h.hexdigest()
+
+
+LAB = LabKind()

@@ -1,0 +1,1 @@
+"""The lowering-rules page: every primitive by every backend's table."""

@@ -1,0 +1,48 @@
+"""The lowering-rules page: every backend's table at the pins and, where the rules' pin has a
+`history`, each primitive's rules across those releases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reader.extract.rulehistory import RuleHistory
+from reader.extract.ruletable import load_rules
+from reader.extract.unimplemented import messages
+from reader.progress import unsaid
+from reader.render.common.links import target_of
+from reader.render.common.model import Page
+from reader.render.common.urls import RULES
+from reader.render.recipe.kind import Site, World
+from reader.render.rules.page import rules_page
+
+
+@dataclass(frozen=True)
+class RulesInputs:
+    history: RuleHistory | None
+    """Read from the releases' archives (cached): not a function of the pinned files."""
+
+
+class RulesKind:
+    name = "rules"
+
+    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+        return [] if artifacts else [RULES]
+
+    def inputs(self, site: Site, name: str) -> RulesInputs:
+        world = site.world
+        with unsaid():
+            return RulesInputs(site.history(load_rules(world.corpus, world.index)))
+
+    def render(self, world: World, inputs: RulesInputs) -> Page:
+        index = world.index
+        paths = {m: path for m, (_, path) in index.files.items()}
+        errors = messages(paths, lambda m: world.corpus.read_text(*index.files[m]))
+        return rules_page(load_rules(world.corpus, index), lambda m, v: target_of(index, m, v),
+                          inputs.history, errors)
+
+    def prose(self, world: World, inputs: RulesInputs) -> Iterable[str]:
+        return ()
+
+
+RULES_KIND = RulesKind()

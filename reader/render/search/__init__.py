@@ -1,0 +1,1 @@
+"""Search: each page's entries and the site's index in pieces."""

@@ -1,0 +1,234 @@
+"""The site's search index, in pieces a query fetches as it needs them (docs/assets/search.js).
+
+Every piece is a script, `readerSearch.put(key, data)`, loaded by a `<script>` tag (file:// works,
+where fetch() does not). Words are `[a-z0-9_]+`, lowercased; a word's piece of the code's index is
+named by its first three letters (`prefix`), so that a query fetches one piece per word (the
+biggest, `tes`, is 61 KB), and a word typed in part finds the words it begins.
+
+    search/files.js       "files": {"files": [[path, lines], ...],   # by file id; the file finder's
+                                        "code": "abc abd ..."}      # the code's pieces (no 404s)
+    search/code/<abc>.js  "code/<abc>": {"t": {word: "f:l,+d,+d;f:l" | n},   # the lines of each
+                                                   # file (id f) holding the word, each line
+                                                   # after the first as its distance from the
+                                                   # one before; n: on more than COMMON lines,
+                                                   # not listed
+                                         "d": {name: [[f, line, kind, qualname, text], ...]}}
+                                                   # text: `name(signature): docstring's line`
+                                                   # definitions by their last name, lowercased
+    search/lines/<f>/<k>.js  "lines/<f>/<k>": lines k*CHUNK+1 ... of file f (results' text,
+                                                   # and a phrase checked in it)
+    search/text/<n>.js    "text/<n>": {word: "doc,+d,+d"}: the prose documents holding it
+                                                   # (n: `text_shard`, a fixed number of pieces)
+    search/docs/<b>.js    "docs/<b>": [[url, title, where, text], ...]: documents b*BUCKET ...
+
+The code's pieces depend only on the pinned files (kept in the cache by their blobs); the prose's
+(notes, articles' sections, pages) are made on every build: a note's edit rewrites some of them
+under the same names, which `site_patch` writes like any other asset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import itertools
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from reader.cache import Cache
+from reader.model import SourceFile, split_lines
+from reader.render.code.annotated import INDEXED
+from reader.render.common.model import Asset, Page, SearchEntry
+from reader.render.common.urls import html_of
+from reader.render.common.urls import source_page as source_uri
+from reader.render.search.entries import searchable
+
+SEARCH_DIR = "search"
+CHUNK = 100
+"""Lines per piece of a file's text."""
+COMMON = 2000
+"""A word of the code on more lines than this is counted, not listed (`self`, `the`, `if`)."""
+TEXT_SHARDS = 64
+"""Pieces of the prose's word index: fixed, so that an edit rewrites them under the same names."""
+BUCKET = 16
+"""Documents per piece of the prose's documents."""
+TEXT_CHARS = 2000
+"""A document's text is cut here."""
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_SECTION = re.compile(r'<h([1-6])[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
+_TAG = re.compile(r"<[^>]+>")
+_BREAK = re.compile(r"</(?:p|li|h\d|div|pre|blockquote|tr)>|<br\s*/?>")
+_SENTENCE = re.compile(r"(.+?[.!?:])(?:\s|$)")
+_LINE = re.compile(r"L\d+$")
+
+
+@dataclass(frozen=True)
+class Document:
+    """A place in the prose search finds: a note, a section of a page, a page."""
+
+    url: str
+    """Relative to the site's root, with its `#fragment`."""
+    title: str
+    where: str
+    """What holds it: an article's title and the lines a note is on, a page's title."""
+    text: str
+
+
+def script(key: str, data: object) -> Asset:
+    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return Asset(f"{SEARCH_DIR}/{key}.js", f"readerSearch.put({json.dumps(key)},{body});\n".encode())
+
+
+def words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def prefix(word: str) -> str:
+    """The name of a word's piece of the code's index."""
+    return word[:3]
+
+
+def text_shard(word: str) -> int:
+    """The piece of the prose's index holding `word` (search.js computes the same)."""
+    h = 0
+    for ch in word[:2]:
+        h = (h * 31 + ord(ch)) % TEXT_SHARDS
+    return h
+
+
+def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None) -> list[Asset]:
+    """Every piece of the index: the code's (from the cache when the pinned files are the same)
+    and the prose's."""
+    return code_assets(files, pages, cache) + text_assets(documents(pages))
+
+
+def code_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None) -> list[Asset]:
+    key = hashlib.sha1(repr([(f.pin, f.path, f.blob) for f in files]).encode()).hexdigest()
+    kept = cache.get_object("search-code", key) if cache else None
+    if kept is not None:
+        return [Asset(uri, data) for uri, data in kept]
+    by_page = {p.src_uri: p.search for p in pages}
+    out = _code_assets(files, [by_page.get(source_uri(f.path), ()) for f in files])
+    if cache:
+        cache.put_object("search-code", key, [(a.src_uri, a.data) for a in out])
+    return out
+
+
+def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchEntry]]) -> list[Asset]:
+    postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    out = []
+    table = []
+    for fid, f in enumerate(files):
+        lines = split_lines(f.text)
+        table.append([f.path, len(lines)])
+        for n, line in enumerate(lines, 1):
+            for w in words(line):
+                postings[w].append((fid, n))
+        for k in range(0, len(lines), CHUNK):
+            out.append(script(f"lines/{fid}/{k // CHUNK}", lines[k:k + CHUNK]))
+    defs: dict[str, list[list[object]]] = defaultdict(list)
+    for fid, listed in enumerate(entries):
+        for e in listed:
+            if e.fragment.startswith("L"):
+                name = e.title.rsplit(".", 1)[-1].lower()
+                kind, _, text = html.unescape(e.text).partition(" ")  # `kind name(sig): doc`
+                defs[name].append([fid, int(e.fragment[1:]), kind, e.title, text])
+    shards: dict[str, dict[str, dict[str, object]]] = defaultdict(lambda: {"t": {}, "d": {}})
+    for w, lines_of in sorted(postings.items()):  # a line's words come from a set: no order of their own
+        shards[prefix(w)]["t"][w] = _postings(lines_of) if len(lines_of) <= COMMON else len(lines_of)
+    for name, places in defs.items():
+        shards[prefix(name)]["d"][name] = places
+    out += [script(f"code/{p}", shard) for p, shard in sorted(shards.items())]
+    out.append(script("files", {"files": table, "code": " ".join(sorted(shards))}))
+    return out
+
+
+def _postings(found: Sequence[tuple[int, int]]) -> str:
+    """`f:l,+d,+d;f:l`: each file's lines, after the first as distances (found in file order)."""
+    by_file: dict[int, list[int]] = defaultdict(list)
+    for fid, line in found:
+        by_file[fid].append(line)
+    return ";".join(f"{fid}:{_deltas(lines)}" for fid, lines in by_file.items())
+
+
+def _deltas(numbers: Sequence[int]) -> str:
+    """`3,+4,+1` for 3, 7, 8."""
+    return ",".join(str(b - a) for a, b in itertools.pairwise([0, *numbers]))
+
+
+def text_assets(docs: Sequence[Document]) -> list[Asset]:
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        for w in words(f"{d.title} {d.text}"):
+            postings[w].append(i)
+    shards: list[dict[str, str]] = [{} for _ in range(TEXT_SHARDS)]
+    for w, ids in sorted(postings.items()):
+        shards[text_shard(w)][w] = _deltas(ids)
+    out = [script(f"text/{n}", shard) for n, shard in enumerate(shards)]
+    out += [script(f"docs/{b // BUCKET}", [[d.url, d.title, d.where, d.text] for d in docs[b:b + BUCKET]])
+            for b in range(0, len(docs), BUCKET)]
+    return out
+
+
+def documents(pages: Iterable[Page]) -> list[Document]:
+    """The prose's places: each page (its title and lede), its sections (by their headings' ids),
+    its notes (`note-<id>` entries), a source page's own entry, any other place a page names
+    (the lowering-rules rows)."""
+    out = []
+    for page in pages:
+        url = html_of(page.src_uri)
+        own = next((e for e in page.search if not e.fragment), None)
+        sections = _sections(page.html)
+        lede = sections.pop(0)[2] if sections and not sections[0][0] else ""
+        out.append(Document(url, page.title, "", _plain(own.text) if own else lede))
+        out += [Document(f"{url}#{anchor}", title, page.title, text) for anchor, title, text in sections]
+        out += [Document(f"{url}#{e.fragment}", _first_sentence(text), f"{page.title} · {e.title}", text)
+                for e in page.search if e.fragment.startswith("note-") for text in [_plain(e.text)]]
+        out += [Document(f"{url}#{e.fragment}", e.title, page.title, _plain(e.text))
+                for e in page.search if _place(e.fragment)]
+    return out
+
+
+def _place(fragment: str) -> bool:
+    """A page's own place (a lowering-rules row): not the page, a note, or a definition's line
+    (the code's index finds those)."""
+    return bool(fragment) and not fragment.startswith("note-") and not _LINE.match(fragment)
+
+
+def _first_sentence(text: str) -> str:
+    """A note's title: its first sentence, or its first words."""
+    m = _SENTENCE.match(text)
+    return m.group(1) if m and len(m.group(1)) <= 120 else text[:100].rsplit(" ", 1)[0] + "…"
+
+
+def _sections(page_html: str) -> list[tuple[str, str, str]]:
+    """(heading id, heading, text) of each section of the page's indexed HTML (`pages.with_prose`:
+    its first and last blocks); the text before the first heading as ('', '', text)."""
+    indexed = "\n".join(_indexed(page_html))
+    out: list[tuple[str, str, str]] = []
+    at, anchor, title = 0, "", ""
+    for m in _SECTION.finditer(indexed):
+        out.append((anchor, title, _plain(searchable(indexed[at:m.start()], TEXT_CHARS))))
+        at, anchor, title = m.end(), m.group(2), _plain(m.group(3))
+    out.append((anchor, title, _plain(searchable(indexed[at:], TEXT_CHARS))))
+    return [s for s in out if s[0] or s[2]]
+
+
+_OPEN, _CLOSE = INDEXED.split("{}")
+
+
+def _indexed(page_html: str) -> list[str]:
+    """The prose `with_prose` put before and after a page's body."""
+    out = []
+    if page_html.startswith(_OPEN):
+        out.append(page_html[len(_OPEN):page_html.index(_CLOSE)])
+    tail = page_html.rfind("\n\n" + _OPEN)
+    if tail >= 0 and page_html.endswith(_CLOSE):
+        out.append(page_html[tail + 2 + len(_OPEN):-len(_CLOSE)])
+    return out
+
+
+def _plain(fragment: str) -> str:
+    return " ".join(html.unescape(_TAG.sub("", _BREAK.sub(" ", fragment))).split())

@@ -1,0 +1,1 @@
+"""The source pages: one per pinned file."""

@@ -1,0 +1,1 @@
+"""The outline's pages: home, the phases, the indexes and the nav."""
