@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,19 +81,3 @@ LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("autotuned_op", "An autotuned op", "EXTRA·B", 6),
 )}
 
-
-def docstring(name: str) -> str:
-    """A lab's module docstring, read from its source without importing it (or jax)."""
-    spec = importlib.util.find_spec(LABS[name].module)
-    if spec is None or spec.origin is None:
-        raise LookupError(f"lab {name!r} has no module kernels.{name}")
-    return ast.get_docstring(ast.parse(Path(spec.origin).read_text())) or ""
-
-
-def exercises(name: str) -> tuple[tuple[str, str], ...]:
-    """The pinned `(path, symbol)` pairs a lab's docstring lists on its `Exercises:` line."""
-    for line in docstring(name).splitlines():
-        if line.startswith("Exercises:"):
-            items = [item.strip() for item in line.removeprefix("Exercises:").split(",")]
-            return tuple((item.partition("::")[0], item.partition("::")[2]) for item in items if item)
-    return ()

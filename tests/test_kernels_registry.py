@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from kernels import LABS, docstring, exercises
+from kernels import LABS
 from reader.cache import blob_sha
 from reader.cli import main as reader_main
 from reader.corpus import Project
 from reader.extract.symbols import symbols_of
+from reader.labs import load_labs
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+LOADED = {lab.name: lab for lab in load_labs(REPO_ROOT)}
 
 
 @functools.cache
@@ -67,15 +69,15 @@ def test_the_tracks_own_labs_say_so_on_their_page(name):
     """An extra lab's page (its docstring's description) says it is the track's own."""
     from reader.render.lab.page import description
 
-    assert "The track's own lab, not one of the outline's" in description(docstring(name))
+    assert "The track's own lab, not one of the outline's" in description(LOADED[name].docstring)
 
 
 @pytest.mark.parametrize("name", sorted(LABS))
 def test_exercised_symbols_are_defined_in_pinned_files(name):
     locks = Project.load(REPO_ROOT).locks
-    pairs = exercises(name)
+    pairs = LOADED[name].exercises
     assert pairs, f"{name}: the docstring has no `Exercises:` line"
-    assert docstring(name).startswith(LABS[name].label), name
+    assert LOADED[name].docstring.startswith(LABS[name].label), name
     for path, symbol in pairs:
         pin = next((lock for lock in locks.values() if path in lock.files), None)
         assert pin is not None, f"{name}: {path} is not a pinned file"

@@ -123,3 +123,41 @@ def test_rewording_a_labs_docstring_renders_its_page_alone_and_equals_a_cold_bui
     monkeypatch.setenv("READER_CACHE", str(cold))
     build_site(project, tmp_path / "cold", jobs=1)
     assert _tree(project / "site") == _tree(tmp_path / "cold")
+
+
+def _fails_located(project: Path, capsys, where: str, message: str) -> None:
+    """`reader build` exits 2 with one located line, no traceback, and the site as it was."""
+    before = _tree(project / "site")
+    assert main(["-C", str(project), "build", "--jobs", "1"]) == 2
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if line.startswith("reader: error:")]
+    assert len(errors) == 1 and errors[0].startswith(f"reader: error: {where}: {message}; "), err
+    assert "Traceback" not in err and "built" not in out
+    assert _tree(project / "site") == before
+
+
+def test_a_lab_that_does_not_parse_is_a_located_error_and_the_site_is_kept(project, capsys):
+    build_site(project, jobs=1)
+    fine = project / "kernels/fine.py"
+    lines = fine.read_text().count("\n")
+    fine.write_text(fine.read_text() + "def (:\n")
+    _fails_located(project, capsys, f"kernels/fine.py:{lines + 1}", "invalid syntax")
+
+
+def test_a_registered_lab_without_its_module_is_located_at_its_entry(project, capsys):
+    build_site(project, jobs=1)
+    (project / "kernels/broken.py").unlink()
+    init = (project / "kernels/__init__.py").read_text()
+    line = init[:init.index('Lab("broken"')].count("\n") + 1
+    _fails_located(project, capsys, f"kernels/__init__.py:{line}",
+                   "lab 'broken' is registered but kernels/broken.py does not exist")
+
+
+def test_an_exercise_that_is_not_in_the_pinned_files_is_located_at_its_line(project, capsys):
+    build_site(project, jobs=1)
+    fine = project / "kernels/fine.py"
+    fine.write_text(fine.read_text().replace(
+        'writes one listing."""',
+        'writes one listing.\n\nExercises: pkg/core.py::BlockSpec, pkg/core.py::NoSuchThing\n"""'))
+    _fails_located(project, capsys, "kernels/fine.py:3",
+                   "lab 'fine' exercises pkg/core.py::NoSuchThing, not in the pinned files")

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -56,6 +56,8 @@ class LabInfo:
     docstring: str
     exercises: tuple[Exercised, ...]
     has_artifacts: bool
+    exercises_line: int | None = None
+    """The line of the docstring's `Exercises:` line in the file."""
 
 
 @dataclass(frozen=True)
@@ -87,22 +89,65 @@ def lab_failure(lab: LabInfo, artifacts: LabArtifacts) -> LabError | None:
 
 
 def load_labs(root: Path) -> list[LabInfo]:
-    """The labs registered in `root/kernels` (none when the project has no `kernels/`)."""
+    """The labs registered in `root/kernels` (none when the project has no `kernels/`). A registered
+    lab without its module, or a module that does not parse, is an input error at its line."""
     folder = root / "kernels"
     if not (folder / "__init__.py").is_file():
         return []
     registry = _registry(root)
     out = []
     for lab in registry.LABS.values():
-        path = folder / f"{lab.name}.py"
-        if not path.is_file():
-            raise InputError(f"lab {lab.name!r} is registered but has no file", Location(str(path)),
-                             "add the module or remove it from kernels.LABS")
-        text = path.read_text(encoding="utf-8")
-        out.append(LabInfo(lab.name, lab.heading, lab.phase, f"kernels/{lab.name}.py", text,
-                           registry.docstring(lab.name), tuple(Exercised(*e) for e in registry.exercises(lab.name)),
-                           "\ndef artifacts(" in text or "\ndef lowerings(" in text))
+        rel = f"kernels/{lab.name}.py"
+        if not (root / rel).is_file():
+            raise InputError(f"lab {lab.name!r} is registered but {rel} does not exist",
+                             _registered_at(folder / "__init__.py", lab.name),
+                             f"add {rel}, or remove the lab from kernels.LABS")
+        text = (root / rel).read_text(encoding="utf-8")
+        doc, exercises, line = _docstring(text, rel)
+        out.append(LabInfo(lab.name, lab.heading, lab.phase, rel, text, doc, exercises,
+                           "\ndef artifacts(" in text or "\ndef lowerings(" in text, line))
     return out
+
+
+def _docstring(text: str, rel: str) -> tuple[str, tuple[Exercised, ...], int | None]:
+    """A lab's docstring, the pinned symbols its `Exercises:` line lists, and that line."""
+    try:
+        tree = ast.parse(text, rel)
+    except SyntaxError as e:
+        raise InputError(e.msg, Location(rel, e.lineno),
+                         f"fix the lab's code (python -m kernels.{Path(rel).stem} shows the same)") from None
+    doc = ast.get_docstring(tree) or ""
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("Exercises:") and line in doc:
+            items = [item.strip() for item in line.removeprefix("Exercises:").split(",")]
+            return doc, tuple(Exercised(*item.partition("::")[::2]) for item in items if item), n
+    return doc, (), None
+
+
+def _registered_at(init: Path, name: str) -> Location:
+    """Where `kernels/__init__.py` registers lab `name` (its `Lab("name", ...)` call)."""
+    rel = "kernels/__init__.py"
+    try:
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+    except SyntaxError:
+        return Location(rel)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and node.args[0].value == name:
+            return Location(rel, node.lineno)
+    return Location(rel)
+
+
+def unknown_exercises(labs: Sequence[LabInfo], has: Callable[[str, str], bool]) -> None:
+    """Refuse a lab whose `Exercises:` line names a pinned file or symbol that `has(path, symbol)`
+    says is not there (an input error at that line)."""
+    for lab in labs:
+        wrong = [e for e in lab.exercises if not has(e.path, e.symbol)]
+        if wrong:
+            names = ", ".join(f"{e.path}::{e.symbol}" if e.symbol else e.path for e in wrong)
+            raise InputError(f"lab {lab.name!r} exercises {names}, not in the pinned files",
+                             Location(lab.path, lab.exercises_line),
+                             "name a pinned file and a symbol in it (path::Qualname), or remove it")
 
 
 def canonical_lab() -> LabInfo:

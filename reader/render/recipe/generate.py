@@ -18,6 +18,7 @@ from reader.corpus import Corpus, Project
 from reader.extract import Index
 from reader.extract.fact import Facts, load_facts
 from reader.extract.rulehistory import start_history
+from reader.extract.symbols import symbols_of
 from reader.labs import (
     ArtifactRun,
     LabArtifacts,
@@ -25,6 +26,7 @@ from reader.labs import (
     canonical_lab,
     lab_failure,
     load_labs,
+    unknown_exercises,
 )
 from reader.labs.notebook import notebook_assets
 from reader.model import Reference, SourceFile, module_of, split_lines
@@ -83,6 +85,8 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     """
     root = corpus.project.root
     labs = load_labs(root) if older is None else list(older.labs)
+    if older is None:  # an older edition shows the current labs' exercises it lacks as such
+        unknown_exercises(labs, partial(_defines, corpus))
     canonical = [canonical_lab()] if labs and older is None and wanted(corpus) else []  # pinned kernels lowered
     # the labs' jax run: a child process from here on (none for an older edition)
     artifacts = ArtifactRun(root, [*labs, *canonical] if older is None else [], cache)
@@ -107,6 +111,14 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         pages = run.pages(Pages(site, kinds), pages_cache, wait=artifacts.running)
     # assemble: the outline's pages, the nav, the labs' images, warnings and failures
     return _assemble(site, track, files, pages, pages_cache, notebooks=older is None)
+
+
+def _defines(corpus: Corpus, path: str, symbol: str) -> bool:
+    """Whether `path` is a pinned file that defines `symbol` (any symbol when empty)."""
+    pin = corpus.pin_of(path)
+    if not pin or not corpus.has(pin, path):
+        return False
+    return not symbol or any(s.qualname == symbol for s in symbols_of(corpus.read_text(pin, path)))
 
 
 def pinned_files(corpus: Corpus) -> list[SourceFile]:
