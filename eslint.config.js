@@ -8,7 +8,7 @@ module.exports = [
   {ignores: ["docs/assets/katex/**", "tests/vendor/**", "site/**", ".ci-site/**", "node_modules/**"]},
   js.configs.recommended,
   {
-    files: ["docs/assets/**/*.js", "reader/assets/**/*.js"],
+    files: ["docs/assets/**/*.js", "reader/assets/**/*.js", "reader/review/assets/**/*.js"],
     languageOptions: {ecmaVersion: 2022, sourceType: "script", globals: {
       ...globals.browser, katex: "readonly",
       // the pure modules' globals (query.js, scopetable.js, fuzzy.js: a classic script's `var`)

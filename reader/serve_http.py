@@ -1,12 +1,14 @@
 """The HTTP side of `reader serve`: the built site over http, with a reload script (and the last
 build's error, if it failed) put into each HTML page as it is served, never into the site's files.
 
-It runs as a child process of `reader serve` (`python -m reader.serve_http FD SITE STATUS`), on a
-socket the command bound, so that the command's builds (which fork workers) run in a process with
-no server threads. `STATUS` is a small JSON file the command rewrites after every build:
-`{"version": n, "error": "path:line: what is wrong; what to do" or "", "problems": [...]}` (the
-problems `reader check` finds in the notes of a site that built). A page polls
-`/__reader__/status` and reloads when the version is not the one it was served with.
+It runs as a child process of `reader serve` (`python -m reader.serve_http FD SITE STATUS ROOT`),
+on a socket the command bound, so that the command's builds (which fork workers) run in a process
+with no server threads. `STATUS` is a small JSON file the command rewrites after every build:
+`{"version": n, "error": "path:line: what is wrong; what to do" or "", "problems": [...],
+"review": {"notes": n, "digest": ...}}` (the problems `reader check` finds in the notes of a site
+that built, and the review of a move in progress). A page polls `/__reader__/status` and reloads
+when the version is not the one it was served with. `/review/` is the review of the project at
+`ROOT` (`reader.review.web`: its page, its state, `review.json` beside `STATUS`, and its actions).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from reader.review.web import MAX_REQUEST, Reply, ReviewSite
 
 PREFIX = "/__reader__/"
 POLL_MS = 200
@@ -46,6 +50,10 @@ _BANNER = ('<div id="reader-serve-error" role="alert" style="position:relative;z
            '<strong>{title}</strong>\n{error}</div>')
 _FAILED = "reader serve: the last build failed; the site below is the previous one."
 _PROBLEMS = "reader check: {n} problem(s) in the notes; the site below is built from them."
+_REVIEW = ('<p id="reader-serve-review" style="margin:0;padding:.5em 1.2em;background:#fff8e0;'
+           'color:#5a4300;border-bottom:2px solid #b08800;font:14px/1.5 sans-serif">'
+           'A pin move is in progress: <a href="/review/" style="color:#5a4300;font-weight:bold">'
+           'review its {n} flagged note{s}</a></p>')
 
 _NO_SITE = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<title>reader serve</title></head><body><main><h1>No site yet</h1>"
@@ -67,27 +75,60 @@ def inject(page: str, status: dict[str, Any]) -> str:
     page = page[:at] + script + page[at:] if at >= 0 else page + script
     error = str(status.get("error") or "")
     problems = [str(p) for p in status.get("problems") or ()]
+    review: dict[str, Any] = status["review"] if isinstance(status.get("review"), dict) else {}
+    left = int(review.get("notes") or 0)
+    banner = _REVIEW.format(n=left, s="" if left == 1 else "s") if left else ""
     if error or problems:
         title = _FAILED if error else _PROBLEMS.format(n=len(problems))
         text = error or "\n".join(problems)
+        banner += _BANNER.format(title=html.escape(title), error=html.escape(text))
+    if banner:
         start = page.lower().find("<body")
         end = page.find(">", start) + 1 if start >= 0 else 0
-        banner = _BANNER.format(title=html.escape(title), error=html.escape(text))
         page = page[:end] + banner + page[end:]
     return page
 
 
 class Handler(SimpleHTTPRequestHandler):
-    """Files of the site; HTML with the reload script; `/__reader__/status` and `reload.js`."""
+    """Files of the site; HTML with the reload script; `/__reader__/status` and `reload.js`; the
+    review's routes."""
 
     status_file: Path
+    review: ReviewSite | None
 
-    def __init__(self, *args: Any, status_file: Path, **kwargs: Any) -> None:
-        self.status_file = status_file
+    def __init__(self, *args: Any, status_file: Path, review: ReviewSite | None = None,
+                 **kwargs: Any) -> None:
+        self.status_file, self.review = status_file, review
         super().__init__(*args, **kwargs)
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if self.review is None or not self.review.handles(path):
+            self._send(HTTPStatus.METHOD_NOT_ALLOWED, "text/plain", b"the site is read-only\n")
+            return
+        size = int(self.headers.get("Content-Length") or 0)
+        if not 0 <= size <= MAX_REQUEST:
+            self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "text/plain", b"too large\n")
+            return
+        self._reply(self.review.post(path, self._headers(), self.rfile.read(size)))
+
+    def _headers(self) -> dict[str, str]:
+        return {name.lower(): value for name, value in self.headers.items()}
+
+    def _reply(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.kind)
+        self.send_header("Content-Length", str(len(reply.body)))
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(reply.body)
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if self.review is not None and self.review.handles(path):
+            self._reply(self.review.get(path, self._headers()))
+            return
         if path == PREFIX + "status":
             status = read_status(self.status_file)
             self._send(HTTPStatus.OK, "application/json", json.dumps(status).encode())
@@ -137,10 +178,14 @@ class Handler(SimpleHTTPRequestHandler):
         pass
 
 
-def serve(fd: int, site: Path, status_file: Path) -> None:
-    """Serve `site` on the listening socket `fd` until killed."""
+def serve(fd: int, site: Path, status_file: Path, root: Path | None = None) -> None:
+    """Serve `site` on the listening socket `fd` until killed (with the review of the project at
+    `root`, when given)."""
     sock = socket.socket(fileno=fd)
-    handler = partial(Handler, directory=str(site), status_file=status_file)
+    review = None
+    if root is not None:
+        review = ReviewSite(root, status_file.with_name("review.json"), sock.getsockname()[1])
+    handler = partial(Handler, directory=str(site), status_file=status_file, review=review)
     server = ThreadingHTTPServer(sock.getsockname()[:2], handler, bind_and_activate=False)
     server.socket.close()
     server.socket = sock
@@ -158,4 +203,5 @@ def _orphaned(parent: int, server: ThreadingHTTPServer) -> None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]))
+    serve(int(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]),
+          Path(sys.argv[4]) if len(sys.argv) > 4 else None)

@@ -129,11 +129,17 @@ def _entry(key: str, value: Any, indent: int) -> str:
 
 
 def _render(value: Any, indent: int) -> str:
-    """` value\\n` for a scalar or a flow list, `\\n  key: value...` for a mapping (block style)."""
+    """` value\\n` for a scalar or a flow list, ` |\\n  text` for a text of several lines,
+    `\\n  key: value...` for a mapping (block style)."""
     if isinstance(value, Mapping):
         return "\n" + "".join(_entry(str(k), v, indent + 2) for k, v in value.items())
     if isinstance(value, bool) or value is None:
         raise TypeError(f"no YAML rendering for {value!r}")
+    if isinstance(value, str) and _literal_safe(value):
+        lines = "".join(f"{' ' * (indent + 2)}{line}\n" if line else "\n"
+                        for line in value.rstrip("\n").split("\n"))
+        chomp = "" if value.endswith("\n") else "-"
+        return f" |{chomp}\n{lines}"
     if isinstance(value, str):
         return f" {value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)}\n"
     if isinstance(value, float):
@@ -141,6 +147,14 @@ def _render(value: Any, indent: int) -> str:
     if isinstance(value, int):
         return f" {value}\n"
     return f" [{', '.join(str(int(x)) for x in value)}]\n"
+
+
+def _literal_safe(value: str) -> bool:
+    """Whether `value` (a note's Markdown, say) is written as a literal block (`|`): a text of
+    several lines, or one ending with a line break, that such a block reads back as itself."""
+    body = value.rstrip("\n")
+    return ("\n" in value and bool(body.strip()) and value.count("\n", len(body)) <= 1
+            and not body[0].isspace() and all(line == line.rstrip() for line in body.split("\n")))
 
 
 _PLAIN_RE = re.compile(r"[A-Za-z_][\w./-]*")

@@ -94,25 +94,48 @@ def environment(pins: Mapping[str, Pin], cache: Cache) -> Env:
     """An environment with every pin's release installed: this interpreter when it has them,
     else a venv under the cache, made once (pip honours its own settings: `PIP_INDEX_URL`,
     `PIP_FIND_LINKS`, `PIP_NO_INDEX`)."""
+    found = installed(pins, cache)
+    if found is not None:
+        return found
     reqs = releases(pins)
-    names = _names(reqs)
-    py = ".".join(map(str, sys.version_info[:3]))
-    here = _here(names)
-    if all(here[n] == v for n, v in _wanted(reqs).items()):
-        return _env(sys.executable, here, reqs, py)
-    key = hashlib.sha1(json.dumps([reqs, py, sys.platform]).encode()).hexdigest()[:16]
-    folder = cache.root / "envs" / key
-    python = folder / "bin" / "python"
-    with cache.locked(f"env-{key}"):
+    folder = _folder(reqs, cache)
+    with cache.locked(f"env-{folder.name}"):
         if not (folder / ".complete").is_file():
             say(f"making a Python environment with {', '.join(reqs)} ({folder})")
             _make(folder, reqs)
+    return _checked(folder, reqs)
+
+
+def installed(pins: Mapping[str, Pin], cache: Cache) -> Env | None:
+    """The environment `environment` gives when it is there already (None when a venv would have
+    to be made): what the outcomes kept in the cache are keyed by."""
+    reqs = releases(pins)
+    here = _here(_names(reqs))
+    if all(here[n] == v for n, v in _wanted(reqs).items()):
+        return _env(sys.executable, here, reqs, _py())
+    folder = _folder(reqs, cache)
+    return _checked(folder, reqs) if (folder / ".complete").is_file() else None
+
+
+def _py() -> str:
+    return ".".join(map(str, sys.version_info[:3]))
+
+
+def _folder(reqs: tuple[str, ...], cache: Cache) -> Path:
+    key = hashlib.sha1(json.dumps([reqs, _py(), sys.platform]).encode()).hexdigest()[:16]
+    return cache.root / "envs" / key
+
+
+def _checked(folder: Path, reqs: tuple[str, ...]) -> Env:
+    """The venv at `folder`, which must have `reqs` installed."""
+    names = _names(reqs)
+    python = folder / "bin" / "python"
     found = _there(str(python), names)
     wrong = {n: found.get(n, "") for n, v in _wanted(reqs).items() if found.get(n) != v}
     if wrong:
         raise InputError(f"the environment {folder} has {wrong} installed, not {', '.join(reqs)}",
                          Location("pins.toml"), f"remove {folder} and run again")
-    return _env(str(python), found, reqs, py)
+    return _env(str(python), found, reqs, _py())
 
 
 def _make(folder: Path, reqs: tuple[str, ...]) -> None:

@@ -85,6 +85,12 @@ def _outcome(data: Mapping[str, Any]) -> Outcome:
     return Outcome(bool(data["ok"]), examples, str(data.get("error", "")))
 
 
+def kept(spec: Spec, env: Env, pins: str, cache: Cache) -> Outcome | None:
+    """The outcome kept in the cache for `spec` in `env` at `pins` (None when it has not run)."""
+    hit = cache.get_kept_json(KIND, key_of(spec, env, pins))
+    return _outcome(hit) if isinstance(hit, dict) else None
+
+
 def _as_json(o: Outcome) -> dict[str, Any]:
     return {"ok": o.ok, "error": o.error,
             "examples": [{"line": e.line, "source": e.source, "want": e.want, "got": e.got,

@@ -1,5 +1,6 @@
 """`reader serve [--site DIR] [--port N] [--jobs N]`: build the site, serve it on localhost, and
-rebuild it when the project's inputs change; the open page reloads itself, or shows the error."""
+rebuild it when the project's inputs change; the open page reloads itself, or shows the error.
+While a pin move is in progress, `/review/` reviews its flagged notes (`reader.review`)."""
 
 from __future__ import annotations
 
@@ -48,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
     state = Path(tempfile.mkdtemp(prefix="reader-serve-"))
     status = Status(state / "status.json")
     server = subprocess.Popen([sys.executable, "-m", "reader.serve_http", str(listener.fileno()),
-                               str(site), str(status.path)], pass_fds=[listener.fileno()])
+                               str(site), str(status.path), str(root)], pass_fds=[listener.fileno()])
     port = listener.getsockname()[1]
     print(f"serving {site} at http://127.0.0.1:{port}/ (Ctrl-C to stop)", flush=True)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        watch(root, lambda: rebuild(root, site, args.jobs or None, status), args.interval,
+        watch(root, lambda: rebuild(root, site, args.jobs or None, status, port), args.interval,
               alive=lambda: server.poll() is None)
         print("reader: error: the HTTP server stopped", file=sys.stderr)
         return 1
@@ -132,34 +133,43 @@ def snapshot(root: Path) -> Snapshot:
 
 class Status:
     """What the served pages are told (`reader.serve_http`): a version that moves on whenever
-    the site or the problems shown change, the last build's error, `reader check`'s problems,
-    and whether a build or check is under way (`busy`)."""
+    the site, the problems shown or the review change, the last build's error, `reader check`'s
+    problems, whether a build or check is under way (`busy`), and the review's notes left and
+    digest. The review itself is `review.json` beside the status file."""
 
     def __init__(self, path: Path):
         self.path, self.version, self.error, self.busy = path, 0, "", True
         self.problems: tuple[str, ...] = ()
+        self.review: dict[str, int | str] = {"notes": 0, "digest": ""}
         self._write()
+
+    @property
+    def review_path(self) -> Path:
+        return self.path.with_name("review.json")
 
     def working(self) -> None:
         self.busy = True
         self._write()
 
-    def publish(self, error: str, problems: tuple[str, ...], changed: bool, done: bool) -> None:
-        if changed or (error, problems) != (self.error, self.problems):
+    def publish(self, error: str, problems: tuple[str, ...], changed: bool, done: bool,
+                review: dict[str, int | str] | None = None) -> None:
+        review = review if review is not None else self.review
+        if changed or (error, problems, review) != (self.error, self.problems, self.review):
             self.version += 1
-            self.error, self.problems = error, problems
+            self.error, self.problems, self.review = error, problems, review
         self.busy = not done
         self._write()
 
     def _write(self) -> None:
         data = {"version": self.version, "error": self.error, "problems": list(self.problems),
-                "busy": self.busy}
+                "busy": self.busy, "review": self.review}
         atomic_write(self.path, json.dumps(data).encode(), durable=False)
 
 
-def rebuild(root: Path, site: Path, jobs: int | None, status: Status) -> None:
-    """Build (the pages reload), then check the notes (the pages show what `reader check` finds);
-    a failed build shows its error over the previous site."""
+def rebuild(root: Path, site: Path, jobs: int | None, status: Status, port: int = 0) -> None:
+    """Build (the pages reload), then check the notes (the pages show what `reader check` finds)
+    and gather the review of a move in progress; a failed build shows its error over the
+    previous site."""
     from reader.progress import reporter, reporting
     from reader.site import build_site
 
@@ -175,25 +185,44 @@ def rebuild(root: Path, site: Path, jobs: int | None, status: Status) -> None:
         return
     status.publish("", status.problems, changed=True, done=False)
     print(f"built in {time.perf_counter() - start:.1f} s ({report.caching()})", flush=True)
-    problems = check_notes(root)
-    status.publish("", problems, changed=False, done=True)
+    problems, review = check_notes(root, site, status.review_path)
+    left = status.review["notes"]
+    status.publish("", problems, changed=False, done=True, review=review)
     for line in problems:
         print(line, file=sys.stderr, flush=True)
+    if review["notes"] and review["notes"] != left:
+        print(f"a move is in progress: review its {review['notes']} flagged notes at "
+              f"http://127.0.0.1:{port}/review/", flush=True)
 
 
-def check_notes(root: Path) -> tuple[str, ...]:
-    """`reader check`'s errors and findings, one `path:line: message; what to do` each."""
+def check_notes(root: Path, site: Path, review_file: Path) -> tuple[tuple[str, ...],
+                                                                   dict[str, int | str]]:
+    """`reader check`'s errors and findings, one `path:line: message; what to do` each; and the
+    review of a move in progress, written to `review_file` (its notes' count and digest)."""
     from reader.annotations import check as checking
     from reader.annotations.model import Severity
     from reader.cache import Cache
     from reader.corpus import Corpus, Project
     from reader.render.figures.registry import FIGURES
+    from reader.review.gather import digest, gather
 
     cache = Cache()
+    corpus: list[Corpus] = []
+
+    def opened() -> Corpus:
+        corpus.append(Corpus.open(Project.load(root), cache))
+        return corpus[0]
+
     try:
         with cache.staged():
-            report = checking.check(root, lambda: Corpus.open(Project.load(root), cache),
-                                    checking.computed_facts, cache, figures=FIGURES)
+            report = checking.check(root, opened, checking.computed_facts, cache, figures=FIGURES)
+            problems = tuple(str(p) for p in report.problems if p.severity is not Severity.NOTICE)
+            review = gather(root, site, report, corpus[0], cache) if corpus else None
     except ReaderError as e:
-        return (str(e),)
-    return tuple(str(p) for p in report.problems if p.severity is not Severity.NOTICE)
+        review_file.unlink(missing_ok=True)
+        return (str(e),), {"notes": 0, "digest": ""}
+    if review is None:
+        review_file.unlink(missing_ok=True)
+        return problems, {"notes": 0, "digest": ""}
+    atomic_write(review_file, json.dumps(review.to_json()).encode(), durable=False)
+    return problems, {"notes": len(review.screens), "digest": digest(review) if review.active else ""}
