@@ -238,7 +238,8 @@ def _cold_cache(dest: Path, kept_from: Path | None = None) -> Path:
 
 
 def _reader(project: Path, *args: str) -> list[str]:
-    return [PY, "-m", "reader", "-C", str(project), *args]
+    """`reader ARGS` on `project`; a build with `--verbose` (its steps and counts: `_steps`)."""
+    return [PY, "-m", "reader", "-C", str(project), *args, *(["--verbose"] if args[:1] == ("build",) else [])]
 
 
 def _env(cache: Path) -> dict[str, str]:

@@ -71,7 +71,7 @@ class Reporter:
         pass
 
     def _closed(self, stage: Stage) -> None:
-        if stage.total:
+        if stage.done:  # a source that served none of the files it was asked for says so itself
             self(f"{stage.label}: {stage.done}/{stage.total} in {time.perf_counter() - stage.started:.1f} s")
 
     def close(self) -> None:

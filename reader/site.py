@@ -59,6 +59,9 @@ class BuildReport:
     """The labs that failed (`LabError`): with `keep_going`, named on their pages and here."""
     coverage: tuple[str, ...] = ()
     """One line per lowered module shown: its ops located, linked to a line and a rule."""
+    notes: tuple[str, ...] = ()
+    """What the build noticed for the track's author (a fact that links nowhere yet, a figure
+    that could not be made), each older edition's prefixed with its version."""
 
     def timings(self) -> str:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps)
@@ -130,7 +133,8 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         if todo is not None:
             report = _patch(site_dir, state, generated, todo, steps, cache, jobs)
             if report is not None:
-                return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage)
+                return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage,
+                               notes=tuple(generated.warnings))
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
         t = time.perf_counter()
@@ -152,7 +156,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             seen[everyone[0].version] = _outputs(built.generated)
             renamed[everyone[0].version] = _renamed(built.generated)
             for edition, its_pages in older:
-                say(f"running mkdocs on the {edition.version} edition")
+                say(f"running mkdocs on the {edition.version} edition's {len(its_pages.pages)} pages")
                 _mkdocs_build(root, fresh / edition.folder, jobs, cache, True, its_pages,
                               editions.Switcher(edition, everyone, seen, renamed))
                 (fresh / edition.folder / "404.html").unlink()  # the site's own is served from its root
@@ -175,9 +179,12 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
+    notes = [*(built.generated.warnings if built.generated is not None else ()),
+             *(f"{edition.version}: {w}" for edition, g in older for w in g.warnings)]
     return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), built.counts,
                        failures=built.failures,
-                       coverage=built.generated.coverage if built.generated is not None else ())
+                       coverage=built.generated.coverage if built.generated is not None else (),
+                       notes=tuple(notes))
 
 
 def _older_editions(root: Path, jobs: int | None,
@@ -381,11 +388,10 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
             steps.append(StepTime("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         plugin.switcher = switcher
-        for warning in generated.warnings:
-            say(f"note: {warning}")
         if generated.failures and not keep_going:
             return _Built(steps, generated.counts, generated.failures)
-        say(f"running mkdocs on {len(generated.pages)} pages")
+        if switcher is None or not switcher.here.folder:  # an older edition's line is said above
+            say(f"running mkdocs on {len(generated.pages)} pages")
         mark("mkdocs")
         t = time.perf_counter()
         config.plugins.on_startup(command="build", dirty=False)

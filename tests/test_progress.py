@@ -100,3 +100,20 @@ def test_build_on_a_terminal_draws_bars(fetched, tmp_path):
     assert "laying out pages: " not in shown  # a bar, not the closing line
     assert (tmp_path / "tty" / "index.html").is_file()
     assert Path(tmp_path / "tty").is_dir()
+
+
+def test_the_author_notes_are_one_counted_line_and_verbose_lists_them(fetched, tmp_path):
+    """A build prints its stages and one summary: a placeholder that links nowhere yet (the small
+    project's lab link: it has no lab registry) is a note for the track's author, counted in one
+    line with the site generator's end of life; `--verbose` lists them."""
+    small, _ = fetched
+    done = reader(small, "build", "--site", str(tmp_path / "notes"))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert out[0].startswith("built 10 pages into ") and "(" not in out[0]
+    assert out[1:] == ["  2 notes for the track's author (1 placeholder that links nowhere yet, "
+                       "1 other): reader build --verbose lists them"]
+    assert "note:" not in done.stderr and "nowhere" not in done.stderr
+    verbose = reader(small, "build", "--verbose", "--site", str(tmp_path / "notes")).stdout.splitlines()
+    assert "  note: lab lab_one links nowhere yet" in verbose and "(pages " in verbose[0]
+    assert any(line.startswith("  Material for MkDocs 9.") and "end of life" in line for line in verbose)

@@ -179,7 +179,7 @@ def test_reader_build_says_what_it_patched(small, monkeypatch, capsys):
 
     edit(small, "body: The spec.", "body: The spec, edited.")
     monkeypatch.chdir(small.root)
-    assert main(["build", "--quiet", "--jobs", "1"]) == 0
+    assert main(["build", "--quiet", "--verbose", "--jobs", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("built 10 pages into ") and "(pages " in out[0]
     assert ", patch " in out[0] and "mkdocs" not in out[0]

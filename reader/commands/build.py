@@ -1,5 +1,9 @@
-"""`reader build [--site DIR] [--jobs N] [--no-wait] [--keep-going] [--quiet] [--profile]`: build
-the static site (mkdocs-material) into `site/`."""
+"""`reader build [--site DIR] [--jobs N] [--no-wait] [--keep-going] [--quiet] [--verbose]
+[--profile]`: build the static site (mkdocs-material) into `site/`.
+
+It prints the stages (bars on a terminal) and one summary line; what the build noticed for the
+track's author (facts that link nowhere yet, the lowered IR's coverage, the site generator's end
+of life) is one counted line, each of them with `--verbose`."""
 
 from __future__ import annotations
 
@@ -8,11 +12,15 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.cache import library_versions
 from reader.commands import add_quiet
 from reader.profile import profiling
 from reader.progress import reporter, reporting
+
+if TYPE_CHECKING:
+    from reader.site import BuildReport
 
 MATERIAL_END_OF_LIFE = "2027-05-05"
 """Material for MkDocs 9.x's end of life, as its own notice says (critical fixes until then)."""
@@ -32,6 +40,9 @@ def add_parser(sub) -> None:
     p.add_argument("--coverage", action="store_true",
                    help="print each lowered module's coverage: its ops located and linked, and "
                         "those lacking a location or a rule (the IR pages show the same)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also print each step's time, the pages rendered and read back, and every "
+                        "note for the track's author (otherwise counted in one line)")
     p.add_argument("--profile", action="store_true",
                    help="print each stage's wall and CPU time (the workers' included) and the ten "
                         "slowest files to scan, highlight and render")
@@ -46,18 +57,19 @@ def run(args: argparse.Namespace) -> int:
         report = build_site(root, Path(args.site) if args.site else None, args.jobs or None,
                             wait=not args.no_wait, keep_going=args.keep_going)
         timings = profile.report() if profile is not None else []
-    print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s ({report.timings()})")
-    print(f"  {report.caching()}")
-    if report.coverage:  # the IR views: what each lowered module links, what it cannot
-        print(f"  {coverage_summary(report.coverage)}")
+    steps = f" ({report.timings()})" if args.verbose else ""
+    print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s{steps}")
+    notes = author_notes(report)
     for line in report.coverage if args.coverage else ():
         print(f"  lowered {line}")
-    material = library_versions()["mkdocs-material"]
-    if material.startswith("9."):
-        print(f"  Material for MkDocs {material} reaches end of life on {MATERIAL_END_OF_LIFE}: the plan "
-              "is ARCHITECTURE.md, 'The site generator and its end of life'")
-    if report.pruned:
-        print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
+    if args.verbose:
+        print(f"  {report.caching()}")
+        if report.pruned:
+            print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
+        for note in notes:
+            print(f"  {note}")
+    elif notes:
+        print(f"  {counted_notes(notes)}")
     for line in timings:
         print(line)
     for failure in report.failures:  # built anyway (--keep-going)
@@ -67,6 +79,37 @@ def run(args: argparse.Namespace) -> int:
               f"{', '.join(str(f.location) for f in report.failures)}")
         return max(f.exit_code for f in report.failures)
     return 0
+
+
+NOWHERE = " links nowhere yet"
+"""How a note on a fact or page that no pinned line defines ends (generate's warnings)."""
+
+
+def author_notes(report: BuildReport) -> list[str]:
+    """What the build noticed for the track's author: its warnings (`note: ...`), the lowered IR's
+    coverage in a line, the site generator's end of life."""
+    notes = [f"note: {w}" for w in report.notes]
+    if report.coverage:  # the IR views: what each lowered module links, what it cannot
+        notes.append(coverage_summary(report.coverage))
+    material = library_versions()["mkdocs-material"]
+    if material.startswith("9."):
+        notes.append(f"Material for MkDocs {material} reaches end of life on {MATERIAL_END_OF_LIFE}: "
+                     "the plan is ARCHITECTURE.md, 'The site generator and its end of life'")
+    return notes
+
+
+def counted_notes(notes: Sequence[str]) -> str:
+    """One line for the author's notes: how many, the facts that link nowhere counted apart."""
+    nowhere = sum(1 for n in notes if n.endswith(NOWHERE))
+    kinds = [f"{_many(nowhere, 'placeholder')} that link{'s' if nowhere == 1 else ''} nowhere yet"] \
+        if nowhere else []
+    kinds += [_many(len(notes) - nowhere, "other")] if len(notes) > nowhere else []
+    return f"{_many(len(notes), 'note')} for the track's author ({', '.join(kinds)}): " \
+           "reader build --verbose lists them"
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 COVERAGE_RE = re.compile(r": (\d+)/(\d+) ops located, (\d+)/\d+ linked")
