@@ -56,3 +56,34 @@ def test_the_installed_packages_are_the_locked_ones() -> None:
         assert version(req.name) in want, (
             f"{req.name} {version(req.name)} is installed, the lock has {sorted(want)}: "
             "run ./scripts/venv again")
+
+
+def _venv_script(tmp: Path, extras: str, tools: tuple[str, ...]) -> str:
+    """What `scripts/venv EXTRAS` prints on stderr where PATH has only `tools` (and dirname), in an
+    existing venv whose pip installs nothing (this Python, a no-op pip)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    venv, path = tmp / "venv", tmp / "path"
+    (venv / "bin").mkdir(parents=True)
+    path.mkdir()
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "bin" / "pip").write_text("#!/bin/sh\nexit 0\n")
+    (venv / "bin" / "pip").chmod(0o755)
+    for tool in ("dirname", *tools):
+        (path / tool).symlink_to(shutil.which(tool) or "/bin/true")
+    done = subprocess.run([shutil.which("bash") or "bash", str(ROOT / "scripts" / "venv"), extras], capture_output=True, text=True,
+                          env={**os.environ, "PATH": str(path), "VENV": str(venv), "PYTHON": sys.executable},
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_scripts_venv_test_says_how_to_get_the_browser_when_it_is_missing(tmp_path):
+    missing = _venv_script(tmp_path / "a", "test", ())
+    assert "Chromium or its driver is missing, so the browser tests will skip" in missing
+    assert "apt-get install chromium chromium-driver" in missing
+    assert "Chromium" not in _venv_script(tmp_path / "b", "test", ("chromium", "chromedriver"))
+    assert "Chromium" not in _venv_script(tmp_path / "c", "labs", ())
