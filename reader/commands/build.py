@@ -91,11 +91,16 @@ def author_notes(report: BuildReport) -> list[str]:
     notes = [f"note: {w}" for w in report.notes]
     if report.coverage:  # the IR views: what each lowered module links, what it cannot
         notes.append(coverage_summary(report.coverage))
+    return [*notes, *filter(None, [end_of_life()])]
+
+
+def end_of_life() -> str:
+    """Material's end-of-life notice while the site is built with Material 9 ("" after it)."""
     material = library_versions()["mkdocs-material"]
-    if material.startswith("9."):
-        notes.append(f"Material for MkDocs {material} reaches end of life on {MATERIAL_END_OF_LIFE}: "
-                     "the plan is ARCHITECTURE.md, 'The site generator and its end of life'")
-    return notes
+    if not material.startswith("9."):
+        return ""
+    return (f"Material for MkDocs {material} reaches end of life on {MATERIAL_END_OF_LIFE}: "
+            "the plan is ARCHITECTURE.md, 'The site generator and its end of life'")
 
 
 def counted_notes(notes: Sequence[str]) -> str:
