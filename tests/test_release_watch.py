@@ -4,7 +4,6 @@ the dry run's branch, commands and report, and a whole run on a git checkout wit
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -61,9 +60,9 @@ commands:
   gh pr create --base main --head release-watch/jax-0.12.1-tokamax-0.0.17 --title 'Move to jax 0.12.1' --body-file REPORT.md
 pull request: 'Move to jax 0.12.1' into main, its body REPORT.md:
   | <the output of reader diff --format markdown>
-  | 
+  |
   | **N notes left to review**: ... (N: the notes `reader check --format json` reports after the move)
-  | 
+  |
   | The move's record: `moves/jax-0.12.1-tokamax-0.0.17.json`. Opened by `scripts/release-watch`.
 """
 
