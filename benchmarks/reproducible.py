@@ -1,4 +1,5 @@
-"""Two fresh clones built on this machine, each with a cache of its own, give byte-identical sites.
+"""Two fresh clones built on this machine, each with a cache of its own, give byte-identical sites,
+whatever the cache held before the build.
 
     python benchmarks/reproducible.py [--rev REV] [--keep]
 
@@ -6,7 +7,9 @@ Clones the repository's committed tree at REV (default HEAD) twice into a tempor
 builds each with `python -m reader build`: this interpreter and its installed libraries (the
 versions requirements.lock pins), each clone's own code (PYTHONPATH), an empty cache of its own
 (READER_CACHE) filled from the installed distributions or the release archives, and a different
-PYTHONHASHSEED. Then it compares every file of the two sites by sha256 and prints each build's
+PYTHONHASHSEED. The two orders a newcomer takes: the first clone is built straight away, the
+second after `reader fetch` (which fetches the current pins only, so the older editions' pins come
+after them there and before them in a build straight away). Then it compares every file of the two sites by sha256 and prints each build's
 time, the file count and the differences (at most 20). Exit 0 when the sites are identical, 1 when
 they differ, 2 when a build fails. It takes two cold builds (about 3 minutes here).
 """
@@ -32,8 +35,9 @@ def digest(site: Path) -> dict[str, str]:
             for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-def build(clone: Path, cache: Path, seed: str) -> float:
-    """A cold `reader build` of `clone` with its own code and cache; returns its wall time."""
+def build(clone: Path, cache: Path, seed: str, fetch_first: bool) -> float:
+    """A cold `reader build` of `clone` with its own code and cache (`reader fetch` first with
+    `fetch_first`); returns its wall time."""
     env = dict(os.environ, PYTHONPATH=str(clone), READER_CACHE=str(cache), PYTHONHASHSEED=seed)
     env.pop("READER_SITE_URL", None)
     used = subprocess.run([sys.executable, "-c", "import reader; print(reader.__file__)"], cwd=clone,
@@ -41,8 +45,12 @@ def build(clone: Path, cache: Path, seed: str) -> float:
     if not used.startswith(str(clone)):
         sys.exit(f"reader would run from {used}, not from the clone {clone}")
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "reader", "build", "--quiet"], cwd=clone, env=env,
-                          capture_output=True, text=True)
+    steps = [["fetch", "--quiet"]] if fetch_first else []
+    for step in [*steps, ["build", "--quiet"]]:
+        done = subprocess.run([sys.executable, "-m", "reader", *step], cwd=clone, env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            break
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         print(done.stdout + done.stderr)
@@ -61,13 +69,14 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="reader-repro-"))
     try:
         sites = []
-        for n, seed in ((1, "1"), (2, "2")):
+        for n, seed, fetch_first in ((1, "1", False), (2, "2", True)):
             clone = work / f"clone{n}"
             subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True)
             subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", commit], check=True)
-            seconds = build(clone, work / f"cache{n}", seed)
+            seconds = build(clone, work / f"cache{n}", seed, fetch_first)
             sites.append(digest(clone / "site"))
-            print(f"clone {n}: built {len(sites[-1])} files in {seconds:.1f} s (cache {work / f'cache{n}'})")
+            how = "after reader fetch" if fetch_first else "straight away"
+            print(f"clone {n}: built {how}: {len(sites[-1])} files in {seconds:.1f} s (cache {work / f'cache{n}'})")
         first, second = sites
         differ = sorted(p for p in first.keys() | second.keys() if first.get(p) != second.get(p))
         if not differ:

@@ -62,6 +62,11 @@ class Corpus:
         """The verified paths of `pin`, sorted."""
         return sorted(self._files[pin])
 
+    def missing(self, pin: str) -> list[str]:
+        """The paths the lock names for `pin` that no source served, sorted."""
+        lock = self.project.locks.get(pin)
+        return sorted(set(lock.files) - set(self._files.get(pin, {}))) if lock is not None else []
+
     def all_files(self) -> list[PinnedPath]:
         """Every verified file, sorted by pin then path."""
         return [PinnedPath(pin, path) for pin in sorted(self._files) for path in self.files(pin)]

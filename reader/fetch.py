@@ -1,4 +1,5 @@
-"""Make a pin's files available in the cache: cache, git, installed distribution, release archive."""
+"""Make a pin's files available in the cache: cache, git, installed distribution, release archive,
+release wheel (an archive may leave out files the wheel carries, and the other way round)."""
 
 from __future__ import annotations
 
@@ -141,12 +142,41 @@ class ArchiveSource:
             yield from read_archive(self.download(pin.release, Path(tmp)), wanted)
 
 
+class WheelSource:
+    """The release's wheel: its files sit at the archive's root (no top folder)."""
+
+    name = "release wheel"
+
+    def __init__(self, download: Callable[[str, Path], Path] | None = None):
+        self.download = download or pip_download_wheel
+
+    def provide(self, pin, wanted):
+        if not pin.release:
+            raise FetchError("the pin names no release")
+        self.name = f"wheel {pin.release}"
+        with tempfile.TemporaryDirectory(prefix="reader-wheel-") as tmp:
+            say(f"{pin.name}: downloading the {pin.release} wheel")
+            with zipfile.ZipFile(self.download(pin.release, Path(tmp))) as wheel:
+                for info in wheel.infolist():
+                    if info.filename in wanted and not info.is_dir():
+                        yield FileData(info.filename, wheel.read(info))
+
+
 def pip_download_sdist(release: str, dest: Path) -> Path:
     """The source archive of `release` from the package index, via `pip download`."""
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+    return _pip_download(release, dest, ["--no-binary", ":all:"], (".tar.gz", ".zip"))
+
+
+def pip_download_wheel(release: str, dest: Path) -> Path:
+    """A wheel of `release` from the package index (whatever Python it asks for), via `pip download`."""
+    return _pip_download(release, dest, ["--only-binary", ":all:", "--ignore-requires-python"], (".whl",))
+
+
+def _pip_download(release: str, dest: Path, kind: list[str], suffixes: tuple[str, ...]) -> Path:
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *kind,
            "--retries", "1", "--timeout", "20", "-d", str(dest), release]
     done = subprocess.run(cmd, capture_output=True, text=True)
-    archives = sorted(p for p in dest.iterdir() if p.name.endswith((".tar.gz", ".zip")))
+    archives = sorted(p for p in dest.iterdir() if p.name.endswith(suffixes))
     if done.returncode != 0 or not archives:
         last = (done.stderr.strip().splitlines() or ["no archive"])[-1]
         raise FetchError(f"pip download failed: {last[:300]}")
@@ -190,7 +220,7 @@ def git_url(pin: Pin) -> str:
 
 
 def default_sources(pin: Pin, cache: Cache) -> list[Source]:
-    return [GitSource(cache, git_url(pin)), InstalledSource(), ArchiveSource()]
+    return [GitSource(cache, git_url(pin)), InstalledSource(), ArchiveSource(), WheelSource()]
 
 
 def fetch_pin(pin: Pin, lock: LockEntry, cache: Cache, sources: list[Source] | None = None,
@@ -255,6 +285,9 @@ def cached_list(pin: Pin, lock: LockEntry, cache: Cache, verify: bool = False) -
             files[path] = sha
         elif problem != "absent":
             refused.append(Mismatch(path, sha, problem, f"the cache's copy {cache.object_path(sha)}"))
+    for path in manifest["missing"]:  # served since by another pin's fetch (the same blob)
+        if path in lock.files and path not in files and cache.has_blob(lock.files[path]):
+            files[path] = lock.files[path]
     missing = tuple(sorted(p for p in manifest["missing"] if p in lock.files and p not in files))
     complete = not refused and len(files) + len(missing) == len(lock.files)
     return CachedList(files, missing, tuple(manifest.get("sources", ())), tuple(refused), complete)

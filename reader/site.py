@@ -17,11 +17,12 @@ import filelock
 
 from reader import editions, site_patch
 from reader.cache import Cache, atomic_write
+from reader.corpus import Corpus, Project
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.labs import load_labs
 from reader.linkcheck import BrokenLink, check_changed, check_links
 from reader.profile import mark
-from reader.progress import current, say
+from reader.progress import current, say, unsaid
 from reader.render.common.model import Slot
 from reader.render.common.urls import html_of
 from reader.render.recipe.generate import Older, generate_site
@@ -59,6 +60,9 @@ class BuildReport:
     """The labs that failed (`LabError`): with `keep_going`, named on their pages and here."""
     coverage: tuple[str, ...] = ()
     """One line per lowered module shown: its ops located, linked to a line and a rule."""
+    missing: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(edition, the locked files no source served) for each edition that lacks some: "" names
+    the current edition, else its version."""
     notes: tuple[str, ...] = ()
     """What the build noticed for the track's author (a fact that links nowhere yet, a figure
     that could not be made), each older edition's prefixed with its version."""
@@ -134,7 +138,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             report = _patch(site_dir, state, generated, todo, steps, cache, jobs)
             if report is not None:
                 return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage,
-                               notes=tuple(generated.warnings))
+                               notes=tuple(generated.warnings), missing=_missing(root, cache))
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     try:
         t = time.perf_counter()
@@ -184,7 +188,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), built.counts,
                        failures=built.failures,
                        coverage=built.generated.coverage if built.generated is not None else (),
-                       notes=tuple(notes))
+                       notes=tuple(notes), missing=_missing(root, cache, with_older))
 
 
 def _older_editions(root: Path, jobs: int | None,
@@ -194,6 +198,8 @@ def _older_editions(root: Path, jobs: int | None,
     if not found:
         return []
     labs = tuple(load_labs(root))
+    with unsaid():  # the current pins first: an older edition's file its sources lack may be one of theirs
+        Corpus.open(Project.load(root), cache)
     out = []
     for edition in found:
         say(f"generating the {edition.version} edition's pages")
@@ -201,6 +207,20 @@ def _older_editions(root: Path, jobs: int | None,
         older = Older(labs, "../" * edition.folder.count("/"))
         out.append((edition, generate_site(folder, "track.yaml", jobs, cache, older)))
     return out
+
+
+def _missing(root: Path, cache: Cache, older: bool = True) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each edition's locked files that no source served ("" names the current edition); the
+    older editions' with `older`."""
+    out = []
+    for edition in editions.editions(root)[:None if older else 1]:
+        folder = editions.checkout(root, edition, cache) if edition.folder else root
+        with unsaid():
+            corpus = Corpus.open(Project.load(folder), cache)
+        paths = tuple(p for pin in sorted(corpus.pins) for p in corpus.missing(pin))
+        if paths:
+            out.append((edition.version if edition.folder else "", paths))
+    return tuple(out)
 
 
 def _outputs(generated: Generated) -> frozenset[str]:

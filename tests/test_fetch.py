@@ -18,7 +18,15 @@ from reader.cache import Cache, blob_sha
 from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.errors import FetchError
-from reader.fetch import ArchiveSource, GitSource, InstalledSource, fetch_pin, verify_cached
+from reader.fetch import (
+    ArchiveSource,
+    GitSource,
+    InstalledSource,
+    WheelSource,
+    cached_list,
+    fetch_pin,
+    verify_cached,
+)
 from tests.conftest import REPO_ROOT, git, make_upstream, write_project
 
 V0 = {"pkg/a.py": "A = 1\n", "pkg/b.py": "def b():\n    return 2\n", "pkg/old.py": "OLD = 0\n"}
@@ -156,6 +164,47 @@ def test_release_archive_serves_files_without_extracting(tmp_path, upstream, cac
     assert calls == ["up==1.0"]
     assert report.sources == ("source archive up==1.0",) and report.missing == ("pkg/c.py",)
     assert not (tmp_path / "escape.py").exists()
+
+
+def _wheel(dest: Path, files: dict[str, str]) -> Path:
+    """A wheel holding `files` at its root, as a package index serves it."""
+    import zipfile
+
+    wheel = dest / "up-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for path, text in files.items():
+            z.writestr(path, text)
+        z.writestr("up-1.0.dist-info/METADATA", "Name: up\n")
+    return wheel
+
+
+def test_the_wheel_serves_what_the_source_archive_leaves_out(tmp_path, upstream, cache):
+    root = write_project(tmp_path / "p", "up", "https://github.com/x/up", upstream.commits[1],
+                         PINNED_V1, release="up==1.0")
+    project = Project.load(root)
+    archive = ArchiveSource(lambda _r, dest: _sdist(dest, {"pkg/a.py": "A = 10\n"}))
+    wheel = WheelSource(lambda _r, dest: _wheel(dest, {"pkg/a.py": "A = 10\n", "pkg/c.py": "C = 3\n",
+                                                       "pkg/b.py": "tampered\n"}))
+    report = fetch_pin(project.pins["up"], project.locks["up"], cache, [archive, wheel])
+    assert report.sources == ("source archive up==1.0", "wheel up==1.0")
+    assert sorted(report.files) == ["pkg/a.py", "pkg/c.py"] and report.missing == ("pkg/b.py",)
+    assert [m.path for m in report.mismatches] == ["pkg/b.py"]  # verified like every source
+
+
+def test_a_missing_file_another_pin_served_since_is_read_from_the_cache(tmp_path, upstream, cache):
+    """The file list of a pin whose sources lacked a file is completed by a later fetch that puts
+    the same blob in the cache (another edition's pins): the result does not depend on the order."""
+    root = write_project(tmp_path / "p", "up", "https://github.com/x/up", upstream.commits[1],
+                         PINNED_V1, release="up==1.0")
+    project = Project.load(root)
+    pin, lock = project.pins["up"], project.locks["up"]
+    archive = ArchiveSource(lambda _r, dest: _sdist(dest, {"pkg/a.py": "A = 10\n", "pkg/b.py": "def b():\n    return 2\n"}))
+    assert fetch_pin(pin, lock, cache, [archive]).missing == ("pkg/c.py",)
+    assert cached_list(pin, lock, cache).missing == ("pkg/c.py",)
+    cache.put_blob(b"C = 3\n")  # what another pin's fetch serves
+    listed = cached_list(pin, lock, cache)
+    assert listed.missing == () and listed.complete and listed.files["pkg/c.py"] == blob_sha(b"C = 3\n")
+    assert fetch_pin(pin, lock, cache, []).missing == ()
 
 
 def test_every_source_failing_says_why(tmp_path, upstream, cache, capsys):

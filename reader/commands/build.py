@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         timings = profile.report() if profile is not None else []
     steps = f" ({report.timings()})" if args.verbose else ""
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s{steps}")
+    for edition, paths in report.missing:
+        print(f"  {missing_line(edition, paths)}")
     notes = author_notes(report)
     for line in report.coverage if args.coverage else ():
         print(f"  lowered {line}")
@@ -83,6 +85,13 @@ def run(args: argparse.Namespace) -> int:
 
 NOWHERE = " links nowhere yet"
 """How a note on a fact or page that no pinned line defines ends (generate's warnings)."""
+
+
+def missing_line(edition: str, paths: Sequence[str]) -> str:
+    """The locked files of an edition that no source served, named in one line."""
+    which = f"the {edition} edition" if edition else "the current edition"
+    return (f"{which} lacks {_many(len(paths), 'locked file')} that no source serves (its source "
+            f"index lists them): {', '.join(paths)}")
 
 
 def author_notes(report: BuildReport) -> list[str]:

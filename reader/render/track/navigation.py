@@ -155,7 +155,8 @@ def assemble(track: Track, corpus: Corpus, rendered: Iterable[Page], written: Se
     pages[HOME] = untitled_home(home_page(track, list(corpus.pins.values()), counts,
                                           has_rules=RULES in pages,
                                           changes=[TitledPage(p.src_uri, p.title) for p in changes]))
-    pages[SOURCE_INDEX] = source_index(list(corpus.pins.values()), infos)
+    missing = {pin: corpus.missing(pin) for pin in corpus.pins}
+    pages[SOURCE_INDEX] = source_index(list(corpus.pins.values()), infos, missing)
     pages[LABS_INDEX] = labs_index(all_labs)
     for title, page in (extra_nav or {}).items():
         nav.append({nav_title(title): page})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import posixpath
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reader.pins import Pin
@@ -92,7 +92,9 @@ def labs_index(labs: Sequence[EntryLink]) -> Page:
     return Page(here, "Labs", page_markdown("Labs"), with_prose(body, text))
 
 
-def source_index(pins: Sequence[Pin], files: Sequence[FileInfo]) -> Page:
+def source_index(pins: Sequence[Pin], files: Sequence[FileInfo],
+                 missing: Mapping[str, Sequence[str]] | None = None) -> Page:
+    """Every pinned file by pin and folder; `missing`: per pin, the locked files no source served."""
     here = SOURCE_INDEX
     by_pin: dict[str, dict[str, list[dict[str, object]]]] = defaultdict(lambda: defaultdict(list))
     for f in files:
@@ -100,7 +102,7 @@ def source_index(pins: Sequence[Pin], files: Sequence[FileInfo]) -> Page:
             {"name": posixpath.basename(f.path), "href": rel(here, source_page(f.path)),
              "lines": f.lines, "notes": f.notes})
     rows = [{"name": p.name, "short": p.short, "release": p.release,
-             "files": [f for f in files if f.pin == p.name],
+             "files": [f for f in files if f.pin == p.name], "missing": (missing or {}).get(p.name, ()),
              "folders": sorted(by_pin[p.name].items())} for p in pins]
     body = render("source_index.j2", pins=rows)
     text = "<p>Every pinned source file, highlighted, linked and annotated.</p>"

@@ -1,0 +1,76 @@
+"""Every locked file of every edition accounted for: a file no source serves is named on the build's
+output and on the edition's source index, a file another edition's pins serve (the same blob) is
+read from there, and the site is the same whatever the cache held before the build."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reader.cache import Cache, blob_sha
+from reader.cli import main
+from reader.corpus import Corpus, Project
+from reader.editions import checkout, editions
+from tests.conftest import REPO_ROOT, git
+from tests.diff_project import make_demo
+from tests.small_project import tree_digest
+
+ADDED, LOST = "ADDED = 1\n", "LOST = 0\n"
+TRACK = "title: Demo\nphases:\n  - title: One\n    entries:\n      - article: Demo\n        slug: demo\n"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """The demo moved from v0 to v1, whose v0 lock names two files v0's tree lacks: `added.py`,
+    which v1 adds (the same blob), and `lost.py`, which no source has."""
+    tmp = tmp_path_factory.mktemp("edition-files")
+    env = pytest.MonkeyPatch()
+    env.setenv("READER_CACHE", str(tmp / "setup-cache"))
+    try:
+        _upstream, root = make_demo(tmp, env, ({}, {"jax/_src/pallas/added.py": ADDED}))
+        shutil.copy(REPO_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+        shutil.copytree(REPO_ROOT / "docs", root / "docs")
+        (root / "track.yaml").write_text(TRACK)
+        lock = root / "pins.lock"
+        lock.write_text(lock.read_text() + "".join(f'"jax/_src/pallas/{name}" = "{blob_sha(text.encode())}"\n'
+                                                   for name, text in (("added.py", ADDED), ("lost.py", LOST))))
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "v0's lock names two files its tree lacks")
+        assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
+        main(["-C", str(root), "accept", "--all"])
+        main(["-C", str(root), "diff", "HEAD:pins.toml", "--record", str(root / "moves" / "v1.json")])
+    finally:
+        env.undo()
+    return root
+
+
+def _build(root: Path, cache: Path, site: Path, monkeypatch, capsys, before: str = "") -> tuple[str, dict[str, str]]:
+    """`reader build` into `site` with a cache of its own; `before`: `fetch` (the current pins) or
+    `older` (the older edition's pins, the order the build used to take) fetched first."""
+    monkeypatch.setenv("READER_CACHE", str(cache))
+    monkeypatch.setenv("READER_MIRROR_JAX", str(root.parent / "upstream"))
+    if before == "fetch":
+        assert main(["-C", str(root), "fetch"]) == 0
+    if before == "older":
+        older = editions(root)[1]
+        Corpus.open(Project.load(checkout(root, older, Cache(cache))), Cache(cache))
+    capsys.readouterr()
+    assert main(["-C", str(root), "build", "--jobs", "1", "--site", str(site)]) == 0
+    return capsys.readouterr().out, tree_digest(site)
+
+
+def test_a_file_no_source_serves_is_named_and_the_site_is_the_same_whatever_the_cache_held(
+        project, tmp_path, monkeypatch, capsys):
+    old = editions(project)[1]
+    out, straight = _build(project, tmp_path / "c1", tmp_path / "s1", monkeypatch, capsys)
+    assert (f"  the {old.version} edition lacks 1 locked file that no source serves (its source index "
+            "lists them): jax/_src/pallas/lost.py") in out.splitlines()
+    index = (tmp_path / "s1" / old.folder / "source" / "index.html").read_text()
+    assert "1 locked file missing" in index and "<code>jax/_src/pallas/lost.py</code>" in index
+    assert (tmp_path / "s1" / old.folder / "source/jax/_src/pallas/added.py.html").is_file()
+    for n, before in ((2, "fetch"), (3, "older")):
+        _, site = _build(project, tmp_path / f"c{n}", tmp_path / f"s{n}", monkeypatch, capsys, before)
+        differ = sorted(p for p in straight.keys() | site.keys() if straight.get(p) != site.get(p))
+        assert differ == [], (before, differ[:10])
