@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,32 @@ def banner(title: str) -> None:
 
 def as_numpy(x: Any) -> np.ndarray:
     return np.asarray(jax.device_get(x))
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def log_lines(*names: str) -> Iterator[list[str]]:
+    """The messages the named loggers emit (INFO and up) inside the block, kept from the console
+    ("" names the root logger)."""
+    handler = _Lines()
+    saved = []
+    for logger in map(logging.getLogger, names):
+        saved.append((logger, logger.level, logger.propagate))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    try:
+        yield handler.lines
+    finally:
+        for logger, level, propagate in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate

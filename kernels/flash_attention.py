@@ -34,12 +34,10 @@ Exercises: jax/experimental/pallas/ops/tpu/flash_attention.py::flash_attention, 
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
-import logging
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -314,30 +312,6 @@ def modelled_copies(seq_q: int, seq_k: int, block_q: int, block_k: int, causal: 
     return 1 + sum(a != b for a, b in zip(seq, seq[1:], strict=False))
 
 
-class _Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def _shared_memory_log() -> Iterator[list[str]]:
-    logger = logging.getLogger("jax._src.pallas.mosaic.interpret.shared_memory")
-    handler, level, propagate = _Lines(), logger.level, logger.propagate
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-    try:
-        yield handler.lines
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-        logger.propagate = propagate
-
-
 def counted_copies(seq: int, block_q: int, block_k: int, causal: bool, clamp: bool = True,
                    head_dim: int = 32) -> dict[str, int]:
     """Reads of each input's HBM buffer while the TPU interpreter runs `flash_kernel` on one
@@ -349,7 +323,7 @@ def counted_copies(seq: int, block_q: int, block_k: int, causal: bool, clamp: bo
     params = pltpu.InterpretParams(logging_mode=LoggingMode.SHARED_MEMORY)
     fn = jax.jit(functools.partial(tiled_call, flash_kernel, causal=causal, sm_scale=0.1, block_q=block_q,
                                    block_k=block_k, interpret=params, clamp=clamp))
-    with _shared_memory_log() as lines:
+    with plat.log_lines("jax._src.pallas.mosaic.interpret.shared_memory") as lines:
         jax.block_until_ready(fn(q, k, v))
     hbm = [m.group(1) for line in lines if (m := re.search(r"`allocate_buffer` -- key=\('hbm', (\d+)", line))]
     reads = collections.Counter(m.group(1) for line in lines
