@@ -35,7 +35,7 @@ REFERENCES = {
     "flash_attention_bwd": (rf"\b(?:o|dq|dk|dv) {NUMBER}", 8, 1e-5),
     "block_sparse": (rf"(?:vs dense masked reference|vs splash attention \(interpret\)) {NUMBER}", 2, 1e-5),
     "autotuned_op": (rf"max abs error of the op vs the jnp reference: {NUMBER}", 1, 1e-5),
-    "ring_attention": (rf"max abs error vs single-device attention {NUMBER}", 2, 1e-5),
+    "ring_attention": (rf"(?:ppermute ring|in-kernel ring|in-kernel vs ppermute) {NUMBER}", 6, 1e-5),
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
