@@ -347,9 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         print(done.stderr, end="", file=sys.stderr)
         return done.returncode
     print(f"ring_attention: (1, 2, {args.seq}, 32) float32 over a ring of {args.devices} host devices, "
-          f"{args.seq // args.devices} rows each, on the host devices whatever chip the runtime has: "
-          f"the ppermute ring's flash kernel (blocks 32) in interpret mode, the in-kernel ring in the "
-          f"TPU interpreter")
+          f"{args.seq // args.devices} rows each: the ppermute ring's flash kernel (blocks 32) in interpret "
+          f"mode and the in-kernel ring in the TPU interpreter, since the ring needs {args.devices} devices "
+          f"whatever chip the runtime has")
     for c in check(n=args.devices, seq=args.seq):
         print(f"  causal={c.causal!s:5}: max abs error vs single-device attention: ppermute ring "
               f"{c.error:.2e}, in-kernel ring {c.error_in_kernel:.2e}; in-kernel vs ppermute "
