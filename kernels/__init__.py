@@ -72,12 +72,13 @@ LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("pipelining", "Pipelining profile", "LAB·1.4", 3),
     Lab("lowering_ladder", "The lowering ladder", "LAB·2.1", 4),
     Lab("finding_the_spill", "Finding the spill", "LAB·2.2", 4),
+    Lab("mosaic_gpu_matmul", "A Mosaic GPU matmul", "EXTRA·A", 4),
     Lab("flash_attention", "Flash attention, blind", "LAB·3.2", 5, Blind(
         "flash_attention_blind", "flash_kernel",
         "jax/experimental/pallas/ops/tpu/flash_attention.py::_flash_attention_kernel_single_batch")),
     Lab("flash_attention_bwd", "The backward pass", "LAB·3.3", 5),
-    Lab("block_sparse", "Block-sparse attention", "EXTRA·A", 5),
+    Lab("block_sparse", "Block-sparse attention", "EXTRA·B", 5),
     Lab("ring_attention", "Ring attention", "LAB·4.2", 6),
-    Lab("autotuned_op", "An autotuned op", "EXTRA·B", 6),
+    Lab("autotuned_op", "An autotuned op", "EXTRA·C", 6),
 )}
 

@@ -1,6 +1,6 @@
-"""EXTRA·B · An autotuned op: the flash kernel wrapped as a tokamax `Op`, tuned and cached.
+"""EXTRA·C · An autotuned op: the flash kernel wrapped as a tokamax `Op`, tuned and cached.
 
-The track's own lab, not one of the outline's (hence `EXTRA·B`, not a `LAB·` number): it
+The track's own lab, not one of the outline's (hence `EXTRA·C`, not a `LAB·` number): it
 wraps LAB·3.2's and LAB·3.3's kernels the way the tokamax articles read tokamax's own.
 
 tokamax turns a kernel into a library op in four pieces, all on `tokamax.Op`: `_fwd` runs

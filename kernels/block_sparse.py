@@ -1,6 +1,6 @@
-"""EXTRA·A · Block-sparse attention: the mask turned into a schedule the kernel reads.
+"""EXTRA·B · Block-sparse attention: the mask turned into a schedule the kernel reads.
 
-The track's own lab, not one of the outline's (hence `EXTRA·A`, not a `LAB·` number): it
+The track's own lab, not one of the outline's (hence `EXTRA·B`, not a `LAB·` number): it
 carries LAB·3.2's kernel from a causal mask to any mask, the way splash attention does.
 
 A mask that is not arithmetic (here a causal sliding window plus a few "sink" tokens every

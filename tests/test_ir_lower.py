@@ -166,7 +166,7 @@ def test_output_reads_as_the_renderer_reads_it(ladder, canonical):
 
 
 LABS = ("first_kernels", "tiled_matmul", "pipelining", "lowering_ladder", "finding_the_spill", "flash_attention",
-        "flash_attention_bwd", "block_sparse", "autotuned_op", "ring_attention")
+        "flash_attention_bwd", "block_sparse", "autotuned_op", "ring_attention", "mosaic_gpu_matmul")
 
 
 @pytest.fixture(scope="module")

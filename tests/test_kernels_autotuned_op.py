@@ -1,4 +1,4 @@
-"""EXTRA·B: the flash kernel as a tokamax Op: ladder, dispatch key, autotuner and cache."""
+"""EXTRA·C: the flash kernel as a tokamax Op: ladder, dispatch key, autotuner and cache."""
 
 from __future__ import annotations
 

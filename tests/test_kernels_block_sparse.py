@@ -1,4 +1,4 @@
-"""EXTRA·A: the mask's block schedule, the kernel against dense attention and splash."""
+"""EXTRA·B: the mask's block schedule, the kernel against dense attention and splash."""
 
 from __future__ import annotations
 

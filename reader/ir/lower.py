@@ -189,6 +189,9 @@ def _jaxprs(fn: Any, lowering: Any, backend: str, locate: Locate) -> Iterator[tu
         if eqn.primitive.name == "pallas_call":
             kernel = eqn.params["jaxpr"]
             yield _jaxpr_name(eqn), *_jaxpr_ops(kernel, locate), ""
+        elif eqn.primitive.name == "mpmd_map":   # pl.kernel, plgpu.kernel: a jaxpr per mesh
+            for kernel in eqn.params["jaxprs"]:
+                yield getattr(kernel.debug_info, "func_name", None), *_jaxpr_ops(kernel, locate), ""
 
 
 def _jaxpr_name(eqn: Any) -> str | None:
@@ -200,7 +203,7 @@ def _equations(jaxpr: Any) -> Iterator[Any]:
     """Every equation of a jaxpr and of the jaxprs in its equations' parameters, pre-order."""
     for eqn in jaxpr.eqns:
         yield eqn
-        if eqn.primitive.name == "pallas_call":
+        if eqn.primitive.name in ("pallas_call", "mpmd_map"):
             continue
         for value in eqn.params.values():
             for sub in value if isinstance(value, tuple | list) else (value,):
