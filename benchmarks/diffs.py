@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reader.cache import Cache
-from reader.render import previous
-from reader.render.diff import page as filediff
+from reader.editions import filediffs, past, previous
 from reader.render.diff.kind import DIFF
 from reader.render.recipe import generate
 from reader.render.recipe.pagecache import PageCache
@@ -45,21 +44,21 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 def measure(root: Path, cold: bool) -> dict[str, float]:
     SPENT.clear()
     COUNT.clear()
-    refused = {previous.PREVIOUS_KIND, filediff.DIFF_KIND} if cold else set()
+    refused = {previous.PREVIOUS_KIND, filediffs.DIFF_KIND} if cold else set()
     get_object, get_json, get_page = Cache.get_object, Cache.get_json, PageCache.get
     Cache.get_object = lambda self, kind, key: None if kind in refused else get_object(self, kind, key)  # type: ignore[method-assign]
     Cache.get_json = lambda self, kind, key: None if kind in refused else get_json(self, kind, key)  # type: ignore[method-assign]
     PageCache.get = lambda self, kind, key: None if cold and kind == DIFF.name else get_page(self, kind, key)  # type: ignore[method-assign]
-    load, changed, render = generate.load_previous, generate.changed_files, DIFF.render
-    generate.load_previous = _timed("previous edition", load)  # type: ignore[assignment]
-    generate.changed_files = _timed("hunks", changed)  # type: ignore[assignment]
+    load, changed, render = past.load_previous, past.changed_files, DIFF.render
+    past.load_previous = _timed("previous edition", load)  # type: ignore[assignment]
+    past.changed_files = _timed("hunks", changed)  # type: ignore[assignment]
     DIFF.render = _timed("diff pages rendered", render)  # type: ignore[method-assign]
     start = time.perf_counter()
     try:
         generate.generate_site(root, jobs=1)
     finally:
         Cache.get_object, Cache.get_json, PageCache.get = get_object, get_json, get_page  # type: ignore[method-assign]
-        generate.load_previous, generate.changed_files = load, changed  # type: ignore[assignment]
+        past.load_previous, past.changed_files = load, changed  # type: ignore[assignment]
         del DIFF.render
     return {"total (whole recipe)": time.perf_counter() - start, **SPENT}
 

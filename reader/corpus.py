@@ -11,7 +11,6 @@ from reader.errors import FetchError, InputError, Location
 from reader.fetch import FetchReport, fetch_pin
 from reader.inputs import decode_utf8
 from reader.pins import LockEntry, Pin, load_lock, load_pins
-from reader.progress import say
 
 
 class PinnedPath(NamedTuple):
@@ -81,17 +80,14 @@ class Corpus:
         return path in self._files.get(pin, {})
 
     def read_bytes(self, pin: str, path: str) -> bytes:
-        """The file's bytes, which hash to the lock's sha: a copy that left the cache or went
-        corrupt (removed by `get_blob`) is fetched again."""
+        """The file's bytes, which hash to the lock's sha. A read never fetches: fetching is
+        `open`'s (at a command's start); a copy that left the cache or went corrupt since (removed
+        by `get_blob`) is a located error that says how to serve it again."""
         sha = self.blob(pin, path)
         data = self.cache.get_blob(sha)
         if data is None:
-            say(f"{pin}: blob {sha} of {path} is absent or corrupt in the cache; fetching it again")
-            fetch_pin(self.project.pins[pin], self.project.locks[pin], self.cache)
-            data = self.cache.get_blob(sha)
-        if data is None:
-            raise FetchError(f"blob {sha} of {path} left the cache and no source serves it again",
-                             Location(path), f"run 'reader fetch {pin}' where a source is reachable")
+            raise FetchError(f"blob {sha} of {path} is absent or corrupt in the cache", Location(path),
+                             f"run 'reader fetch {pin}' to serve it again")
         return data
 
     def read_text(self, pin: str, path: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from reader.cache import Cache
 from reader.cli import main
-from reader.render.diff.page import file_diff
+from reader.editions.filediffs import file_diff
 from tests.conftest import REPO_ROOT, git
 from tests.diff_project import CORE_V0, CORE_V1, make_demo
 

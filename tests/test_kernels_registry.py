@@ -67,7 +67,7 @@ def test_labs_carry_the_outlines_labels_and_the_tracks_own_extra_labels():
 @pytest.mark.parametrize("name", sorted(name for name, lab in LABS.items() if not lab.in_outline))
 def test_the_tracks_own_labs_say_so_on_their_page(name):
     """An extra lab's page (its docstring's description) says it is the track's own."""
-    from reader.render.lab.page import description
+    from reader.labs import description
 
     assert "The track's own lab, not one of the outline's" in description(LOADED[name].docstring)
 

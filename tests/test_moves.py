@@ -8,9 +8,10 @@ import re
 import pytest
 
 from reader.cli import main
+from reader.editions import load_moves
 from reader.errors import InputError
 from reader.move.record import MoveRecord
-from reader.render.changes.page import load_moves, move_page
+from reader.render.changes.page import move_page
 from tests.diff_project import make_demo
 
 

@@ -79,6 +79,13 @@ class LabArtifacts:
     """The line of the lab's file nearest the raise, when it raised there."""
 
 
+def description(docstring: str) -> str:
+    """The docstring without its title line and its `Exercises:` line."""
+    lines = docstring.splitlines()
+    body = lines[1:] if lines else []
+    return "\n".join(line for line in body if not line.startswith("Exercises:")).strip()
+
+
 def lab_failure(lab: LabInfo, artifacts: LabArtifacts) -> LabError | None:
     """The failed run of a lab's artifacts as an error located in the lab's file (None: it ran)."""
     if not artifacts.error:

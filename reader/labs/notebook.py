@@ -23,11 +23,8 @@ from typing import Any, NamedTuple
 
 from reader.cache import Cache, blob_sha
 from reader.errors import GitError, InputError, Location
-from reader.labs import LabInfo
+from reader.labs import LabInfo, description
 from reader.pins import Pin
-from reader.render.common.model import Asset
-from reader.render.common.urls import lab_notebook
-from reader.render.lab.page import description
 
 FOLDER = "notebooks"
 """The repository folder of the notebooks (`notebooks/<lab>.ipynb`)."""
@@ -313,12 +310,6 @@ else:
 dists = [r.partition(";")[0].partition("==")[0].strip() for r in RELEASES] + ([plugin] if plugin else [])
 print("installed:", ", ".join(f"{d} {installed(d)}" for d in dists if installed(d)))
 print("runtime:", chip or "no TPU or GPU found, so the kernels run in interpret mode on the CPU")'''
-
-
-def notebook_assets(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
-                    cache: Cache | None) -> list[Asset]:
-    """The site's copy of every lab's notebook (`labs/<lab>.ipynb`), what its page's download links."""
-    return [Asset(lab_notebook(name), text.encode()) for name, text in notebooks(root, labs, pins, cache).items()]
 
 
 class Executed(NamedTuple):

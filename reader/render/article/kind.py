@@ -12,7 +12,7 @@ from reader.render.article.content import article_doc
 from reader.render.article.page import render_article
 from reader.render.common.model import NoteView, Page, SourceDoc, TitledPage
 from reader.render.common.urls import lab_page
-from reader.render.recipe.kind import Site, World
+from reader.render.recipe.kind import World
 
 Lowered = tuple[TitledPage, ...]
 """The canonical kernels' pages whose kernel a file holds."""
@@ -47,19 +47,23 @@ class ArticleInputs:
 class ArticleKind:
     name = "article"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+    def collect(self, world: World) -> World:
+        return world
+
+    def pages(self, world: World, artifacts: bool) -> Iterable[str]:
         """An article that reads a canonical kernel's file links the kernel's page: it waits for
         the artifacts."""
-        ir = site.world.ir
-        return [slug for slug, a in site.articles.items() if ir.reads_kernel(a) == artifacts]
+        ir = world.ir
+        return [slug for slug, a in world.content.articles.items() if ir.reads_kernel(a) == artifacts]
 
-    def inputs(self, site: Site, name: str) -> ArticleInputs:
-        a, notes, ir = site.articles[name], tuple(site.notes[name]), site.world.ir
+    def inputs(self, world: World, name: str) -> ArticleInputs:
+        content, ir = world.content, world.ir
+        a, notes = content.articles[name], tuple(content.notes[name])
         shown = sorted({r.path for r in a.reads} | {n.path for n in notes})
-        pin = site.world.corpus.pin_of(a.reads[0].path) if a.reads else None
+        pin = world.corpus.pin_of(a.reads[0].path) if a.reads else None
         lowered = tuple(FileKernels(p, ir.kernels[p]) for p in shown if p in ir.kernels) if ir.reads_kernel(a) else ()
-        return ArticleInputs(a, notes, site.world.corpus.pins[pin].commit if pin else "",
-                             tuple(FileNotes(p, tuple(site.on_file.get(p, ()))) for p in shown), lowered)
+        return ArticleInputs(a, notes, world.corpus.pins[pin].commit if pin else "",
+                             tuple(FileNotes(p, tuple(content.on_file.get(p, ()))) for p in shown), lowered)
 
     def render(self, world: World, inputs: ArticleInputs) -> Page:
         links = {n: TitledPage(lab_page(n), lab.heading) for n, lab in world.labs.items()}

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from reader.move.record import MoveRecord
+from reader.editions import Files, MoveRecord
 from reader.render.changes.page import move_page
 from reader.render.common.model import Page
-from reader.render.common.urls import article_page, source_page
-from reader.render.diff.page import Files, diff_page, files_changed
-from reader.render.recipe.kind import Site, World
+from reader.render.common.urls import article_page, diff_page, source_page
+from reader.render.recipe.kind import World
 
 
 @dataclass(frozen=True)
@@ -26,19 +25,23 @@ class ChangesInputs:
 class ChangesKind:
     name = "changes"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
-        return [] if artifacts else [stem for stem, _ in site.moves]
+    def collect(self, world: World) -> World:
+        return world
 
-    def inputs(self, site: Site, name: str) -> ChangesInputs:
-        record = dict(site.moves)[name]
+    def pages(self, world: World, artifacts: bool) -> Iterable[str]:
+        return [] if artifacts else [stem for stem, _ in world.past.moves]
+
+    def inputs(self, world: World, name: str) -> ChangesInputs:
+        record = dict(world.past.moves)[name]
         named = {article_page(f.article) for f in record.fates}
         named |= {source_page(c["path"]) for c in record.changes if c["section"] == "symbols"}
-        pages = {article_page(slug) for slug in site.articles} | {source_page(p) for p in site.world.docs}
+        pages = {article_page(slug) for slug in world.content.articles} | {source_page(p) for p in world.docs}
         files = None
-        previous = site.world.previous
+        previous = world.past.previous
         if previous is not None and previous.record is record:
-            files = files_changed(previous, site.world.corpus, site.diffs)
-            pages |= {diff_page(path) for path, _a, _r in files.changed if path in site.world.docs}
+            files = world.past.files
+            assert files is not None
+            pages |= {diff_page(path) for path, _a, _r in files.changed if path in world.docs}
             named |= {diff_page(path) for path, _a, _r in files.changed}
             named |= {source_page(path) for path in files.added}
         return ChangesInputs(name, record, tuple(sorted(named & pages)), files)

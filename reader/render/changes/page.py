@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Any
 
-from reader.errors import InputError, Location
-from reader.inputs import read_input
-from reader.move.record import FATES, MoveFile, MoveRecord, PinMove
+from reader.editions import FATES, Files, MoveRecord, PinMove
 from reader.render.code.annotated import page_markdown, with_prose
 from reader.render.common.model import Page
 from reader.render.common.templates import render
-from reader.render.common.urls import article_page, line_id, rel, source_page
-from reader.render.diff.page import Files, diff_page
-
-MOVES_DIR = "moves"
+from reader.render.common.urls import article_page, diff_page, line_id, rel, source_page
 
 
 def move_uri(stem: str) -> str:
     return f"changes/{stem}.md"
-
-
-def load_moves(root: Path) -> list[MoveFile]:
-    """Every `moves/*.json`, newest name last."""
-    out = []
-    for path in sorted((root / MOVES_DIR).glob("*.json")):
-        display = path.relative_to(root).as_posix()
-        try:
-            data = json.loads(read_input(path, display, root))
-        except json.JSONDecodeError as e:
-            raise InputError(f"not JSON: {e.msg}", Location(display, e.lineno),
-                             "write it again with 'reader diff OLD NEW --record FILE'") from None
-        out.append(MoveFile(path.stem, MoveRecord.from_json(data, display)))
-    return out
 
 
 def move_title(record: MoveRecord) -> str:

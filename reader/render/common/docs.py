@@ -4,17 +4,14 @@ are the source pages' own inputs."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 
 from reader.corpus import Corpus
 from reader.extract import Index
-from reader.labs import LabInfo
-from reader.model import QualName, Reference, SourceFile, module_of
-from reader.render.common.links import ShownFile, definitions, linked_refs, target_of, uses_from
-from reader.render.common.model import PageLink, SourceDoc, TitledPage, UseView
+from reader.model import QualName, SourceFile, module_of
+from reader.render.common.links import definitions, linked_refs, target_of
+from reader.render.common.model import PageLink, SourceDoc, UseView
 from reader.render.common.prose import SourceResolver
-from reader.render.common.urls import lab_page
 from reader.render.common.urls import source_page as source_uri
 
 
@@ -72,28 +69,3 @@ def source_resolver(index: Index, docs: Mapping[str, SourceDoc]) -> SourceResolv
             return PageLink(source_uri(path))
         return target_of(index, module_of(path), qualname)
     return resolve_source
-
-
-def lab_uses(labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]]
-             ) -> dict[str, dict[str, tuple[UseView, ...]]]:
-    """Module -> qualname -> the labs' uses of that definition."""
-    out: dict[str, dict[str, tuple[UseView, ...]]] = defaultdict(dict)
-    found = uses_from({ShownFile(lab.path, lab_page(lab.name)): refs[lab.name] for lab in labs})
-    for (module, qualname), uses in found.items():
-        out[module][qualname] = tuple(uses)
-    return out
-
-
-def labs_by_file(index: Index, labs: Sequence[LabInfo],
-                  refs: Mapping[str, Sequence[Reference]]) -> dict[str, tuple[TitledPage, ...]]:
-    """Pinned path -> every lab that references it or exercises it."""
-    out: dict[str, set[TitledPage]] = defaultdict(set)
-    for lab in labs:
-        link = TitledPage(lab_page(lab.name), lab.heading)
-        for r in refs[lab.name]:
-            found = index.definition_of(r.target_module, r.target_qualname)
-            if found is not None:
-                out[found.path].add(link)
-        for path, _ in lab.exercises:
-            out[path].add(link)
-    return {path: tuple(sorted(links)) for path, links in out.items()}

@@ -16,6 +16,11 @@ def article_page(slug: str) -> str:
     return f"articles/{slug}.md"
 
 
+def diff_page(path: str) -> str:
+    """The diff page of a pinned file: `diffs/jax/_src/pallas/core.py.md`."""
+    return f"diffs/{path}.md"
+
+
 def lab_page(name: str) -> str:
     return f"labs/{name}.md"
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from reader.editions import FileDiff
 from reader.render.common.links import linked_refs
 from reader.render.common.model import NoteView, Page, SourceDoc
-from reader.render.diff.page import FileDiff, diff_page, diff_page_of
-from reader.render.recipe.kind import Site, World
+from reader.render.common.notes import note_views
+from reader.render.common.urls import diff_page
+from reader.render.diff.page import diff_page_of
+from reader.render.recipe.kind import World
 
 
 @dataclass(frozen=True)
@@ -24,19 +27,37 @@ class DiffInputs:
     """The previous edition's notes on it, at its lines then."""
 
 
+@dataclass(frozen=True)
+class DiffPlan:
+    """What the diff pages are planned from besides the world: the previous edition's notes."""
+
+    world: World
+    was_on_file: Mapping[str, tuple[NoteView, ...]]
+    """Pinned path -> the previous edition's notes on it, at its pins, for the files that changed."""
+
+
 class DiffKind:
     name = "diff"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
-        return [] if artifacts else [path for path in site.diffs if path in site.world.docs]
+    def collect(self, world: World) -> DiffPlan:
+        previous = world.past.previous
+        if previous is None:
+            return DiffPlan(world, {})
+        return DiffPlan(world, {path: tuple(v for old in notes for v in note_views(old.article, [old.resolved],
+                                                                                    previous.corpus))
+                                for path, notes in world.past.notes.items()})
 
-    def inputs(self, site: Site, name: str) -> DiffInputs:
-        pin = site.world.docs.files[name].pin
-        return DiffInputs(name, site.since.get(pin, pin), site.diffs[name], tuple(site.on_file.get(name, ())),
-                          tuple(site.was_on_file.get(name, ())))
+    def pages(self, plan: DiffPlan, artifacts: bool) -> Iterable[str]:
+        return [] if artifacts else [path for path in plan.world.past.diffs if path in plan.world.docs]
+
+    def inputs(self, plan: DiffPlan, name: str) -> DiffInputs:
+        world = plan.world
+        pin = world.docs.files[name].pin
+        return DiffInputs(name, world.past.since.get(pin, pin), world.past.diffs[name],
+                          tuple(world.content.on_file.get(name, ())), plan.was_on_file.get(name, ()))
 
     def render(self, world: World, inputs: DiffInputs) -> Page:
-        previous = world.previous
+        previous = world.past.previous
         assert previous is not None, "diff pages exist only with a previous edition"
         doc = replace(world.docs[inputs.path], notes=inputs.notes, page=diff_page(inputs.path))
         old_text = previous.text(doc.pin, doc.path)

@@ -1,74 +1,23 @@
-"""Per-file diffs between the previous edition's pins and the current ones: the line changes of
-one file (kept in the cache by the two blobs), and its diff page, unified or side by side, each
-side highlighted and cross-referenced like a source page, the notes of both editions beside it."""
+"""A changed file's diff page (its hunks: `reader/editions/filediffs.py`), unified or side by side,
+each side highlighted and cross-referenced like a source page, the notes of both editions beside it."""
 
 from __future__ import annotations
 
-import difflib
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
 
 from markupsafe import Markup
 
 from reader.cache import Cache
-from reader.corpus import Corpus
-from reader.model import SourceFile, split_lines
+from reader.editions.filediffs import FileDiff, Op
 from reader.render.code.annotated import linked_lines, note_html, page_markdown
 from reader.render.code.highlight import Highlight, Runs
 from reader.render.code.view import CodeLines, MarginNote, code_view
 from reader.render.common.model import NoteView, Page, SourceDoc
 from reader.render.common.prose import Prose
 from reader.render.common.templates import render
-from reader.render.common.urls import rel, source_page
-from reader.render.previous import Previous
-
-DIFF_KIND = "file-diff"
-DIFF_VERSION = "1"
-CONTEXT = 3
-"""Unchanged lines shown around each change."""
-
-Op = tuple[str, int, int, int, int]
-"""difflib's opcode: tag, old start, old end, new start, new end (0-based, end exclusive)."""
-
-
-def diff_page(path: str) -> str:
-    """The diff page of a pinned file: `diffs/jax/_src/pallas/core.py.md`."""
-    return f"diffs/{path}.md"
-
-
-@dataclass(frozen=True)
-class FileDiff:
-    """What changed in one file: its hunks (difflib's grouped opcodes, `CONTEXT` lines around each
-    change) and the counts."""
-
-    old_blob: str
-    new_blob: str
-    hunks: tuple[tuple[Op, ...], ...]
-    added: int
-    removed: int
-
-    def changed_lines(self) -> tuple[int, ...]:
-        """The new file's lines (1-based) added or changed."""
-        return tuple(n + 1 for hunk in self.hunks for tag, _a, _b, c, d in hunk
-                     if tag in ("insert", "replace") for n in range(c, d))
-
-
-def file_diff(cache: Cache | None, old_blob: str, old_text: str, new_blob: str, new_text: str) -> FileDiff:
-    """The diff of two texts, kept in the cache by their blobs."""
-    key = _key(old_blob, new_blob)
-    found = cache.get_json(DIFF_KIND, key) if cache is not None else None
-    if isinstance(found, list):
-        hunks = tuple(tuple((str(t), int(a), int(b), int(c), int(d)) for t, a, b, c, d in h) for h in found)
-    else:
-        matcher = difflib.SequenceMatcher(None, split_lines(old_text), split_lines(new_text), autojunk=False)
-        hunks = tuple(tuple(h) for h in matcher.get_grouped_opcodes(CONTEXT))
-        if cache is not None:
-            cache.put_json(DIFF_KIND, key, [list(map(list, h)) for h in hunks])
-    added = sum(d - c for h in hunks for t, _a, _b, c, d in h if t in ("insert", "replace"))
-    removed = sum(b - a for h in hunks for t, a, b, _c, _d in h if t in ("delete", "replace"))
-    return FileDiff(old_blob, new_blob, hunks, added, removed)
+from reader.render.common.urls import diff_page, rel, source_page
 
 
 @dataclass(frozen=True)
@@ -158,51 +107,3 @@ def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, r
     return Page(page, title, page_markdown(title, ["toc", "navigation"]), body)
 
 
-def changed_files(previous: Previous, files: Sequence[SourceFile], cache: Cache | None) -> dict[str, FileDiff]:
-    """Path -> its diff, for every pinned file whose blob differs from the previous edition's."""
-    out = {}
-    for f in files:
-        old = previous.blob(f.pin, f.path)
-        if old is not None and old != f.blob:
-            found = file_diff(cache, old, previous.text(f.pin, f.path) if not _kept(cache, old, f.blob) else "",
-                              f.blob, f.text)
-            if found.hunks:
-                out[f.path] = found
-    return out
-
-
-def _kept(cache: Cache | None, old_blob: str, new_blob: str) -> bool:
-    return cache is not None and cache.has(DIFF_KIND, _key(old_blob, new_blob))
-
-
-def _key(old_blob: str, new_blob: str) -> str:
-    return f"{DIFF_VERSION}-{old_blob}-{new_blob}"
-
-
-class ChangedFile(NamedTuple):
-    """A pinned file a move changed, and how many lines it added and removed."""
-
-    path: str
-    added: int
-    removed: int
-
-
-@dataclass(frozen=True)
-class Files:
-    """The pinned files a move changed, added and removed (by the
-    locks), and those locked on both sides whose old copy no source served (not compared)."""
-
-    changed: tuple[ChangedFile, ...]
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    unread: tuple[str, ...] = ()
-
-
-def files_changed(previous: Previous, corpus: Corpus, diffs: Mapping[str, FileDiff]) -> Files:
-    now = {(pin, path) for pin, path in corpus.all_files()}
-    before = {(pin, path) for pin in corpus.pins for path in previous.locked(pin)}
-    unread = {(pin, path) for pin, path in now & before if previous.blob(pin, path) is None}
-    return Files(tuple(ChangedFile(path, d.added, d.removed) for path, d in sorted(diffs.items())),
-                 tuple(sorted(path for _pin, path in now - before)),
-                 tuple(sorted(path for _pin, path in before - now)),
-                 tuple(sorted(path for _pin, path in unread)))

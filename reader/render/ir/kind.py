@@ -6,8 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reader.render.common.model import Page
-from reader.render.lab.kind import labs_digest
-from reader.render.recipe.kind import Site, World
+from reader.render.recipe.kind import World
 
 
 @dataclass(frozen=True)
@@ -16,18 +15,20 @@ class IrInputs:
     digest: str
     """The digest of the kernel's lowered JSON: the page reads it from `World.ir`."""
     labs: str
-    """The digest of the labs' texts the view shows (`lab.labs_digest`)."""
+    """The digest of the labs' texts the view shows (`IrPages.labs_digest`)."""
 
 
 class IrKind:
     name = "ir"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
-        return [page for page, _ in site.world.ir.summary.pages] if artifacts else []
+    def collect(self, world: World) -> World:
+        return world
 
-    def inputs(self, site: Site, name: str) -> IrInputs:
-        world = site.world
-        return IrInputs(name, dict(world.ir.summary.pages)[name], labs_digest(world, name))
+    def pages(self, world: World, artifacts: bool) -> Iterable[str]:
+        return [page for page, _ in world.ir.summary.pages] if artifacts else []
+
+    def inputs(self, world: World, name: str) -> IrInputs:
+        return IrInputs(name, dict(world.ir.summary.pages)[name], world.ir.labs_digest(name))
 
     def render(self, world: World, inputs: IrInputs) -> Page:
         return world.ir.render(inputs.page, world.cache)

@@ -196,6 +196,13 @@ class IrPages:
                 out[max(set(files), key=files.count)].add(TitledPage(v.page, v.title))
         return {path: tuple(sorted(pages)) for path, pages in out.items()}
 
+    def labs_digest(self, page: str) -> str:
+        """A hash of the labs' files that the page's lowered view shows besides its own
+        (`IrSummary.reads`): rewording one lab's docstring renders the pages showing its file only."""
+        reads = set(self.summary.reads.get(page, ()))
+        return hashlib.sha1(repr(sorted((lab.path, lab.text) for lab in self.labs.values()
+                                        if lab.path in reads)).encode()).hexdigest()
+
     def reads_kernel(self, article: Article) -> bool:
         """Whether an article reads a canonical kernel's file (its page links the kernel's view)."""
         return any(r.path in KERNEL_FILES for r in article.reads)

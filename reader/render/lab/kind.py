@@ -10,14 +10,14 @@ from reader.cache import blob_sha
 from reader.extract import Index
 from reader.extract.symbols import symbols_of
 from reader.labs import LabArtifacts, LabInfo
-from reader.labs.notebook import colab_url, project_colab
+from reader.labs.notebook import colab_url
 from reader.model import Reference
 from reader.render.common.links import linked_refs
 from reader.render.common.model import DefinitionView, Page, SourceDoc, TitledPage
 from reader.render.common.prose import SourceResolver
 from reader.render.common.urls import article_page, lab_page
 from reader.render.lab.page import Exercise, LabDoc, render_lab
-from reader.render.recipe.kind import Site, World
+from reader.render.recipe.kind import World
 
 
 @dataclass(frozen=True)
@@ -31,22 +31,24 @@ class LabInputs:
     colab: str
     """Its notebook's "Open in Colab" URL at the project's commit; "" when none is configured."""
     labs: str
-    """The digest of the other labs' texts its lowered view shows (`labs_digest`)."""
+    """The digest of the other labs' texts its lowered view shows (`IrPages.labs_digest`)."""
 
 
 class LabKind:
     name = "lab"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
-        return list(site.world.labs) if artifacts else []
+    def collect(self, world: World) -> World:
+        return world
 
-    def inputs(self, site: Site, name: str) -> LabInputs:
-        readers = tuple(TitledPage(article_page(a.slug), a.title) for a in site.articles.values()
+    def pages(self, world: World, artifacts: bool) -> Iterable[str]:
+        return list(world.labs) if artifacts else []
+
+    def inputs(self, world: World, name: str) -> LabInputs:
+        readers = tuple(TitledPage(article_page(a.slug), a.title) for a in world.content.articles.values()
                         if name in a.kernels)
-        world = site.world
-        colab = colab_url(*project_colab(site.world.corpus.project.root), name)
+        colab = colab_url(*world.colab, name)
         return LabInputs(world.labs[name], readers, digest(world.artifacts.results().get(name)), colab,
-                         labs_digest(world, lab_page(name)))
+                         world.ir.labs_digest(lab_page(name)))
 
     def render(self, world: World, inputs: LabInputs) -> Page:
         lab = inputs.lab
@@ -66,14 +68,6 @@ def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: Sou
                     refs=linked_refs(index, refs))
     exercises = tuple(Exercise(path, symbol, resolver(path, symbol)) for path, symbol in lab.exercises)
     return LabDoc(lab, doc, exercises, ready.get(lab.name, LabArtifacts()), readers, colab)
-
-
-def labs_digest(world: World, page: str) -> str:
-    """A hash of the labs' files that the page's lowered view shows besides its own
-    (`IrSummary.reads`): rewording one lab's docstring renders the pages showing its file only."""
-    reads = set(world.ir.summary.reads.get(page, ()))
-    return hashlib.sha1(repr(sorted((lab.path, lab.text) for lab in world.labs.values()
-                                    if lab.path in reads)).encode()).hexdigest()
 
 
 def digest(artifacts: LabArtifacts | None) -> str:

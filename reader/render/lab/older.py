@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from reader.render.code.annotated import page_markdown
 from reader.render.common.model import Page
 from reader.render.common.urls import html_of, lab_page
-from reader.render.recipe.kind import Site, World
+from reader.render.recipe.kind import World
 
 
 @dataclass(frozen=True)
@@ -27,10 +27,13 @@ class CurrentLabKind:
     to_current: str
     name: str = "lab"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
-        return [] if artifacts else list(site.world.labs)
+    def collect(self, world: World) -> World:
+        return world
 
-    def inputs(self, site: Site, name: str) -> CurrentLabInputs:
+    def pages(self, world: World, artifacts: bool) -> Iterable[str]:
+        return [] if artifacts else list(world.labs)
+
+    def inputs(self, world: World, name: str) -> CurrentLabInputs:
         return CurrentLabInputs(name, self.to_current)
 
     def render(self, world: World, inputs: CurrentLabInputs) -> Page:

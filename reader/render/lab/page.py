@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 from markupsafe import Markup
 
 from reader.cache import Cache
 from reader.errors import Location
-from reader.labs import LabArtifacts, LabInfo
+from reader.labs import LabArtifacts, LabInfo, description
+from reader.labs.notebook import notebooks
+from reader.pins import Pin
 from reader.render.code.annotated import linked_lines, page_markdown, symbol_anchors, with_prose
 from reader.render.code.highlight import highlighted
 from reader.render.code.view import CodeLines, code_view
@@ -40,13 +44,6 @@ class LabDoc:
     """The articles that link the lab."""
     colab: str = ""
     """Its notebook opened in Colab from the project's repository; "" when none is configured."""
-
-
-def description(docstring: str) -> str:
-    """The docstring without its title line and its `Exercises:` line."""
-    lines = docstring.splitlines()
-    body = lines[1:] if lines else []
-    return "\n".join(line for line in body if not line.startswith("Exercises:")).strip()
 
 
 class RenderedLab(NamedTuple):
@@ -105,3 +102,9 @@ def lab_assets(name: str, artifacts: LabArtifacts) -> list[Asset]:
 
 def _asset_uri(name: str, file: str) -> str:
     return f"labs/artifacts/{name}/{file}"
+
+
+def notebook_assets(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
+                    cache: Cache | None) -> list[Asset]:
+    """The site's copy of every lab's notebook (`labs/<lab>.ipynb`), what its page's download links."""
+    return [Asset(lab_notebook(name), text.encode()) for name, text in notebooks(root, labs, pins, cache).items()]

@@ -1,6 +1,6 @@
-"""The registry of page kinds (see `render/recipe/kind.py`): the recipe plans and renders every page of
-each, in this order (the site lists the pages in it: search results among equals). Add a kind: a
-module here, and one line below."""
+"""The registry of page kinds (see `recipe/kind.py`): the recipe collects, plans and renders every
+page of each, in this order (the site lists the pages in it: search results among equals). Add a
+kind: its package under `render/`, and one line below."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from reader.render.recipe.kind import PageKind
 from reader.render.rules.kind import RULES_KIND
 from reader.render.source.kind import SOURCE
 
-KINDS: dict[str, PageKind[Any]] = {kind.name: kind for kind in (
+KINDS: dict[str, PageKind[Any, Any]] = {kind.name: kind for kind in (
     LAB, SOURCE, ARTICLE, RULES_KIND, IR, CHANGES, DIFF,
 )}
 """Kind name -> the kind."""

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from reader.extract.rulehistory import RuleHistory
 from reader.extract.ruletable import load_rules
 from reader.extract.unimplemented import messages
-from reader.progress import unsaid
 from reader.render.common.links import target_of
 from reader.render.common.model import Page
 from reader.render.common.urls import RULES
-from reader.render.recipe.kind import Site, World
+from reader.render.recipe.kind import World
 from reader.render.rules.page import rules_page
 
 
@@ -26,13 +25,14 @@ class RulesInputs:
 class RulesKind:
     name = "rules"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+    def collect(self, world: World) -> World:
+        return world
+
+    def pages(self, world: World, artifacts: bool) -> Iterable[str]:
         return [] if artifacts else [RULES]
 
-    def inputs(self, site: Site, name: str) -> RulesInputs:
-        world = site.world
-        with unsaid():
-            return RulesInputs(site.history(load_rules(world.corpus, world.index)))
+    def inputs(self, world: World, name: str) -> RulesInputs:
+        return RulesInputs(world.history)
 
     def render(self, world: World, inputs: RulesInputs) -> Page:
         index = world.index

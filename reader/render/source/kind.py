@@ -1,16 +1,24 @@
-"""Source pages: one per pinned file, every line, with the notes on it from any article."""
+"""Source pages: one per pinned file, every line, with the notes on it from any article, the labs'
+uses of its definitions and, when it changed since the previous edition, its changed lines."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from reader.model import module_of
+from reader.cache import kept_object
+from reader.editions import FileDiff
+from reader.extract import Index
+from reader.labs import LabInfo
+from reader.model import Reference, module_of
 from reader.render.code.annotated import Since, source_page
+from reader.render.common.links import ShownFile, uses_from
 from reader.render.common.model import NoteView, Page, TitledPage, UseView
-from reader.render.diff.page import FileDiff, diff_page
-from reader.render.recipe.kind import Site, World
+from reader.render.common.urls import diff_page, lab_page
+from reader.render.recipe.kind import World
+from reader.render.recipe.pagecache import page_key
 
 
 class LabUses(NamedTuple):
@@ -39,25 +47,42 @@ class SourceInputs:
     """Its changes since then."""
 
 
+@dataclass(frozen=True)
+class SourcePlan:
+    """What the source pages are planned from besides the world: the labs' uses of each file."""
+
+    world: World
+    lab_uses: Mapping[str, Mapping[str, tuple[UseView, ...]]]
+    """Module -> qualname -> the labs' uses of the definition."""
+    used_by: Mapping[str, tuple[TitledPage, ...]]
+    """Pinned path -> the labs that use or exercise it."""
+
+
 class SourceKind:
     name = "source"
 
-    def pages(self, site: Site, artifacts: bool) -> Iterable[str]:
+    def collect(self, world: World) -> SourcePlan:
+        labs = list(world.labs.values())
+        return SourcePlan(world, lab_uses(labs, world.lab_refs),
+                          _labs_by_file(world.index, labs, world.lab_refs, world))
+
+    def pages(self, plan: SourcePlan, artifacts: bool) -> Iterable[str]:
         """The files holding lowering rules or canonical kernels wait for the artifacts: their
         pages name the lowered views their rules fed, or their kernels' pages."""
-        ir, docs = site.world.ir, site.world.docs
+        ir, docs = plan.world.ir, plan.world.docs
         if artifacts:
             return sorted(path for path in ir.deferred if path in docs)
         return [path for path in docs if path not in ir.deferred]
 
-    def inputs(self, site: Site, name: str) -> SourceInputs:
-        ir = site.world.ir
+    def inputs(self, plan: SourcePlan, name: str) -> SourceInputs:
+        world = plan.world
+        ir, past = world.ir, world.past
         emitted, lowered = ir.source_inputs(name) if name in ir.deferred else ((), ())
-        uses = site.lab_uses.get(module_of(name), {})
-        diff = site.diffs.get(name)
-        return SourceInputs(name, tuple(site.on_file.get(name, ())), emitted, lowered,
-                            tuple(LabUses(*u) for u in sorted(uses.items())), site.used_by.get(name, ()),
-                            site.since.get(site.world.docs.files[name].pin, "") if diff else "", diff)
+        uses = plan.lab_uses.get(module_of(name), {})
+        diff = past.diffs.get(name)
+        return SourceInputs(name, tuple(world.content.on_file.get(name, ())), emitted, lowered,
+                            tuple(LabUses(*u) for u in sorted(uses.items())), plan.used_by.get(name, ()),
+                            past.since.get(world.docs.files[name].pin, "") if diff else "", diff)
 
     def render(self, world: World, inputs: SourceInputs) -> Page:
         doc = world.docs[inputs.path]
@@ -83,3 +108,39 @@ def _since(inputs: SourceInputs) -> Since | None:
 
 
 SOURCE = SourceKind()
+
+
+def lab_uses(labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]]
+             ) -> dict[str, dict[str, tuple[UseView, ...]]]:
+    """Module -> qualname -> the labs' uses of that definition."""
+    out: dict[str, dict[str, tuple[UseView, ...]]] = defaultdict(dict)
+    found = uses_from({ShownFile(lab.path, lab_page(lab.name)): refs[lab.name] for lab in labs})
+    for (module, qualname), uses in found.items():
+        out[module][qualname] = tuple(uses)
+    return out
+
+
+def labs_by_file(index: Index, labs: Sequence[LabInfo],
+                  refs: Mapping[str, Sequence[Reference]]) -> dict[str, tuple[TitledPage, ...]]:
+    """Pinned path -> every lab that references it or exercises it."""
+    out: dict[str, set[TitledPage]] = defaultdict(set)
+    for lab in labs:
+        link = TitledPage(lab_page(lab.name), lab.heading)
+        for r in refs[lab.name]:
+            found = index.definition_of(r.target_module, r.target_qualname)
+            if found is not None:
+                out[found.path].add(link)
+        for path, _ in lab.exercises:
+            out[path].add(link)
+    return {path: tuple(sorted(links)) for path, links in out.items()}
+
+
+LABS_BY_FILE_KIND = "labs-by-file"
+
+
+def _labs_by_file(index: Index, labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]],
+                  world: World) -> dict[str, tuple[TitledPage, ...]]:
+    """`labs_by_file`, read back while the world and the labs (their texts: their references)
+    are unchanged."""
+    return kept_object(world.cache, LABS_BY_FILE_KIND, page_key(world.key, LABS_BY_FILE_KIND, labs), dict,
+                       lambda: labs_by_file(index, labs, refs))

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from reader.corpus import Corpus
 from reader.errors import ReaderError
-from reader.render.common.model import Page, TitledPage
+from reader.render.common.model import Asset, Page, TitledPage
 from reader.render.common.prose import md_escape
 from reader.render.common.urls import (
     HOME,
@@ -23,7 +23,6 @@ from reader.render.common.urls import (
     slugify,
     source_page,
 )
-from reader.render.lab.page import Asset
 from reader.render.track.overview import (
     EntryLink,
     FileInfo,

@@ -15,17 +15,27 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
+from reader.annotations import Article, ResolvedNote, load_articles, resolve
+from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
+from reader.editions.listing import checkout, older_edition
 from reader.move.record import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
 from reader.progress import unsaid
-from reader.render.common.model import NoteView
 
 PREVIOUS_KIND = "previous-edition"
 NOTES_KIND = "previous-notes"
 PREVIOUS_VERSION = "1"
+
+
+class OldNote(NamedTuple):
+    """A note of the previous edition, placed at its pins: the article holding it and where it sits."""
+
+    article: Article
+    resolved: ResolvedNote
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,7 @@ class Previous:
 
         return {f.name: f.value for f in load_facts(self.corpus).facts}
 
-    def notes_on(self, paths: Collection[str]) -> dict[str, list[NoteView]]:
+    def notes_on(self, paths: Collection[str]) -> dict[str, list[OldNote]]:
         """Path -> this edition's notes on it, for `paths`, each placed at this edition's pins: its
         annotations as committed at the record's `old_rev` (read through git once, as its own
         edition's pages read them: `editions.checkout`). Kept in the cache by the record and the
@@ -83,19 +93,13 @@ class Previous:
         key = hashlib.sha1(f"{self._key}\0{sorted(paths)!r}".encode()).hexdigest()
         return kept_object(self._cache, NOTES_KIND, key, dict, lambda: self._place_notes(paths))
 
-    def _place_notes(self, paths: Collection[str]) -> dict[str, list[NoteView]]:
-        from reader.annotations import load_articles, resolve
-        from reader.annotations.resolve import PinnedSymbols
-        from reader.editions import checkout, older_edition
-        from reader.render.article.content import note_views
-
+    def _place_notes(self, paths: Collection[str]) -> dict[str, list[OldNote]]:
         folder = checkout(self.root, older_edition(self.record), self._cache)
         corpus, out = self.corpus, defaultdict(list)
         symbols = PinnedSymbols(corpus)
         for article in load_articles(folder, self._cache):
-            resolved = [resolve(n, corpus, symbols) for n in article.notes if n.path in paths]
-            for view in note_views(article, resolved, corpus):
-                out[view.path].append(view)
+            for resolved in [resolve(n, corpus, symbols) for n in article.notes if n.path in paths]:
+                out[resolved.path].append(OldNote(article, resolved))
         return dict(out)
 
 
@@ -106,8 +110,9 @@ def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previo
     record = moves[-1].record
     key = hashlib.sha1(f"{PREVIOUS_VERSION}\0{record.old_rev}\0{record.old}\0{record.pins!r}".encode()).hexdigest()
     kept = cache.get_object(PREVIOUS_KIND, key)
-    if not isinstance(kept, Kept):
-        kept = _read(root, record, cache)
+    if not isinstance(kept, Kept) or not all(cache.has_blob(blob) for files in kept.manifests.values()
+                                             for blob in files.values()):
+        kept = _read(root, record, cache)  # its files fetched again: reading them later never fetches
         cache.put_object(PREVIOUS_KIND, key, kept)
     return Previous(root, record, kept, cache, key)
 

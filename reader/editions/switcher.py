@@ -1,0 +1,77 @@
+"""Every page's edition switcher (material's `md-version` markup) and, on an older edition, its
+banner. The switcher is reader's own script, not material's: material's fetches `../versions.json`
+from each edition's root and expects every edition in a sibling folder (mike's layout), while this
+site keeps the current edition at its root."""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from reader.editions.listing import Edition
+
+
+@dataclass(frozen=True)
+class Switcher:
+    """What the pages of one edition carry: the version switcher (material's `md-version` markup)
+    opening the same page in each other edition (its home when it lacks the page) and, on an older
+    edition, a banner saying so, with the same page in the current edition."""
+
+    here: Edition
+    editions: tuple[Edition, ...]
+    pages: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Edition version -> the output paths (`articles/x.html`) of its pages."""
+    renamed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Edition version -> {the outline's path for an article: its path in that edition}, where an
+    article's file was named otherwise than the outline's slug (`Generated.renamed`)."""
+
+    def href(self, url: str, to: Edition) -> str:
+        """From page `url` of this edition to the same page of `to` (or `to`'s home); an article
+        renamed between them is the same page, found through the outline's name for it."""
+        target = url if to == self.here else self._same(url, to)
+        start = posixpath.dirname(self.here.folder + url) or "."
+        return posixpath.relpath(to.folder + target, start)
+
+    def _same(self, url: str, to: Edition) -> str:
+        outline = {v: k for k, v in self.renamed.get(self.here.version, {}).items()}.get(url, url)
+        target = self.renamed.get(to.version, {}).get(outline, outline)
+        return target if target in self.pages.get(to.version, ()) else "index.html"
+
+    def selector(self, url: str) -> str:
+        items = "".join(
+            f'<li class="md-version__item"><a href="{html.escape(self.href(url, e))}" '
+            f'class="md-version__link{" rd-edition-here" if e == self.here else ""}" '
+            f'title="{html.escape(e.title)}">{html.escape(e.version)}'
+            f'{" (current)" if not e.folder else ""}</a></li>'
+            for e in self.editions)
+        return (f'<div class="md-version rd-editions"><button class="md-version__current" '
+                f'aria-label="Edition {html.escape(self.here.version)}: choose another" '
+                f'title="{html.escape(self.here.title)}">'
+                f'{html.escape(self.here.version)}</button>'
+                f'<ul class="md-version__list">{items}</ul></div>')
+
+    def banner(self, url: str) -> str:
+        """The older edition's notice ("" on the current edition)."""
+        if not self.here.folder:
+            return ""
+        now = self.editions[0]
+        return (f'<aside class="md-banner rd-edition-banner"><div class="md-banner__inner md-grid '
+                f'md-typeset">An older edition: the track as it read {html.escape(self.here.title)}, '
+                f'before the move to {html.escape(now.title)}. '
+                f'<a href="{html.escape(self.href(url, now))}">This page in the current edition</a>. '
+                f'Its labs are the current edition\'s (this edition runs none of its own).'
+                f'</div></aside>')
+
+    def mark(self, output: str, url: str) -> str:
+        """`output` (a page of this edition at `url`) with the switcher in its header and the banner
+        above it."""
+        output = _TOPIC.sub(lambda m: m.group(0) + self.selector(url), output, count=1)
+        banner = self.banner(url)
+        return output.replace('<header class="md-header', banner + '<header class="md-header', 1) \
+            if banner else output
+
+
+_TOPIC = re.compile(r'<div class="md-header__topic">\s*<span class="md-ellipsis">.*?</span>', re.S)
