@@ -8,6 +8,11 @@ Parts (`--part`, repeatable; default all):
           shows before it wraps or is cut (target >= 80), the share of code lines that take more
           than one row (<= 2%) and of those wrapped inside a word, and the page's height change
           once scrolled to its end, step by step as a reader scrolls (<= 1%).
+  notes   for each article and each source page with notes (or the `--page`s named) and viewport:
+          the notes beside their lines, the share of them folded (some of their text behind "more";
+          target <= 5%), those showing nothing of their text (0), the share of note text hidden
+          (their prose; and with their claims' examples, which shut to a one-line head first where
+          notes crowd), the claims shut, and the claim examples' type size beside the code's.
   search  for each of QUERIES, typed as soon as the home page
           has loaded (served over HTTP): the time from the load event to the first result shown,
           the bytes search fetched (its scripts and index; target <= 300 KB) and the first
@@ -158,6 +163,95 @@ def layout_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport])
                       flush=True)
 
 
+# ---- notes -------------------------------------------------------------------------------------
+
+# Every note in a margin (where the notes stand beside the lines), its text's characters (the head
+# and buttons aside) and those a reader does not see without a click or a hover: cut by a fold (its
+# own, or its block's notes' before), or not laid out (a shut claim). A note is folded when a fold
+# cuts some of its text. In a claim or not. And the claim examples' and the code's type sizes.
+NOTES_JS = """
+const out = {notes: 0, folded: 0, empty: 0, claims: 0, shut: 0, prose: 0, proseHidden: 0, chars: 0, hidden: 0,
+             example: null, label: null, code: null};
+const range = document.createRange();
+const px = el => el ? parseFloat(getComputedStyle(el).fontSize) : null;
+for (const note of document.querySelectorAll('.rd-margin .rd-mn')) {
+  if (getComputedStyle(note.closest('.rd-noted')).display !== 'grid') continue;
+  out.notes++;
+  let clip = Infinity;  // the bottom of what its fold (or its notes' fold) shows
+  for (const box of [note, note.closest('.rd-ns')]) {
+    const style = getComputedStyle(box);
+    if (style.maxHeight !== 'none' && style.overflow !== 'visible')
+      clip = Math.min(clip, box.getBoundingClientRect().top + parseFloat(style.maxHeight));
+  }
+  const walker = document.createTreeWalker(note, NodeFilter.SHOW_TEXT);
+  let chars = 0, hidden = 0, cut = 0;
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    if (t.parentElement.closest('.rd-note-head, .rd-more, .rd-claim-head')) continue;
+    const claim = !!t.parentElement.closest('.rd-claim');
+    for (let i = 0; i < t.data.length; i++) {
+      if (/\\s/.test(t.data[i])) continue;
+      range.setStart(t, i); range.setEnd(t, i + 1);
+      const r = range.getClientRects()[0], gone = !r || r.bottom > clip + 1;
+      chars++; hidden += gone; cut += !!r && gone;
+      if (!claim) { out.prose++; out.proseHidden += gone; }
+    }
+  }
+  out.chars += chars; out.hidden += hidden;
+  out.folded += cut > 0;
+  out.empty += chars > 0 && hidden === chars;
+  out.claims += !!note.querySelector('.rd-claim');
+  out.shut += !!note.querySelector('.rd-claim-shut');
+}
+out.example = px(document.querySelector('.rd-claim-code code'));
+out.label = px(document.querySelector('.rd-claim-head'));
+out.code = px(document.querySelector('.rd-k > div'));
+return out;
+"""
+
+
+def noted_pages(site: Path) -> list[str]:
+    """The articles, and the source pages whose code view has notes beside it."""
+    articles = sorted((site / "articles").glob("*.html"))
+    sources = sorted(p for p in (site / "source").rglob("*.html") if "rd-code highlight rd-margin" in p.read_text())
+    return [p.relative_to(site).as_posix() for p in articles + sources]
+
+
+def measure_notes(site: Path, pages: list[str], size: Viewport) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    with browser(size) as driver:
+        for rel in pages:
+            load(driver, site / rel)
+            driver.execute_script("document.head.insertAdjacentHTML('beforeend',"
+                                  "'<style>.rd-k { content-visibility: visible !important; }</style>')")
+            driver.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            got = driver.execute_script(NOTES_JS)
+            for key, value in got.items():
+                if key in ("example", "label", "code"):
+                    totals[key] = totals.get(key) or value
+                else:
+                    totals[key] = totals.get(key, 0) + value
+    return totals
+
+
+def notes_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport]) -> None:
+    print("\nnotes: beside their lines, every article and source page with notes: folded (<= 5%), showing nothing (0),"
+          " text hidden (prose; with claims), claims shut, type px: example / its label / code")
+    print(f"  {'viewport':>10}{'site':>8}{'notes':>7}{'folded':>14}{'nothing':>9}{'prose hidden':>14}"
+          f"{'all hidden':>12}{'claims shut':>13}{'type px':>22}")
+    for size in sizes:
+        for name, site in sites.items():
+            t = measure_notes(site, pages or noted_pages(site), size)
+
+            def share(part: str, whole: str) -> str:
+                return f"{t[part] / t[whole]:.1%}" if t[whole] else "-"  # noqa: B023
+            folded = f"{t['folded']:.0f} {share('folded', 'notes')}"
+            shut = f"{t['shut']:.0f}/{t['claims']:.0f}"
+            sizes_px = " / ".join(f"{t[k]:.1f}" if t[k] else "-" for k in ("example", "label", "code"))
+            print(f"  {size!s:>10}{name:>8}{t['notes']:>7.0f}{folded:>14}{t['empty']:>9.0f}"
+                  f"{share('proseHidden', 'prose'):>14}{share('hidden', 'chars'):>12}{shut:>13}{sizes_px:>22}",
+                  flush=True)
+
+
 # ---- search and weight: pages served over HTTP, bytes from Chrome's network log ---------------
 
 _FIRST_RESULT_JS = """
@@ -284,6 +378,7 @@ def weight_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport],
 
 PARTS: dict[str, Callable[[dict[str, Path], list[str], list[Viewport]], None]] = {
     "layout": layout_part,
+    "notes": notes_part,
     "search": search_part,
     "weight": weight_part,
 }

@@ -1,8 +1,10 @@
 """Notes beside code in a real headless browser, from file://: on a desktop window the code lines
-stay contiguous whatever a note's length (a long note runs on beside the lines that follow, or
-folds behind "more" at the next note), a note stays in view while its long block scrolls, and
-hovering or focusing a note tints its lines (a line, its notes); on a phone the notes sit under
-their lines. And the code view's lines are highlighted and numbered once near the viewport."""
+stay contiguous whatever a note's length (a long note runs on beside the lines that follow; the
+notes after it move down beside the free lines, and it folds behind "more" only where they would
+sit too far below their lines), no note is hidden entirely (each shows its first sentence), a note
+stays in view while its long block scrolls, and hovering or focusing a note tints its lines (a
+line, its notes); on a phone the notes sit under their lines. And the code view's lines are
+highlighted and numbered once near the viewport."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ FILLER = "".join(f"    f_{n} = {n}\n" for n in range(1, 27))
 BIG = "".join(f"    b_{n} = {n}\n" for n in range(1, 119))
 LONG = (f"def short():\n    return 1\n\ndef filler():\n{FILLER}\n"        # 1-2, 4-30
         f"def big():\n{BIG}    return 0\n\n"                                # 32-151
-        "def tiny():\n    return 2\n\ndef last():\n    return 3\n")       # 153-154, 156-157
+        "def tiny():\n    return 2\n\ndef last():\n    return 3\n\n"     # 153-154, 156-157
+        "def dense():\n    a = 1\n    b = 2\n    c = 3\n    return a\n")  # 159-163
 FILES = {"pkg/__init__.py": "", "pkg/long.py": LONG}
 WORDS = " ".join(f"word{n}" for n in range(60))
 TRACK = """title: "A notes track"
@@ -53,6 +56,21 @@ notes:
     symbol: last
     body: |
       The last note.
+  - id: n-d1
+    symbol: dense
+    quote: "a = 1"
+    body: |
+      The first of three long notes on three lines in a row. {WORDS}
+  - id: n-d2
+    symbol: dense
+    quote: "b = 2"
+    body: |
+      The second of them, on the next line. {WORDS}
+  - id: n-d3
+    symbol: dense
+    quote: "c = 3"
+    body: |
+      The third, with only the view's end after it. {WORDS}
 """
 
 
@@ -103,43 +121,74 @@ def test_code_lines_stay_contiguous_beside_long_notes(browser, site, tmp_path):
     block = _rect(browser, ".rd-noted:has(#L1) .rd-lines")
     assert note["height"] > 3 * block["height"]  # the case that used to push the lines apart
     seen = browser.execute_script(_GAPS)
-    assert len(seen["gaps"]) == 157 - 1 and seen["line"] > 10
+    assert len(seen["gaps"]) == 163 - 1 and seen["line"] > 10
     worst = max(seen["gaps"], key=lambda g: g[1])
     assert worst[1] < seen["line"], worst
     assert note["top"] < _rect(browser, "#L3")["top"]  # it runs on beside the plain lines after it
     assert browser.execute_script(f"return !document.querySelector('{_note('n-short')}').closest('.rd-fold')")
 
 
-def test_a_note_taller_than_its_room_folds_behind_more(browser, site):
+_ROW = "return parseFloat(getComputedStyle(document.querySelector('#L1')).lineHeight)"
+
+
+def test_a_note_folds_behind_more_only_where_the_next_would_sit_too_far_from_its_lines(browser, site):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
     _load(browser, f"{site}/articles/notes.html#L150")
-    tiny = _rect(browser, ".rd-noted:has(#L153) .rd-ns")
-    next_block = _rect(browser, ".rd-noted:has(#L156)")
-    assert tiny["bottom"] <= next_block["top"] + 1
-    more = browser.find_element("css selector", ".rd-noted:has(#L153) .rd-more")
+    row = browser.execute_script(_ROW)
+    tiny, last = _rect(browser, _note("n-tiny")), _rect(browser, _note("n-last"))
+    assert tiny["bottom"] <= last["top"] + 1  # the next note below it, not over it
+    assert row < last["top"] - _rect(browser, "#L156")["top"] <= 8 * row + 1  # moved down, still near
+    more = browser.find_element("css selector", f"{_note('n-tiny')} .rd-more")
     assert more.is_displayed() and more.get_attribute("aria-expanded") == "false"
     more.send_keys(Keys.ENTER)  # from the keyboard
     assert more.get_attribute("aria-expanded") == "true" and more.text == "less"
-    assert _rect(browser, ".rd-noted:has(#L153) .rd-ns")["bottom"] > next_block["top"] + 20
+    assert _rect(browser, _note("n-tiny"))["bottom"] > last["top"] + 20
     more.send_keys(Keys.ENTER)
     assert more.get_attribute("aria-expanded") == "false" and more.text == "more"
     browser.execute_script("document.activeElement.blur()")  # focus inside also unfolds it
     ActionChains(browser).move_to_element(browser.find_element("css selector", "#L150")).perform()
-    assert _rect(browser, ".rd-noted:has(#L153) .rd-ns")["bottom"] <= next_block["top"] + 1
+    assert _rect(browser, _note("n-tiny"))["bottom"] <= last["top"] + 1
     ActionChains(browser).move_to_element(browser.find_element("css selector", _note("n-tiny"))).perform()
-    assert _rect(browser, ".rd-noted:has(#L153) .rd-ns")["bottom"] > next_block["top"] + 20  # a peek
+    assert _rect(browser, _note("n-tiny"))["bottom"] > last["top"] + 20  # a peek
+
+
+# Each note's first sentence: [note's lines, whether it lies inside what the note shows].
+_FIRST_SENTENCES = """
+return [...document.querySelectorAll('.rd-mn')].map(note => {
+  const body = note.querySelector('.rd-note-body p'), text = body.firstChild;
+  const range = document.createRange();
+  range.setStart(text, 0); range.setEnd(text, text.data.indexOf('.') + 1);
+  const end = range.getBoundingClientRect().bottom, box = note.getBoundingClientRect();
+  return [note.getAttribute('data-lines'), end <= box.bottom + 1 && end <= innerHeight * 10];
+});
+"""
+
+
+def test_no_note_is_hidden_entirely_where_notes_crowd(browser, site):
+    _load(browser, f"{site}/articles/notes.html#L158")
+    shown = browser.execute_script(_FIRST_SENTENCES)
+    assert len(shown) == 7 and all(ok for _, ok in shown), shown
+    row = browser.execute_script(_ROW)
+    tops = [_rect(browser, _note(n))["top"] for n in ("n-d1", "n-d2", "n-d3")]
+    bottoms = [_rect(browser, _note(n))["bottom"] for n in ("n-d1", "n-d2")]
+    assert all(b <= t + 1 for b, t in zip(bottoms, tops[1:], strict=True))  # one under the other
+    for note, line in zip(tops, (160, 161, 162), strict=True):
+        assert note - _rect(browser, f"#L{line}")["top"] <= 8 * row + 1
+    folded = browser.execute_script("return [...document.querySelectorAll('.rd-mn.rd-fold')].map(n => n.getAttribute('data-lines'))")
+    assert folded and "L162" not in folded  # the last has the room below the view's last line
+    assert _rect(browser, _note("n-d3"))["bottom"] <= _rect(browser, ".rd-code")["bottom"] + 1
 
 
 def test_a_folded_note_named_by_the_url_shows_whole(browser, site):
     _load(browser, f"{site}/articles/notes.html#note-n-tiny")
-    notes = ".rd-noted:has(#L153) .rd-ns"
-    wait(browser, lambda b: "rd-open" in b.find_element("css selector", notes).get_attribute("class"))
-    assert browser.find_element("css selector", f"{notes} .rd-more").text == "less"
+    note = _note("n-tiny")
+    wait(browser, lambda b: "rd-open" in b.find_element("css selector", note).get_attribute("class"))
+    assert browser.find_element("css selector", f"{note} .rd-more").text == "less"
     height = browser.execute_script("return window.innerHeight")
     assert 0 <= _rect(browser, "#note-n-tiny")["top"] < height
-    assert _rect(browser, notes)["bottom"] > _rect(browser, ".rd-noted:has(#L156)")["top"] + 20
+    assert _rect(browser, note)["bottom"] > _rect(browser, _note("n-last"))["top"] + 20
 
 
 def test_a_note_stays_in_view_while_its_long_block_scrolls(browser, site):

@@ -280,60 +280,202 @@
     showWrap();
   }
 
-  // Notes: each block's notes get the room down to the next noted block or the next block that
-  // takes the whole width (or the view's end); more than that folds, with a button to unfold (over
-  // what follows) and fold again. Only where the notes stand beside the lines (a grid).
-  function fold(view) {
-    var marks = view.querySelectorAll(":scope > .rd-noted, :scope > .rd-free");
-    var tops = Array.prototype.map.call(marks, function (b) { return b.getBoundingClientRect().top; });
-    tops.push(view.getBoundingClientRect().bottom);
-    Array.prototype.forEach.call(marks, function (block, i) {
-      if (!block.classList.contains("rd-noted")) return;
-      var notes = block.querySelector(".rd-ns"), room = Math.floor(tops[i + 1] - tops[i]);
-      var button = notes.querySelector(":scope > .rd-more");
-      var wide = getComputedStyle(block).display === "grid";
-      var folds = wide && notes.scrollHeight > room + 1;
-      notes.classList.toggle("rd-fold", folds);
-      if (folds && notes.style.getPropertyValue("--rd-room") !== room + "px") {
-        notes.style.setProperty("--rd-room", room + "px");
+  // Notes, where they stand beside the lines (a grid): down the margin column, each block's notes
+  // beside its first line, or below the notes before them where those run on past it; the column
+  // beside unannotated lines is theirs to run on in. Where the notes after them would otherwise sit
+  // more than DRIFT rows below their lines, or run into lines that take the whole width
+  // (`.rd-free`), the notes before them give room, nearest first: a claim's
+  // example shuts to its one-line head (a button opens it), then a note's text folds behind "more",
+  // never to less than its head and first sentence, nor to hide fewer than LEAST rows.
+  var DRIFT = 8, GAP = 4, LEAST = 2;
+
+  function sentenceEnd(body) {  // the Range to the end of the body's first sentence (or paragraph)
+    var walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT), last = null, seen = 0;
+    var first = body.querySelector("p, li, div") || body;
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!first.contains(node) && last) break;
+      var text = /** @type {Text} */ (node), re = /[.!?](?=\s|$)/g, m;
+      while ((m = re.exec(text.data))) {
+        if (seen + m.index < 12 || (node.parentElement && node.parentElement.closest("code"))) continue;
+        var range = document.createRange();
+        range.setStart(text, 0);
+        range.setEnd(text, m.index + 1);
+        return range;
       }
+      seen += text.data.length;
+      last = text;
+    }
+    if (!last) return null;
+    var whole = document.createRange();
+    whole.selectNodeContents(last);
+    return whole;
+  }
+
+  // A note as laid out: its height whole (`full`), what shutting its claim saves (`claim`), the
+  // least its text may fold to, and the height it is given (`h`).
+  function measure(note, row) {
+    var box = note.getBoundingClientRect(), full = box.height;
+    var claim = note.querySelector(".rd-claim:not(.rd-claim-kept) > .rd-claim-code");
+    var saves = claim ? claim.getBoundingClientRect().height : 0;
+    var body = note.querySelector(".rd-note-body"), end = body && sentenceEnd(body);
+    var rest = full - saves, least = rest;
+    if (end && !note.querySelector(".rd-claim-kept:not(.rd-claim-shut)")) {  // one the reader opened stays whole
+      var rects = end.getClientRects(), bottom = rects.length ? rects[rects.length - 1].bottom : box.bottom;
+      least = Math.min(rest, Math.ceil(bottom - box.top + 0.4 * row));
+    }
+    return {el: note, full: full, claim: saves, least: least, h: full, shut: false};
+  }
+
+  // A view's notes placed, folded where they must be; the view gets room below its last line for
+  // the last notes that run past it.
+
+  function layout(view) {
+    var marks = view.querySelectorAll(":scope > .rd-noted, :scope > .rd-free");
+    var groups = [], origin = view.getBoundingClientRect().top, wide = false;
+    Array.prototype.forEach.call(marks, function (block) {
+      var ns = block.querySelector(":scope > .rd-notes > .rd-ns");
+      if (!ns) { groups.push({wall: true, top: block.getBoundingClientRect().top - origin}); return; }
+      wide = wide || getComputedStyle(block).display === "grid";
+      ns.style.marginTop = "";
+      ns.querySelectorAll(":scope > .rd-mn").forEach(function (n) { n.classList.remove("rd-fold"); });
+      ns.querySelectorAll(".rd-claim-shut:not(.rd-claim-kept)").forEach(function (c) { shut(c, false); });
+      groups.push({ns: ns, top: block.getBoundingClientRect().top - origin, notes: []});
+    });
+    if (!wide) {
+      view.style.paddingBottom = "";
+      groups.forEach(function (g) { if (g.ns) fit(g.ns, []); });
+      return;
+    }
+    var line = view.querySelector(".rd-k > div");
+    var row = line ? parseFloat(getComputedStyle(line).lineHeight) || 20 : 20;
+    groups.forEach(function (g) {
+      if (g.ns) g.notes = Array.prototype.map.call(g.ns.querySelectorAll(":scope > .rd-mn"), function (n) { return measure(n, row); });
+    });
+    place(groups, row);
+    var end = view.getBoundingClientRect().bottom - origin - (parseFloat(view.style.paddingBottom) || 0);
+    var last = groups.filter(function (g) { return !g.wall; }).pop(), over = last ? last.y + height(last) - end : 0;
+    view.style.paddingBottom = over > 0 ? Math.ceil(over) + "px" : "";  // room below the lines for the last notes
+    groups.forEach(function (g) {
+      if (!g.ns) return;
+      g.ns.style.marginTop = g.y > g.top + 0.5 ? Math.round(g.y - g.top) + "px" : "";
+      fit(g.ns, g.notes);
+    });
+  }
+
+  // Each group's top `y`: beside its block, or after the group before; a group (or a wall) that
+  // would sit further down than it may takes room from the notes before it.
+  function place(groups, row) {
+    var end = -Infinity;
+    for (var i = 0; i < groups.length; i++) {
+      var g = groups[i], limit = g.wall ? g.top : g.top + DRIFT * row;
+      var y = Math.max(g.top, end + GAP);
+      if (y > limit) {
+        shrink(pushing(groups, i), y - limit, row);
+        end = settle(groups, i);
+        y = Math.max(g.top, end + GAP);
+      }
+      g.y = y;
+      end = g.wall ? -Infinity : y + height(g);
+    }
+  }
+  function height(g) { return g.notes.reduce(function (sum, n) { return sum + n.h; }, 0); }
+  function pushing(groups, i) {  // the notes that push group i down, nearest first
+    var out = [];
+    for (var j = i - 1; j >= 0 && !groups[j].wall; j--) {
+      out = out.concat(groups[j].notes.slice().reverse());
+      if (groups[j].y <= groups[j].top + 0.5) break;  // beside its lines: those before push nothing
+    }
+    return out;
+  }
+  function shrink(notes, need, row) {
+    notes.forEach(function (n) {  // claims first
+      if (need <= 0 || !n.claim || n.shut) return;
+      n.shut = true;
+      n.h -= n.claim;
+      need -= n.claim;
+    });
+    notes.forEach(function (n) {
+      var cut = Math.min(Math.max(need, LEAST * row), n.h - n.least);
+      if (need <= 0 || cut < LEAST * row) return;
+      n.h -= cut;
+      need -= cut;
+    });
+  }
+  function settle(groups, i) {  // the groups before i placed again, from the last wall: where they end
+    var j = i - 1, end = -Infinity;
+    while (j > 0 && !groups[j - 1].wall) j--;
+    for (; j < i; j++) {
+      if (groups[j].wall) continue;
+      groups[j].y = Math.max(groups[j].top, end + GAP);
+      end = groups[j].y + height(groups[j]);
+    }
+    return end;
+  }
+
+  // A claim's example shut to its head, or open again; its head's button says which.
+  function shut(claim, closed) {
+    claim.classList.toggle("rd-claim-shut", closed);
+    var button = claim.querySelector(".rd-claim-toggle");
+    if (closed && !button) {
+      var lines = (claim.querySelector(".rd-claim-code") || claim).textContent.replace(/\n$/, "").split("\n").length;
+      button = document.createElement("button");
+      button.type = "button";
+      button.className = "rd-claim-toggle";
+      button.textContent = "example, " + lines + " line" + (lines === 1 ? "" : "s");
+      claim.querySelector(".rd-claim-head").insertBefore(button, claim.querySelector(".rd-checked"));
+    }
+    if (button) {
+      button.hidden = !closed && !claim.classList.contains("rd-claim-kept");
+      button.setAttribute("aria-expanded", String(!closed));
+    }
+  }
+
+  // A group's notes folded to their heights (`--rd-room`), each with its button.
+  function fit(ns, notes) {
+    notes.forEach(function (n) {
+      if (n.shut) shut(n.el.querySelector(".rd-claim:not(.rd-claim-kept)"), true);
+      var folds = n.h < n.full - (n.shut ? n.claim : 0) - 1, button = n.el.querySelector(":scope > .rd-more");
+      n.el.classList.toggle("rd-fold", folds);
+      if (folds) n.el.style.setProperty("--rd-room", Math.floor(n.h) + "px");
       if (folds && !button) {
         button = document.createElement("button");
         button.type = "button";
         button.className = "rd-more";
         button.setAttribute("aria-expanded", "false");
         button.textContent = "more";
-        notes.appendChild(button);
+        n.el.appendChild(button);
       }
       if (button) button.hidden = !folds;
     });
+    if (!notes.length) ns.querySelectorAll(".rd-more").forEach(function (b) { b.hidden = true; });
   }
 
-  function unfold(notes, open) {
-    var button = notes.querySelector(":scope > .rd-more");
-    notes.classList.toggle("rd-open", open);
+  function unfold(note, open) {
+    var button = note.querySelector(":scope > .rd-more");
+    note.classList.toggle("rd-open", open);
+    note.closest(".rd-ns").classList.toggle("rd-open", !!note.parentElement.querySelector(":scope > .rd-open"));
     if (button) {
       button.setAttribute("aria-expanded", String(open));
       button.textContent = open ? "less" : "more";
     }
   }
 
-  // A note the URL names (`#note-x`) is shown whole, even where its block folds it.
+  // A note the URL names (`#note-x`) is shown whole, even where it folds.
   var shown = null;
   function showTarget() {
     var id = location.hash.slice(1), el;
     try { el = id && document.getElementById(decodeURIComponent(id)); } catch (err) { el = null; }
-    var notes = el && el.closest && el.closest(".rd-ns.rd-fold");
-    if (!notes || notes === shown) return;
-    shown = notes;
-    unfold(notes, true);
+    var note = el && el.closest && el.closest(".rd-mn.rd-fold");
+    if (!note || note === shown) return;
+    shown = note;
+    unfold(note, true);
     el.scrollIntoView({block: "start"});
   }
 
   var folded = [], watch = null;
   function foldAll(views) {
     var pending = false;
-    function run() { pending = false; folded.forEach(fold); showTarget(); }
+    function run() { pending = false; folded.forEach(layout); showTarget(); }
     function later() { if (!pending) { pending = true; requestAnimationFrame(run); } }
     if (!folded.length) {
       window.addEventListener("resize", later);
@@ -341,12 +483,19 @@
       document.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
         var button = e.target.closest && e.target.closest(".rd-more");
         if (button) unfold(button.parentElement, !button.parentElement.classList.contains("rd-open"));
+        var toggle = e.target.closest && e.target.closest(".rd-claim-toggle");
+        if (toggle) {  // opened (or shut) by the reader, a claim stays so: the notes after it make room
+          var claim = toggle.closest(".rd-claim");
+          claim.classList.add("rd-claim-kept");
+          shut(claim, !claim.classList.contains("rd-claim-shut"));
+        }
       });
       document.addEventListener("mouseover", function (e) { heat("pointer", e.target); });
       document.addEventListener("focusin", /** @param {Event & {target: HTMLElement}} e */ function (e) { heat("focus", e.target); });
       document.addEventListener("focusout", function (e) { if (!e.relatedTarget) heat("focus", null); });
       // A ResizeObserver reports every size once after the first layout, before the first paint:
-      // no layout forced while the page loads.
+      // no layout forced while the page loads. It watches the notes' contents, which folding
+      // leaves as they are, and the views' widths.
       if ("ResizeObserver" in window) watch = new ResizeObserver(run);
     }
     folded = folded.concat(views);
@@ -354,7 +503,7 @@
     else {
       views.forEach(function (v) {
         watch.observe(v);
-        v.querySelectorAll(".rd-mn").forEach(function (n) { watch.observe(n); });
+        v.querySelectorAll(".rd-mn > .rd-note").forEach(function (n) { watch.observe(n); });
       });
     }
   }
