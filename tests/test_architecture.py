@@ -58,3 +58,34 @@ def test_the_import_layers_hold():
     done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def layered(pyproject: str) -> set[str]:
+    """The modules the `layers` import-linter contract places."""
+    import tomllib
+
+    contracts = tomllib.loads(pyproject)["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in contracts if c["id"] == "layers")["layers"]
+    return {name.strip() for layer in layers for name in re.split(r"[|:]", layer)}
+
+
+def top_level(root: Path) -> set[str]:
+    """`reader`'s modules and packages (`reader.cache`, `reader.render`), its entry point aside."""
+    return {f"reader.{p.stem if p.is_file() else p.name}" for p in (root / "reader").iterdir()
+            if (p.suffix == ".py" and p.stem not in ("__init__", "__main__"))
+            or (p.is_dir() and (p / "__init__.py").is_file())}
+
+
+def test_the_layers_contract_places_every_module_and_package():
+    """A package the contract does not name is checked by no layer: it could import anything."""
+    assert top_level(ROOT) - layered((ROOT / "pyproject.toml").read_text()) == set()
+
+
+def test_a_package_the_layers_leave_out_is_named(tmp_path: Path):
+    (tmp_path / "reader" / "new").mkdir(parents=True)
+    for rel in ("reader/__init__.py", "reader/__main__.py", "reader/cache.py", "reader/new/__init__.py"):
+        (tmp_path / rel).write_text("")
+    (tmp_path / "reader" / "assets").mkdir()  # package data, not a package
+    pyproject = ('[[tool.importlinter.contracts]]\nid = "layers"\n'
+                 'layers = ["reader.cli", "reader.cache | reader.errors"]\n')
+    assert top_level(tmp_path) - layered(pyproject) == {"reader.new"}

@@ -14,7 +14,7 @@ from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.extract import facts as facts_mod
 from reader.extract import index_from_sources
-from reader.extract.fact import ExtractError, load_facts, name_pattern
+from reader.extract.fact import ExtractError, name_pattern
 from reader.extract.facts import (
     NAMES,
     SM90_MODULE,
@@ -22,6 +22,7 @@ from reader.extract.facts import (
     barrier_facts,
     documented,
 )
+from reader.extract.providers import load_facts
 from reader.model import module_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,6 +1,7 @@
 """The package's import graph runs downhill: no module of `reader` imports itself back, directly
-or through others (imports inside functions, which run late, are left out; `TYPE_CHECKING`
-imports count, since a type names the module it comes from)."""
+or through others. Every import counts: one inside a function (it runs late, but the module
+still depends on what it imports) and one under `TYPE_CHECKING` (a type names the module it
+comes from)."""
 
 from __future__ import annotations
 
@@ -17,28 +18,16 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _top_level(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
-    """The imports a module runs when it is imported: its body, `if`/`try` blocks and class
-    bodies, not function bodies."""
-    out: list[ast.Import | ast.ImportFrom] = []
-    for node in body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.append(node)
-        elif isinstance(node, ast.If):
-            out += _top_level(node.body) + _top_level(node.orelse)
-        elif isinstance(node, ast.Try):
-            out += _top_level([*node.body, *node.orelse, *node.finalbody,
-                               *(s for h in node.handlers for s in h.body)])
-        elif isinstance(node, ast.ClassDef):
-            out += _top_level(node.body)
-    return out
+def _imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import of a module: its body's, its functions' and its classes'."""
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def imports_of(source: str, module: str, is_package: bool, known: set[str]) -> set[str]:
-    """The modules of `known` that `source` (the text of `module`) imports at import time: for
+    """The modules of `known` that `source` (the text of `module`) imports anywhere: for
     `from a import b`, `a.b` when it is a module, else `a`."""
     found = set()
-    for node in _top_level(ast.parse(source).body):
+    for node in _imports(ast.parse(source)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
             continue
@@ -53,7 +42,7 @@ def imports_of(source: str, module: str, is_package: bool, known: set[str]) -> s
 
 
 def import_graph(root: Path) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports at import time."""
+    """Module -> the package's modules it imports."""
     files = {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
     known = set(files)
     return {m: imports_of(p.read_text(encoding="utf-8"), m, p.name == "__init__.py", known) - {m}
@@ -87,7 +76,7 @@ def test_the_package_has_no_import_cycle():
     assert cycle_in(import_graph(PACKAGE)) is None
 
 
-def test_a_cycle_through_a_type_checking_import_is_found(tmp_path):
+def test_a_cycle_through_a_type_checking_or_function_import_is_found(tmp_path):
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
@@ -98,7 +87,9 @@ def test_a_cycle_through_a_type_checking_import_is_found(tmp_path):
         "def f():\n    from pkg.sub import c\n")
     (pkg / "sub" / "c.py").write_text("import pkg.sub.a\n")
     graph = import_graph(pkg)
-    assert graph["pkg.sub.a"] == {"pkg.sub.b"} and graph["pkg.sub.b"] == {"pkg.sub.a"}
-    assert graph["pkg.sub.c"] == {"pkg.sub.a"}  # the function's import is not an edge
+    assert graph["pkg.sub.a"] == {"pkg.sub.b"} and graph["pkg.sub.c"] == {"pkg.sub.a"}
+    assert graph["pkg.sub.b"] == {"pkg.sub.a", "pkg.sub.c"}  # the function's import is an edge
     assert cycle_in(graph) == ["pkg.sub.a", "pkg.sub.b", "pkg.sub.a"]
+    # Without the TYPE_CHECKING import, the function's import still closes a cycle.
+    assert cycle_in({**graph, "pkg.sub.b": {"pkg.sub.c"}}) == ["pkg.sub.a", "pkg.sub.b", "pkg.sub.c", "pkg.sub.a"]
     assert cycle_in({m: deps - {"pkg.sub.a"} for m, deps in graph.items()}) is None

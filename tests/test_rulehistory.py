@@ -14,8 +14,8 @@ from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.errors import FetchError, PinError
 from reader.extract import build_index
+from reader.extract.providers import load_rules
 from reader.extract.rulehistory import load_history
-from reader.extract.ruletable import load_rules
 from reader.pins import load_pins
 from tests.conftest import make_upstream, write_project
 

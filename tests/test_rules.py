@@ -18,8 +18,9 @@ from reader.errors import Location
 from reader.extract import build_index, index_from_sources
 from reader.extract import rules as rules_mod
 from reader.extract.fact import ExtractError
+from reader.extract.providers import load_rules
 from reader.extract.rules import registering_modules, rule_tables
-from reader.extract.ruletable import BACKEND_NAMES, RuleEntry, RuleTable, load_rules
+from reader.extract.ruletable import BACKEND_NAMES, RuleEntry, RuleTable
 from reader.model import module_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,9 @@ from reader.annotations.resolve import PinnedSymbols, file_problem, resolve, whe
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location
-from reader.extract.fact import Facts, Unknown, load_facts
+from reader.extract.fact import Facts, Unknown
 from reader.extract.parse import ParseError
+from reader.extract.providers import load_facts
 
 FactSource = Callable[[Corpus], Facts]
 """The facts computed at a corpus' pins, with those that could not be."""

@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reader.extract.fact import load_facts
+    from reader.extract.providers import load_facts
 
     corpus = Corpus.open(Project.load(Path(args.project)))
     facts = load_facts(corpus)

@@ -11,8 +11,9 @@ from pathlib import Path
 from reader.corpus import Corpus, Project
 from reader.errors import InputError, Location
 from reader.extract import build_index
+from reader.extract.providers import load_rules
 from reader.extract.rulehistory import RuleHistory, start_history
-from reader.extract.ruletable import BACKEND_NAMES, RuleTable, load_rules
+from reader.extract.ruletable import BACKEND_NAMES, RuleTable
 from reader.workers import Workers
 
 

@@ -81,7 +81,7 @@ class Previous:
     def facts(self) -> dict[str, object]:
         """Its computed facts by name, what `{{fact:NAME}}` in its notes showed (computed once per
         set of pinned blobs, then read from the cache: `load_facts`)."""
-        from reader.extract.fact import load_facts
+        from reader.extract.providers import load_facts
 
         return {f.name: f.value for f in load_facts(self.corpus).facts}
 

@@ -9,9 +9,9 @@ The public API other stages use:
     index.where_used(module, qualname)          # -> [Use(pin, path, line, col, length)]
     index.resolve_module("jax.experimental.pallas.BlockSpec")   # -> Target
 
-    rules.load_rules(corpus, index)             # -> [RuleTable] per backend and key (cached)
+    providers.load_rules(corpus, index)         # -> [RuleTable] per backend and key (kept)
     structures.structures(index, read)          # -> pallas_call, classes, pipeline predicates
-    facts.load_facts(corpus)                    # -> Facts: [Fact(name, value, about, path, line)]
+    providers.load_facts(corpus)                # -> Facts: [Fact(name, value, about, path, line)]
                                                 #    and an Unknown per group it cannot compute
 """
 

@@ -9,19 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import TYPE_CHECKING
 
 from reader.errors import Location, ReaderError
-from reader.extract.index import corpus_key
-
-if TYPE_CHECKING:
-    from reader.corpus import Corpus
-    from reader.extract.index import Index
-    from reader.workers import Workers
-
-FACTS_KIND = "facts"
 
 
 @dataclass(frozen=True)
@@ -86,36 +77,6 @@ class Facts:
         if name in self.values:
             return None
         return next((u for u in self.unknown if u.covers(name)), None)
-
-
-def cached_facts(corpus: Corpus) -> Facts | None:
-    """The facts computed earlier at the corpus' blobs (by this code version), if kept: what a
-    command that only reads them needs, without loading the extractors."""
-    data = corpus.cache.get_json(FACTS_KIND, corpus_key(corpus, FACTS_KIND))
-    if data is None:
-        return None
-    return Facts(tuple(Fact(**d) for d in data["facts"]),
-                 tuple(Unknown(tuple(u["names"]), Location(**u["where"]), u["reason"], u["hint"])
-                       for u in data["unknown"]))
-
-
-def load_facts(corpus: Corpus, index: Index | None = None, workers: Workers | None = None) -> Facts:
-    """Every fact, computed once per set of pinned blobs (`facts.compute_facts`, on `workers`),
-    then read from the cache."""
-    found = cached_facts(corpus)
-    if found is not None:
-        return found
-    from reader.extract.facts import compute_facts  # the extractors (libcst): only on a miss
-
-    facts = compute_facts(corpus, index, workers)
-    keep_facts(corpus, facts)
-    return facts
-
-
-def keep_facts(corpus: Corpus, facts: Facts) -> None:
-    """Store what `cached_facts` reads back."""
-    corpus.cache.put_json(FACTS_KIND, corpus_key(corpus, FACTS_KIND), {
-        "facts": [asdict(f) for f in facts.facts], "unknown": [asdict(u) for u in facts.unknown]})
 
 
 @cache

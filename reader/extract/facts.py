@@ -25,7 +25,8 @@ from reader.extract.fact import (
 )
 from reader.extract.index import Index, build_index
 from reader.extract.parse import ParseError
-from reader.extract.ruletable import BACKENDS, RuleTable, load_rules
+from reader.extract.rules import rule_tables
+from reader.extract.ruletable import BACKENDS, RuleTable
 from reader.extract.sm90_source import (
     ARG_SPECS_PATH,
     COMMON_PATH,
@@ -138,11 +139,14 @@ _STRUCTURE_NAMES = ("pallas_call.**", "{blockspec|gridspec|blockmapping|gridmapp
 _SM90_NAMES = ("tokamax.sm90.**", "mosaic_gpu.{smem_alignment|reduction_scratch_bytes}")
 
 
-def compute_facts(corpus: Corpus, index: Index | None = None, workers: Workers | None = None) -> Facts:
-    """Every fact, computed (`fact.load_facts` reads them from the cache first) on two of
-    `workers` (default: two processes when there are two cores); without an `index` it builds one."""
+def compute_facts(corpus: Corpus, index: Index | None = None, workers: Workers | None = None,
+                  rules: Callable[[Index], list[RuleTable]] | None = None) -> Facts:
+    """Every fact (`providers.FACTS`, which keeps them), computed on two of `workers` (default:
+    two processes when there are two cores); without an `index` it builds one; `rules` gives the
+    rule tables through an index (`providers.RULES`, the provider's declared input)."""
     workers = workers or Workers(2)
-    return all_facts(corpus, index if index is not None else build_index(corpus, workers=workers), workers)
+    index = index if index is not None else build_index(corpus, workers=workers)
+    return all_facts(corpus, index, workers, (lambda: rules(index)) if rules is not None else None)
 
 
 @dataclass(frozen=True)
@@ -162,14 +166,18 @@ class _Group:
             return [], Unknown(self.patterns, e.location or Location(""), e.message, e.hint)
 
 
-def all_facts(corpus: Corpus, index: Index, workers: Workers | None = None) -> Facts:
+def all_facts(corpus: Corpus, index: Index, workers: Workers | None = None,
+              rules: Callable[[], list[RuleTable]] | None = None) -> Facts:
     """Each group of facts, or an `Unknown` per name pattern of a group whose extractor could
-    not read the pinned code; only `ExtractError` is caught, any other error is a bug."""
+    not read the pinned code; only `ExtractError` is caught, any other error is a bug. `rules`
+    gives the rule tables (default: read from the pinned code here, uncached)."""
     def read(m: str) -> str:
         return corpus.read_text(*index.files[m])
 
+    tables = rules or (lambda: rule_tables(index, read))
+
     groups = [
-        _Group(("rules.**",), lambda: rule_facts(load_rules(corpus, index), index)),
+        _Group(("rules.**",), lambda: rule_facts(tables(), index)),
         _Group(_STRUCTURE_NAMES, lambda: structure_facts(structures(index, read), index), True),
         _Group(("tokamax.sm90.barriers.{count|names}",), lambda: barrier_facts(index, read), True),
         _Group(_SM90_NAMES, lambda: tokamax_facts(corpus), True),

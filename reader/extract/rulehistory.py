@@ -14,7 +14,8 @@ from typing import NamedTuple
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location, ReaderError
-from reader.extract.ruletable import BACKEND_NAMES, BACKENDS, PrimRef, RuleTable, load_rules
+from reader.extract.providers import load_rules
+from reader.extract.ruletable import BACKEND_NAMES, BACKENDS, PrimRef, RuleTable
 from reader.pins import Pin
 from reader.releases import release, release_corpus
 from reader.workers import Workers

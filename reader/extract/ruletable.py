@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from reader.corpus import Corpus
-from reader.extract.index import Index, corpus_key
-
 
 @dataclass(frozen=True)
 class Backend:
@@ -113,19 +110,3 @@ class RuleTable:
                                 "rule": RuleRef(**d["rule"])})
         return cls(data["backend"], data["key"], tuple(entry(e) for e in data["entries"]),
                    tuple(entry(e) for e in data["overridden"]))
-
-
-RULES_KIND = "rules"
-
-
-def load_rules(corpus: Corpus, index: Index) -> list[RuleTable]:
-    """The rule tables of the pinned corpus: computed once per set of blobs, then cached."""
-    key = corpus_key(corpus, RULES_KIND)
-    data = corpus.cache.get_json(RULES_KIND, key)
-    if data is None:
-        from reader.extract.rules import rule_tables  # libcst: only on a miss
-
-        tables = rule_tables(index, lambda m: corpus.read_text(*index.files[m]))
-        corpus.cache.put_json(RULES_KIND, key, [t.to_json() for t in tables])
-        return tables
-    return [RuleTable.from_json(t) for t in data]

@@ -12,7 +12,8 @@ from reader.corpus import Corpus, Project
 from reader.errors import Location
 from reader.extract import build_index
 from reader.extract.fact import ExtractError
-from reader.extract.ruletable import RuleTable, load_rules
+from reader.extract.providers import load_rules
+from reader.extract.ruletable import RuleTable
 from reader.move.changes import Change, DiffReport, FileChange, PinChange, RulesUncomputed
 from reader.move.claims import diff_claims
 from reader.move.code import diff_symbols

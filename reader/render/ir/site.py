@@ -23,7 +23,7 @@ from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract import Index
 from reader.extract.index import corpus_key
-from reader.extract.ruletable import load_rules
+from reader.extract.providers import load_rules
 from reader.labs import LabArtifacts, LabInfo
 from reader.model import SourceFile
 from reader.render.code.annotated import page_markdown, with_prose

@@ -18,9 +18,10 @@ from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
 from reader.editions import Past, load_past
 from reader.extract import Index
-from reader.extract.fact import Facts, load_facts
+from reader.extract.fact import Facts
+from reader.extract.providers import load_facts, load_rules
 from reader.extract.rulehistory import RuleHistory, start_history
-from reader.extract.ruletable import RuleTable, load_rules
+from reader.extract.ruletable import RuleTable
 from reader.extract.symbols import symbols_of
 from reader.labs import (
     ArtifactRun,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from reader.extract.providers import load_rules
 from reader.extract.rulehistory import RuleHistory
-from reader.extract.ruletable import load_rules
 from reader.extract.unimplemented import messages
 from reader.render.common.links import target_of
 from reader.render.common.model import Page
