@@ -130,3 +130,24 @@ def test_check_run_reports_a_failing_claim_at_its_line(project, capsys):
     path = project / "annotations" / "a.yaml"
     path.write_text(path.read_text().replace("      4\n", "      3\n"))
     assert main(["-C", str(project), "check", "--run"]) == 0
+
+
+def test_every_page_of_the_track_carries_claims():
+    """Each annotation file, article, source notes, layer or lab page, has at least one claim (its
+    behaviour checked at the pins, not only its code's text), and the track keeps its 220."""
+    from reader.annotations import load_articles
+    from reader.claims.track import claims_of
+
+    articles = load_articles(REPO_ROOT)
+    assert [a.slug for a in articles if not claims_of([a])] == []
+    assert len(claims_of(articles)) >= 220
+
+
+def test_a_page_without_a_claim_is_found(tmp_path):
+    """The check above can fail: a page whose notes carry no claim has none to count."""
+    from reader.claims.track import claims_of
+
+    bare = loaded(tmp_path, HEAD + NOTE.replace("    claim: |\n      >>> data = [1, 3, 5]\n"
+                                                "      >>> statistics.median(data)\n      {answer}\n", ""))
+    assert not bare.problems and claims_of([bare.article]) == []
+    assert len(claims_of([loaded(tmp_path, article()).article])) == 1
