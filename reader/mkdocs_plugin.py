@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 from pathlib import Path
 
@@ -54,6 +55,9 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         """Pages through the theme (a stage of `reader build`'s progress)."""
         self.switcher: Switcher | None = None
         """Set by `reader build` when the site has older editions: every page's version switcher."""
+        self.shared: frozenset[str] = frozenset()
+        """An older edition's build: the theme's and docs/'s files it links in the site's root
+        (the current edition's copy) instead of writing its own."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """The footer of every page names what built it (the versions every cache key holds)."""
@@ -91,6 +95,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                                                              self.config.jobs or None)
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None
+        self.shared = frozenset(_leave_out(files, self.switcher is not None and bool(self.switcher.here.folder)))
         in_nav = nav_pages(self.generated.nav)
         self.bodies, self.slots, self.contents = {}, {}, {}
         for page in self.generated.pages:
@@ -129,6 +134,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             self.laying_out.advance()
         if self.switcher is not None:
             output = self.switcher.mark(output, page.file.dest_uri)
+            if self.shared:
+                output = _to_shared(output, page.file.dest_uri, self.shared, self.switcher.here.folder)
         body = self.bodies.get(page.file.src_uri)
         if body is None:
             return output
@@ -138,6 +145,47 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         head = output[:output.index(SLOT)].encode("utf-8", errors="xmlcharrefreplace")
         self.slots[page.file.src_uri] = Slot(page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
+
+
+UNLOADED = re.compile(r"assets/javascripts/(?:lunr|workers)/|\.map$")
+"""The theme's files nothing loads: lunr and its languages, the search worker (the search is
+reader's own: no page has material's search component), the source maps."""
+
+
+def _leave_out(files: Files, older: bool) -> list[str]:
+    """Remove from the build the theme's files nothing loads and, in an older edition's build, every
+    file neither reader generated nor locates its edition's data by its own URL (`currentScript`:
+    search.js, cards.js, scope.js): the edition's pages link the site root's copy of those. The
+    output paths an older edition leaves to the root's copy."""
+    shared = []
+    for file in list(files):
+        if file.generated_by is not None:
+            continue
+        if UNLOADED.search(file.dest_uri):
+            files.remove(file)
+        elif older and not _locates_itself(file):
+            files.remove(file)
+            shared.append(file.dest_uri)
+    return shared
+
+
+def _locates_itself(file: File) -> bool:
+    """A script that finds its site's folder from its own URL, so each edition needs its own."""
+    return file.dest_uri.endswith(".js") and b"document.currentScript" in Path(file.abs_src_path or "").read_bytes()
+
+
+_RELATIVE = re.compile(r'((?:href|src)=")(?![a-z][a-z0-9+.-]*:|/|#)([^"#?]+)')
+
+
+def _to_shared(output: str, dest: str, shared: frozenset[str], folder: str) -> str:
+    """An older edition's page (`dest` in its build) with its links to `shared` files pointing to
+    the site root's copy: `folder` (`0.10.2/`) up."""
+    here, up = posixpath.dirname(dest), "../" * folder.count("/")
+
+    def rewrite(m: re.Match[str]) -> str:
+        target = posixpath.normpath(posixpath.join(here, m.group(2)))
+        return f"{m.group(1)}{up}{m.group(2)}" if target in shared else m.group(0)
+    return _RELATIVE.sub(rewrite, output)
 
 
 _ROOTED = re.compile(r'((?:href|src)=")/(?!/)')

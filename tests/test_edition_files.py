@@ -74,3 +74,26 @@ def test_a_file_no_source_serves_is_named_and_the_site_is_the_same_whatever_the_
         _, site = _build(project, tmp_path / f"c{n}", tmp_path / f"s{n}", monkeypatch, capsys, before)
         differ = sorted(p for p in straight.keys() | site.keys() if straight.get(p) != site.get(p))
         assert differ == [], (before, differ[:10])
+
+
+def test_an_older_edition_links_the_sites_one_copy_of_the_theme(project, tmp_path, monkeypatch, capsys):
+    """The theme's and docs/'s files are in the site's root once: an older edition's pages link
+    them there, except the scripts that find their edition's data from their own URL; the theme's
+    files nothing loads (lunr, the search worker, source maps) are in neither."""
+    import re
+
+    old = editions(project)[1]
+    _build(project, tmp_path / "cache", tmp_path / "site", monkeypatch, capsys)
+    site = tmp_path / "site"
+    files = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()]
+    assert not [f for f in files if "/lunr/" in f or "/workers/" in f or f.endswith(".map")]
+    theirs = {f.removeprefix(old.folder) for f in files if f.startswith(old.folder + "assets/")}
+    assert "assets/javascripts/bundle." not in " ".join(theirs) and not any("stylesheets" in f for f in theirs)
+    assert {"assets/search.js", "assets/cards.js", "assets/scope.js"} <= theirs  # they locate the edition's data
+    page = site / old.folder / "articles/demo.html"
+    links = re.findall(r'(?:href|src)="([^"#?:]+\.(?:css|js))"', page.read_text())
+    css = [link for link in links if "stylesheets/main." in link]
+    assert css and css[0].startswith("../../assets/stylesheets/")
+    for link in links:  # each resolves to a file of the site
+        assert (page.parent / link).resolve().is_file(), link
+    assert "../assets/search.js" in links  # its own search, over its own index
