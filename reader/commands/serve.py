@@ -168,26 +168,26 @@ class Status:
 
 def rebuild(root: Path, site: Path, jobs: int | None, status: Status, port: int = 0) -> None:
     """Build (the pages reload), then check the notes (the pages show what `reader check` finds)
-    and gather the review of a move in progress; a failed build shows its error over the
-    previous site."""
+    and gather the review of a move in progress, whether the build failed or not (a move that
+    breaks the build is one to review); a failed build shows its error over the previous site."""
     from reader.progress import reporter, reporting
     from reader.site import build_site
 
     start = time.perf_counter()
     status.working()
+    error = ""
     try:
         with reporting(reporter(quiet=True)):
             report = build_site(root, site, jobs)
     except Exception as e:  # a bug must not stop the server either: it is shown like an input error
         error = str(e) if isinstance(e, ReaderError) else traceback.format_exc()
-        status.publish(error, status.problems, changed=True, done=True)
         print(f"reader: error: {error}", file=sys.stderr, flush=True)
-        return
-    status.publish("", status.problems, changed=True, done=False)
-    print(f"built in {time.perf_counter() - start:.1f} s ({report.caching()})", flush=True)
+    else:
+        print(f"built in {time.perf_counter() - start:.1f} s ({report.caching()})", flush=True)
+    status.publish(error, status.problems, changed=True, done=False)
     problems, review = check_notes(root, site, status.review_path)
     left = status.review["notes"]
-    status.publish("", problems, changed=False, done=True, review=review)
+    status.publish(error, problems, changed=False, done=True, review=review)
     for line in problems:
         print(line, file=sys.stderr, flush=True)
     if review["notes"] and review["notes"] != left:
