@@ -24,12 +24,18 @@ from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reader.review.web import MAX_REQUEST, Reply, ReviewSite
+if TYPE_CHECKING:
+    from reader.review.web import Reply, ReviewSite
 
 PREFIX = "/__reader__/"
 POLL_MS = 200
+REVIEW = "/review"
+"""The review's pages and API (`reader.review.web`), imported on their first request so that the
+server answers the site's pages as soon as it starts."""
+MAX_REQUEST = 256 * 1024
+"""The largest request body read (the review's edited note is at most 64k characters)."""
 
 RELOAD_JS = f"""(function () {{
   var version = document.currentScript.dataset.version;
@@ -94,23 +100,26 @@ class Handler(SimpleHTTPRequestHandler):
     review's routes."""
 
     status_file: Path
-    review: ReviewSite | None
+    review: ReviewRoutes | None
 
-    def __init__(self, *args: Any, status_file: Path, review: ReviewSite | None = None,
+    def __init__(self, *args: Any, status_file: Path, review: ReviewRoutes | None = None,
                  **kwargs: Any) -> None:
         self.status_file, self.review = status_file, review
         super().__init__(*args, **kwargs)
 
+    def _reviewed(self, path: str) -> bool:
+        return self.review is not None and (path == REVIEW or path.startswith(REVIEW + "/"))
+
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        if self.review is None or not self.review.handles(path):
+        if self.review is None or not self._reviewed(path):
             self._send(HTTPStatus.METHOD_NOT_ALLOWED, "text/plain", b"the site is read-only\n")
             return
         size = int(self.headers.get("Content-Length") or 0)
         if not 0 <= size <= MAX_REQUEST:
             self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "text/plain", b"too large\n")
             return
-        self._reply(self.review.post(path, self._headers(), self.rfile.read(size)))
+        self._reply(self.review.site().post(path, self._headers(), self.rfile.read(size)))
 
     def _headers(self) -> dict[str, str]:
         return {name.lower(): value for name, value in self.headers.items()}
@@ -126,8 +135,8 @@ class Handler(SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0].split("#", 1)[0]
-        if self.review is not None and self.review.handles(path):
-            self._reply(self.review.get(path, self._headers()))
+        if self.review is not None and self._reviewed(path):
+            self._reply(self.review.site().get(path, self._headers()))
             return
         if path == PREFIX + "status":
             status = read_status(self.status_file)
@@ -178,13 +187,29 @@ class Handler(SimpleHTTPRequestHandler):
         pass
 
 
+class ReviewRoutes:
+    """The review of the project at `root` (`reader.review.web`), made on its first request."""
+
+    def __init__(self, root: Path, state: Path, port: int):
+        self.root, self.state, self.port = root, state, port
+        self._site: ReviewSite | None = None
+        self._lock = threading.Lock()
+
+    def site(self) -> ReviewSite:
+        with self._lock:
+            if self._site is None:
+                from reader.review.web import ReviewSite
+
+                self._site = ReviewSite(self.root, self.state, self.port)
+            return self._site
+
+
 def serve(fd: int, site: Path, status_file: Path, root: Path | None = None) -> None:
     """Serve `site` on the listening socket `fd` until killed (with the review of the project at
     `root`, when given)."""
     sock = socket.socket(fileno=fd)
-    review = None
-    if root is not None:
-        review = ReviewSite(root, status_file.with_name("review.json"), sock.getsockname()[1])
+    review = ReviewRoutes(root, status_file.with_name("review.json"), sock.getsockname()[1]) \
+        if root is not None else None
     handler = partial(Handler, directory=str(site), status_file=status_file, review=review)
     server = ThreadingHTTPServer(sock.getsockname()[:2], handler, bind_and_activate=False)
     server.socket.close()

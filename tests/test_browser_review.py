@@ -44,8 +44,11 @@ class Served:
         deadline = time.monotonic() + TIMEOUT
         while True:
             assert self.proc.poll() is None, f"reader serve exited:\n{self.log.read_text()}"
-            status = self.status()
-            if holds(status) and not status["busy"]:
+            try:
+                status = self.status()
+            except (TimeoutError, urllib.error.URLError):  # a loaded machine: ask again
+                status = {"busy": True}
+            if not status["busy"] and holds(status):
                 return status
             assert time.monotonic() < deadline, f"never {what}: {status}\n{self.log.read_text()}"
             time.sleep(0.1)

@@ -25,6 +25,7 @@ from reader.model import split_lines
 from reader.move.sides import Side as PinsSide
 from reader.move.sides import load_side
 from reader.pins import Pin
+from reader.render.code.highlight import highlighted
 from reader.review.claims import claim_sides
 from reader.review.model import Review, Screen, Side
 from reader.review.rows import covering, rows, windows
@@ -130,9 +131,11 @@ class _Code(NamedTuple):
     blob: str
     pin: str
 
-    def side(self, first: int, last: int) -> Side:
+    def side(self, first: int, last: int, cache: Cache) -> Side:
+        """Lines `first`-`last`, highlighted as the site highlights them."""
+        runs = highlighted(cache, self.blob, "\n".join(self.lines)).runs[first - 1:last]
         return Side(self.label, self.path, first, tuple(self.lines[first - 1:last]), self.span,
-                    self.blob, self.pin)
+                    self.blob, self.pin, tuple(runs))
 
 
 def _screen(r: ResolvedNote, article: Article, old_corpus: Corpus | None, corpus: Corpus,
@@ -153,8 +156,8 @@ def _screen(r: ResolvedNote, article: Article, old_corpus: Corpus | None, corpus
                                  len(new.lines) if new else 0, pick)
     view = rows(old.lines, new.lines, (of, ol), (nf, nl)) if old and new else []
     (of, ol), (nf, nl) = covering(view, (of, ol), "old"), covering(view, (nf, nl), "new")
-    old_side = old.side(of, ol) if old else None
-    new_side = new.side(nf, nl) if new else None
+    old_side = old.side(of, ol, cache) if old else None
+    new_side = new.side(nf, nl, cache) if new else None
     file = root / note.where.path
     return Screen(
         id=note.id, file=note.where.path, index=note.index, line=note.where.line or 1,

@@ -26,6 +26,9 @@ class Side:
     blob: str = ""
     """The file's git blob sha (its whole text, for re-anchoring, is read from the cache by it)."""
     pin: str = ""
+    runs: tuple[tuple[str | int, ...], ...] = ()
+    """Each line's highlighting, as the site's code view has it: (pygments class, UTF-16 units,
+    ...) flat (`reader.render.code.highlight.Runs`)."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,8 @@ class Row:
     kind: str
     """`same`, `changed` (both lines, differing), `removed` (old only) or `added` (new only)."""
     old_marks: tuple[tuple[int, int], ...] = ()
-    """Changed characters of a `changed` row's old line: [start, end) pairs."""
+    """Changed characters of a `changed` row's old line: [start, end) pairs, in UTF-16 units
+    (as the page's script counts them)."""
     new_marks: tuple[tuple[int, int], ...] = ()
 
 
@@ -113,7 +117,7 @@ def from_json(data: dict[str, Any]) -> Review:
             return None
         span = tuple(d["span"]) if d.get("span") else None
         return Side(d["label"], d["path"], d["first"], tuple(d["lines"]), span,
-                    d.get("blob", ""), d.get("pin", ""))
+                    d.get("blob", ""), d.get("pin", ""), tuple(map(tuple, d.get("runs", ()))))
 
     screens = []
     for s in data.get("screens", ()):

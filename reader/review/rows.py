@@ -94,14 +94,20 @@ def _paired(old: tuple[str, ...], i1: int, i2: int, new: tuple[str, ...], j1: in
 
 
 def marks(a: str, b: str) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
-    """The [start, end) character ranges that differ in `a` and in `b`."""
+    """The [start, end) ranges of characters that differ in `a` and in `b`, in UTF-16 units."""
     old: list[tuple[int, int]] = []
     new: list[tuple[int, int]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
         if i2 > i1:
-            old.append((i1, i2))
+            old.append((_units(a, i1), _units(a, i2)))
         if j2 > j1:
-            new.append((j1, j2))
+            new.append((_units(b, j1), _units(b, j2)))
     return tuple(old), tuple(new)
+
+
+def _units(text: str, index: int) -> int:
+    """The UTF-16 offset of character `index` of `text` (a browser's string index)."""
+    head = text[:index]
+    return index if head.isascii() else len(head.encode("utf-16-le")) // 2

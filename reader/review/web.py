@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from reader.errors import ReaderError
+from reader.model import split_lines
+from reader.render.code.highlight import highlighted
 from reader.review.act import Desk, parse_action
 from reader.review.model import Review, from_json
 
@@ -28,8 +30,6 @@ ROOT = "/review/"
 API = ROOT + "api/"
 TOKEN_HEADER = "X-Reader-Token"
 ASSETS = {"review.js": "text/javascript; charset=utf-8", "review.css": "text/css; charset=utf-8"}
-MAX_REQUEST = 256 * 1024
-"""The largest request body read (an edited note is at most 64k characters)."""
 
 SECURITY = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
@@ -69,9 +69,6 @@ class ReviewSite:
         self.token = token or secrets.token_urlsafe(24)
         self.desk = Desk(root)
         self.origins = {f"http://127.0.0.1:{port}", f"http://localhost:{port}"}
-
-    def handles(self, path: str) -> bool:
-        return path == ROOT.rstrip("/") or path.startswith(ROOT)
 
     def get(self, path: str, headers: Mapping[str, str]) -> Reply:
         if (refused := self._refused(headers, api=path.startswith(API))) is not None:
@@ -137,14 +134,17 @@ class ReviewSite:
                                             "follows").to_json()).encode()
 
     def _blob(self, sha: str) -> Reply:
-        """The text of a file the review shows (its whole new code, to pick lines on)."""
+        """A file the review shows, its lines and their highlighting (the whole new code, to
+        pick lines on)."""
         shown = {s.new.blob for s in self.review().screens if s.new}
         if sha not in shown:
             return _error(404, "not a file of the review")
         data = self.desk.cache.get_blob(sha)
         if data is None:
             return _error(404, "the file left the cache; run 'reader fetch'")
-        return Reply(200, "text/plain; charset=utf-8", data, SECURITY)
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+        runs = highlighted(self.desk.cache, sha, text).runs
+        return _json(200, {"lines": split_lines(text), "runs": [list(r) for r in runs]})
 
     def _page(self) -> bytes:
         from jinja2 import Environment, StrictUndefined

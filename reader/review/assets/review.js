@@ -28,6 +28,8 @@
   let pick = null;
   /** @type {string[]|null} */
   let wholeFile = null;
+  /** @type {any[][]|null} */
+  let wholeRuns = null;
   /** @type {Set<string>} */
   const done = new Set();
   /** @type {string[]} */
@@ -232,17 +234,42 @@
     return n == null || !side ? "" : side.lines[n - side.first];
   }
 
-  /** A line's text with its changed characters marked. @param {string} text @param {number[][]} marks */
-  function marked(text, marks) {
+  /**
+   * A line's text highlighted as the site highlights it (`runs`: class, UTF-16 units, ...), its
+   * changed characters marked (`marks`: [start, end) in UTF-16 units).
+   * @param {string} text @param {any[]} runs @param {number[][]} [marks]
+   */
+  function codeLine(text, runs, marks) {
     const cell = el("span", "rv-text");
+    const cuts = new Set([0, text.length]);
+    /** @type {[number, number, string][]} */
+    const tokens = [];
     let at = 0;
-    for (const [a, b] of marks || []) {
-      if (a > at) cell.append(text.slice(at, a));
-      cell.append(el("mark", "", text.slice(a, b)));
-      at = b;
+    for (let i = 0; i + 1 < (runs || []).length; i += 2) {
+      tokens.push([at, at + runs[i + 1], runs[i]]);
+      at += runs[i + 1];
+      cuts.add(Math.min(at, text.length));
     }
-    cell.append(text.slice(at));
+    for (const [a, b] of marks || []) { cuts.add(a); cuts.add(b); }
+    const points = [...cuts].sort((x, y) => x - y);
+    for (let k = 0; k + 1 < points.length; k++) {
+      const a = points[k], b = points[k + 1];
+      const token = tokens.find((t) => t[0] <= a && a < t[1]);
+      /** @type {Node} */
+      let node = token && token[2] ? el("span", `t-${token[2]}`, text.slice(a, b)) : document.createTextNode(text.slice(a, b));
+      if ((marks || []).some(([x, y]) => x <= a && b <= y)) {
+        const mark = el("mark");
+        mark.append(node);
+        node = mark;
+      }
+      cell.append(node);
+    }
     return cell;
+  }
+
+  /** @param {any} side @param {number} n */
+  function runsOf(side, n) {
+    return side.runs ? side.runs[n - side.first] || [] : [];
   }
 
   /** @param {any} span @param {number|null} n */
@@ -285,10 +312,10 @@
       if (inside(s.new && s.new.span, r.new)) tr.classList.add("rv-in-new");
       const on = el("td", "rv-n rv-o", r.old == null ? "" : String(r.old));
       const ot = el("td", "rv-t rv-o");
-      if (r.old != null) ot.append(marked(lineOf(s.old, r.old), r.old_marks));
+      if (r.old != null) ot.append(codeLine(lineOf(s.old, r.old), runsOf(s.old, r.old), r.old_marks));
       const nn = el("td", "rv-n rv-w", r.new == null ? "" : String(r.new));
       const nt = el("td", "rv-t rv-w");
-      if (r.new != null) nt.append(marked(lineOf(s.new, r.new), r.new_marks));
+      if (r.new != null) nt.append(codeLine(lineOf(s.new, r.new), runsOf(s.new, r.new), r.new_marks));
       tr.append(on, ot, nn, nt);
       body.append(tr);
     }
@@ -312,7 +339,7 @@
       const li = el("li", "rv-line");
       li.dataset.n = String(n);
       li.setAttribute("role", "option");
-      li.append(el("span", "rv-n", String(n)), el("span", "rv-text", text));
+      li.append(el("span", "rv-n", String(n)), codeLine(text, wholeRuns ? wholeRuns[i] : []));
       const chosen = !!pick && pick[0] <= n && n <= pick[1];
       li.setAttribute("aria-selected", String(chosen));
       if (chosen) li.classList.add("rv-picked");
@@ -438,8 +465,9 @@
     if (!s || readOnly || !s.new) { if (s && !s.new) say("The new pins have no such file to pick lines on.", true); return; }
     const r = await fetch(`/review/api/blob/${s.new.blob}`, {headers: {[HEADER]: TOKEN}});
     if (!r.ok) { say((await r.json()).message, true); return; }
-    wholeFile = (await r.text()).replace(/\r\n/g, "\n").split("\n");
-    if (wholeFile.length && wholeFile[wholeFile.length - 1] === "") wholeFile.pop();
+    const file = await r.json();
+    wholeFile = file.lines;
+    wholeRuns = file.runs;
     pick = s.pick ? [s.pick[0], s.pick[1]] : [s.new.first, s.new.first];
     mode = "pick";
     render();
