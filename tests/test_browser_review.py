@@ -105,7 +105,7 @@ def test_accept_edit_and_reanchor_by_keys_then_the_yaml_holds_exactly_those(serv
     assert _screen(browser) == "tour-call"  # the surest first: moved, unchanged code
     assert browser.find_element("id", "rv-count").text == "Note 1 of 4 left"
     assert browser.find_element("id", "rv-move").text == (
-        f"small {served.moved.v0[:7]} → small {served.moved.v1[:7]}")
+        f"small {served.moved.v0[:7]} → {served.moved.v1[:7]}")
     _key(browser, "s")  # skipped: it comes back last
     assert _screen(browser) == "tour-spec"
     # the words as the page renders them, the link resolved from the article's page
@@ -154,6 +154,20 @@ def test_accept_edit_and_reanchor_by_keys_then_the_yaml_holds_exactly_those(serv
     browser.switch_to.window(page)
     wait(browser, lambda b: "The mapping keeps its spec, grid and index map." in b.page_source,
          TIMEOUT)
+    # Shift+A: every note whose code moved unchanged, at once (after a confirmation)
+    browser.switch_to.window(review)
+    ActionChains(browser).key_down(Keys.SHIFT).send_keys("a").key_up(Keys.SHIFT).perform()
+    alert = wait(browser, lambda b: b.switch_to.alert)
+    assert alert.text.startswith("Accept the note whose code moved unchanged?")
+    alert.accept()
+    assert _said(browser, "accepted 1") == "accepted 1 note in 1 file"
+    served.until(lambda s: s["review"]["notes"] == 0, "no note left")
+    wait(browser, lambda b: b.find_element("css selector", ".rv-empty").text.startswith(
+        "Every flagged note is done (4)."), TIMEOUT)
+    check = subprocess.run([sys.executable, "-m", "reader", "check"], cwd=served.moved.root,
+                           env=served.moved.small.env(), capture_output=True, text=True,
+                           timeout=TIMEOUT)
+    assert (check.returncode, check.stdout) == (0, "")
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
 

@@ -89,6 +89,7 @@ def test_a_move_in_progress_shows_every_flagged_note_surest_first_with_both_side
     review = gather(moved.root, moved.root / "site", report, corpus)
     assert review.active and review.why.startswith("the pins differ from HEAD's (small ")
     assert review.old == f"small {moved.v0[:7]}" and review.new == f"small {moved.v1[:7]}"
+    assert review.move == f"small {moved.v0[:7]} → {moved.v1[:7]}"
     assert [s.id for s in review.screens] == ["tour-call", "tour-spec", "tour-init", "tour-grid"]
     assert [s.status for s in review.screens] == ["moved", "stale", "stale", "stale"]
     call, spec, init, grid = review.screens
@@ -97,6 +98,7 @@ def test_a_move_in_progress_shows_every_flagged_note_surest_first_with_both_side
     assert [s.acceptable for s in review.screens] == [True, True, True, False]
     # the grid's quote left its lines: no new span, the re-anchoring starts nowhere
     assert grid.new.span is None and grid.old.span == (18, 18)
+    assert grid.pick == (22, 22)  # the old line, followed through the diff
     assert "quote 'self.grid = grid' is not within lines [5, 5]" in grid.reason
     # the side-by-side rows: the new parameter is marked inside the changed line
     by_new = {r.new: r for r in init.rows}
@@ -331,3 +333,20 @@ def test_a_marked_note_shows_its_mark_and_accept_removes_it(moved):
     after = moved.tour()
     assert "review:" not in after and "# The spec: its words hold" in after
     assert "tour-spec" not in _flagged(moved.root)
+
+
+def test_several_notes_are_accepted_at_once_or_none_is(moved):
+    """Shift+A's request: the notes whose code moved unchanged, one write for all their files;
+    a note that cannot be accepted refuses the whole request."""
+    site = _site(moved)
+    before = moved.tour()
+    code, said = _post(site, {"action": "accept", "notes": ["tour-call", "tour-grid"]})
+    assert (code, said["message"]) == (422, "note 'tour-grid' is stale: quote 'self.grid = grid' is "
+                                            "not within lines [5, 5] of 'BlockMapping' (it is at "
+                                            "relative lines [6, 6]); re-anchor it (pick its lines "
+                                            "on the new code)")
+    assert moved.tour() == before
+    code, said = _post(site, {"action": "accept", "notes": ["tour-call", "tour-spec"]})
+    assert (code, said["message"]) == (200, "accepted 2 notes in 1 file")
+    assert _flagged(moved.root) == ["tour-init", "tour-grid"]
+    assert moved.tour().count('line: 6\n') == 1  # tour-call's new line

@@ -28,7 +28,7 @@ from reader.pins import Pin
 from reader.render.code.highlight import highlighted
 from reader.review.claims import claim_sides
 from reader.review.model import Review, Screen, Side
-from reader.review.rows import covering, rows, windows
+from reader.review.rows import aligned, covering, rows, windows
 from reader.review.words import note_bodies
 
 HEAD = "HEAD:pins.toml"
@@ -76,7 +76,8 @@ def gather(root: Path, site: Path, report: CheckReport, corpus: Corpus,
            if moved and old else f"{marked} note{'' if marked == 1 else 's'} marked for re-reading "
                                          "by 'reader diff --apply'")
     return Review(True, why, _pins_label(old.pins) if old else "", _pins_label(corpus.pins),
-                  tuple(screens), notes, tuple(problems))
+                  _moved(old.pins, corpus.pins) if moved and old else "", tuple(screens), notes,
+                  tuple(problems))
 
 
 def head_side(root: Path) -> tuple[PinsSide | None, str]:
@@ -97,6 +98,15 @@ def _differs(old: PinsSide, project: Project) -> bool:
 
 def _pins_label(pins: dict[str, Pin]) -> str:
     return " / ".join(pin_label(p) for p in pins.values())
+
+
+def _moved(old: dict[str, Pin], new: dict[str, Pin]) -> str:
+    """`jax 0.12.0.1 → 0.11.2`: each pin whose commit differs, from its old release to its new."""
+    def version(pin: Pin) -> str:
+        return pin_label(pin).removeprefix(f"{pin.dist_name or pin.name} ")
+
+    return ", ".join(f"{pin_label(old[n])} → {version(new[n])}" for n in new
+                     if n in old and old[n].commit != new[n].commit)
 
 
 def pin_label(pin: Pin) -> str:
@@ -155,6 +165,8 @@ def _screen(r: ResolvedNote, article: Article, old_corpus: Corpus | None, corpus
     (of, ol), (nf, nl) = windows(len(old.lines) if old else 0, old.span if old else None,
                                  len(new.lines) if new else 0, pick)
     view = rows(old.lines, new.lines, (of, ol), (nf, nl)) if old and new else []
+    if pick is None and old is not None and old.span is not None:
+        pick = aligned(view, old.span)
     (of, ol), (nf, nl) = covering(view, (of, ol), "old"), covering(view, (nf, nl), "new")
     old_side = old.side(of, ol, cache) if old else None
     new_side = new.side(nf, nl, cache) if new else None

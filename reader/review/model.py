@@ -100,6 +100,8 @@ class Review:
     """Why a move is (or is not) in progress, one sentence."""
     old: str = ""
     new: str = ""
+    move: str = ""
+    """The pins that moved, `jax 0.12.0.1 → 0.11.2` (empty when only marks make the review)."""
     screens: tuple[Screen, ...] = ()
     notes: int = 0
     """Every note of the track (the counter's whole)."""
@@ -128,4 +130,5 @@ def from_json(data: dict[str, Any]) -> Review:
         screens.append(Screen(**{**s, "old": side(s["old"]), "new": side(s["new"]), "rows": rows,
                                  "claim": claim, "pick": pick}))
     return Review(data["active"], data["why"], data.get("old", ""), data.get("new", ""),
-                  tuple(screens), data.get("notes", 0), tuple(data.get("problems", ())))
+                  data.get("move", ""), tuple(screens), data.get("notes", 0),
+                  tuple(data.get("problems", ())))

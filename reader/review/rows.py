@@ -45,6 +45,14 @@ def rows(old: list[str], new: list[str], old_window: Window, new_window: Window)
     return every[shown[0]:shown[-1] + 1] if shown else []
 
 
+def aligned(shown: list[Row], old_span: tuple[int, int]) -> tuple[int, int] | None:
+    """The new lines the diff pairs with the old lines `old_span` (None when it pairs none): where
+    a note that no longer anchors most likely belongs."""
+    news = [r.new for r in shown if r.new is not None and r.old is not None
+            and old_span[0] <= r.old <= old_span[1]]
+    return (min(news), max(news)) if news else None
+
+
 def covering(shown: list[Row], window: Window, side: str) -> Window:
     """`window` widened to every line of `side` (`old` or `new`) the rows show."""
     numbers = [n for r in shown if (n := getattr(r, side)) is not None]

@@ -126,7 +126,7 @@
       left ? `Note ${at} of ${left} left` + (done.size ? ` · ${done.size} done` : "") : `All ${done.size} done`;
     const bar = $("rv-progress-bar");
     bar.style.width = total ? `${(100 * done.size) / total}%` : "0";
-    $("rv-move").textContent = review && review.active ? `${review.old || ""} → ${review.new}` : "";
+    $("rv-move").textContent = !review || !review.active ? "" : review.move || `${review.old || ""} → ${review.new}`;
     for (const id of ["rv-accept", "rv-edit", "rv-reanchor", "rv-skip"]) {
       const b = /** @type {HTMLButtonElement} */ ($(id));
       b.disabled = !screen() || sending || (!!readOnly && id !== "rv-skip");
@@ -184,6 +184,16 @@
     verdict.append(sure);
     if (s.how && s.how !== s.status) verdict.append(el("span", "rv-how", s.how));
     box.append(verdict, el("p", "rv-reason", s.reason));
+    const moved = movedLeft();
+    if (s.status === "moved" && moved.length > 1) {
+      const all = /** @type {HTMLButtonElement} */ (el("button", "rv-all"));
+      all.type = "button";
+      all.append(el("kbd", "", "Shift+A"), ` Accept all ${moved.length} moved notes`);
+      all.title = "Their code is unchanged: only their new lines are recorded (reader accept --moved)";
+      all.disabled = !!readOnly || sending;
+      all.addEventListener("click", acceptMoved);
+      box.append(all);
+    }
     return box;
   }
 
@@ -218,13 +228,14 @@
     return box;
   }
 
-  /** @param {any} side @param {string} title */
-  function sideHead(side, title) {
+  /** @param {any} side @param {string} title @param {number[]|null} [pick] */
+  function sideHead(side, title, pick) {
     const h = el("div", "rv-side-head");
     h.append(el("strong", "", title), ` ${side ? side.label : ""}`);
     if (side) {
-      const span = side.span ? `${side.span[0]}–${side.span[1]}` : "not found";
-      h.append(el("span", "rv-path", ` ${side.path} · lines ${span}`));
+      const span = side.span ? `lines ${side.span[0]}–${side.span[1]}` :
+        pick ? `not found; the same code is at lines ${pick[0]}–${pick[1]}` : "not found";
+      h.append(el("span", "rv-path", ` ${side.path} · ${span}`));
     }
     return h;
   }
@@ -282,7 +293,7 @@
     const box = el("section", "rv-code");
     box.setAttribute("aria-label", "The note's code before and after the move");
     const heads = el("div", "rv-heads");
-    heads.append(sideHead(s.old, "Before"), sideHead(s.new, "After"));
+    heads.append(sideHead(s.old, "Before"), sideHead(s.new, "After", s.pick));
     box.append(heads);
     if (!s.old || !s.new) {
       const only = s.new || s.old;
@@ -302,22 +313,54 @@
     return box;
   }
 
-  /** @param {any} s @param {any[]} rows */
+  const FOLD = 8;
+  /** Unchanged lines kept around a fold of a long unchanged stretch. */
+  const KEEP = 3;
+
+  /** @param {any} s @param {any} r */
+  function row(s, r) {
+    const tr = el("tr", `rv-${r.kind}`);
+    if (inside(s.old && s.old.span, r.old)) tr.classList.add("rv-in-old");
+    if (inside(s.new && s.new.span, r.new)) tr.classList.add("rv-in-new");
+    else if (s.new && !s.new.span && inside(s.pick, r.new)) tr.classList.add("rv-in-pick");
+    const on = el("td", "rv-n rv-o", r.old == null ? "" : String(r.old));
+    const ot = el("td", "rv-t rv-o");
+    if (r.old != null) ot.append(codeLine(lineOf(s.old, r.old), runsOf(s.old, r.old), r.old_marks));
+    const nn = el("td", "rv-n rv-w", r.new == null ? "" : String(r.new));
+    const nt = el("td", "rv-t rv-w");
+    if (r.new != null) nt.append(codeLine(lineOf(s.new, r.new), runsOf(s.new, r.new), r.new_marks));
+    tr.append(on, ot, nn, nt);
+    return tr;
+  }
+
+  /** The rows side by side; a stretch of more than FOLD unchanged lines around the note's
+   * folded to a button that shows them. @param {any} s @param {any[]} rows */
   function table(s, rows) {
     const t = el("table", "rv-diff");
     const body = el("tbody");
-    for (const r of rows) {
-      const tr = el("tr", `rv-${r.kind}`);
-      if (inside(s.old && s.old.span, r.old)) tr.classList.add("rv-in-old");
-      if (inside(s.new && s.new.span, r.new)) tr.classList.add("rv-in-new");
-      const on = el("td", "rv-n rv-o", r.old == null ? "" : String(r.old));
-      const ot = el("td", "rv-t rv-o");
-      if (r.old != null) ot.append(codeLine(lineOf(s.old, r.old), runsOf(s.old, r.old), r.old_marks));
-      const nn = el("td", "rv-n rv-w", r.new == null ? "" : String(r.new));
-      const nt = el("td", "rv-t rv-w");
-      if (r.new != null) nt.append(codeLine(lineOf(s.new, r.new), runsOf(s.new, r.new), r.new_marks));
-      tr.append(on, ot, nn, nt);
-      body.append(tr);
+    const foldable = (/** @type {any} */ r) => r.kind === "same" && !inside(s.old && s.old.span, r.old) &&
+      !inside(s.new && s.new.span, r.new);
+    for (let i = 0; i < rows.length;) {
+      let j = i;
+      while (j < rows.length && foldable(rows[j])) j++;
+      if (j - i > FOLD) {
+        const hidden = rows.slice(i + KEEP, j - KEEP);
+        for (const r of rows.slice(i, i + KEEP)) body.append(row(s, r));
+        const fold = el("tr", "rv-fold");
+        const cell = /** @type {HTMLTableCellElement} */ (el("td"));
+        cell.colSpan = 4;
+        const open = /** @type {HTMLButtonElement} */ (el("button", "", `⋯ ${hidden.length} unchanged lines`));
+        open.type = "button";
+        open.addEventListener("click", () => fold.replaceWith(...hidden.map((r) => row(s, r))));
+        cell.append(open);
+        fold.append(cell);
+        body.append(fold);
+        for (const r of rows.slice(j - KEEP, j)) body.append(row(s, r));
+        i = j;
+      } else {
+        for (const r of rows.slice(i, Math.max(j, i + 1))) body.append(row(s, r));
+        i = Math.max(j, i + 1);
+      }
     }
     t.append(body);
     return t;
@@ -435,6 +478,43 @@
     }
   }
 
+  /** The notes left whose code moved unchanged: Shift+A accepts them all. */
+  function movedLeft() {
+    return queue().filter((s) => s.status === "moved" && s.acceptable);
+  }
+
+  async function acceptMoved() {
+    const moved = movedLeft();
+    if (!moved.length || sending || readOnly) return;
+    const which = moved.length === 1 ? "the note" : `all ${moved.length} notes`;
+    if (!window.confirm(`Accept ${which} whose code moved unchanged? Their new lines are recorded; ` +
+      "nothing else in them changes.")) return;
+    sending = true;
+    counter();
+    say(`Accepting ${moved.length} notes…`);
+    try {
+      const r = await fetch("/review/api/act", {
+        method: "POST",
+        headers: {"Content-Type": "application/json", [HEADER]: TOKEN},
+        body: JSON.stringify({action: "accept", notes: moved.map((s) => s.id)}),
+      });
+      const data = await r.json();
+      if (r.ok) {
+        for (const s of moved) done.add(s.id);
+        next(1, current);
+        say(data.message);
+      } else {
+        if (r.status === 409) { readOnly = data.message; banner(`Read-only: ${data.message}.`); }
+        say(data.message, true);
+      }
+    } catch (e) {
+      say(`reader serve did not answer: ${e}`, true);
+    } finally {
+      sending = false;
+      render();
+    }
+  }
+
   /** @param {number} step @param {string} [from] */
   function next(step, from) {
     const all = review ? review.screens.map((/** @type {any} */ s) => s.id) : [];
@@ -527,6 +607,7 @@
       if (e.key === "Enter") { e.preventDefault(); if (pick) act("reanchor", {lines: pick}); return; }
       if (e.key === "Escape") { e.preventDefault(); cancel(); return; }
     }
+    if (e.key === "A" && e.shiftKey) { e.preventDefault(); acceptMoved(); return; }
     const key = e.key.toLowerCase();
     const run = {a: () => act("accept"), e: edit, r: startPick, s: skip, o: open, "?": keys,
                  j: () => { next(1); mode = "view"; render(); }, k: () => { next(-1); mode = "view"; render(); }}[key];
