@@ -180,6 +180,15 @@ def test_axe_finds_no_serious_violation_with_search_open(browser, server, scheme
     set_scheme(browser, scheme)
     search(browser, "BlockSpec", lambda href: "core.py.html#L" in href)
     violations = axe_violations(browser, scheme)
+    box = browser.find_element("css selector", "input.rd-search-input")
+    box.clear()
+    box.send_keys("BlokSpec")  # nothing found: the offer
+    wait(browser, lambda b: b.find_elements("css selector", ".rd-sr-offer"))
+    violations += axe_violations(browser, scheme)
+    box.clear()
+    box.send_keys("/class \\w+/")  # a pattern's lines, in this page's file
+    wait(browser, lambda b: "match in" in b.find_element("css selector", ".rd-search-status").text)
+    violations += axe_violations(browser, scheme)
     assert not violations, _report(violations)
 
 

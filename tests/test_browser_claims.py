@@ -149,3 +149,16 @@ def test_where_notes_crowd_a_claim_shuts_to_its_head_and_its_button_opens_it(bro
     wait(browser, lambda b: box("note-n-lo")[1] <= box("note-n-hi")[0] + 1)  # the next made room
     browser.execute_script("window.dispatchEvent(new Event('resize'))")  # and it stays open
     wait(browser, lambda b: b.execute_script("return !document.querySelector('#note-n-lo .rd-claim-shut')"))
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_axe_finds_no_serious_violation_with_claims_shut_and_open(browser, site, scheme):
+    from tests.test_browser_a11y import _report, axe_violations, set_scheme
+
+    browser.get(f"{site}/articles/claims.html")
+    set_scheme(browser, scheme)
+    wait(browser, lambda b: b.execute_script("return document.querySelector('.rd-claim-shut')"))
+    violations = axe_violations(browser, scheme)
+    browser.execute_script("document.querySelector('.rd-claim-shut .rd-claim-toggle').click()")
+    violations += axe_violations(browser, scheme)
+    assert not violations, _report(violations)

@@ -1,7 +1,9 @@
 """Search in a real headless browser: a name's definitions first, then its uses; a string in the
 code opens its line; a quoted phrase finds the note that has it; each result says where it is
 (a note: its article and its first sentence); the error jax raises for a primitive with no rule
-lands on the primitive's lowering-rules row; the index comes in pieces, and from disk too."""
+lands on the primitive's lowering-rules row; the index comes in pieces, and from disk too. And it
+forgives: a misspelt name offers the close one, a `/pattern/` finds every line of a file it
+matches, `file:`, `in:code` and `in:notes` narrow the results, and `?q=` opens them."""
 
 from __future__ import annotations
 
@@ -29,6 +31,18 @@ LOWERING = '''def _store_rule(ctx, x, acc):
 
 def aval_to_ir_type(aval):
   return aval
+
+
+def _load_lowering_rule(ctx, x):
+  return x
+
+
+def lowering_rule_table():  # no underscore: not one of them
+  return {}
+
+
+def _masked_swap_lowering_rule(ctx, *args):
+  return args
 '''
 GPU = '''def aval_to_ir_type(aval, layout):
   return aval
@@ -181,3 +195,91 @@ def test_search_from_the_keyboard_and_from_disk(browser, site):
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, lambda b: not b.find_element("css selector", "dialog.rd-search").is_displayed())
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_misspelt_name_offers_the_close_one(browser, server):
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(f"{server}/index.html")
+    browser.execute_script("document.querySelector('.rd-search-open').click()")
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-search-input"))
+    box.send_keys("BlokSpec")
+    offer = wait(browser, lambda b: b.find_element("css selector", ".rd-sr-offer"))
+    status = browser.find_element("css selector", ".rd-search-status").text
+    assert (status, offer.text) == ("No results for BlokSpec", "BlockSpec")
+    box.send_keys(Keys.ENTER)  # Enter takes it, as a click does
+    wait(browser, lambda b: box.get_attribute("value") == "BlockSpec"
+         and _href(b.find_element("css selector", "a.rd-sr")).endswith("source/pkg/core.py.html#L6"))
+    box.clear()
+    box.send_keys("grid blockspce")  # each word the index lacks, respelled
+    offer = wait(browser, lambda b: b.find_element("css selector", ".rd-sr-offer"))
+    assert offer.text == "grid BlockSpec"
+
+
+def _defs(text: str, pattern: str) -> list[int]:
+    import re
+
+    return [n for n, line in enumerate(text.splitlines(), 1) if re.search(pattern, line)]
+
+
+def test_a_pattern_finds_every_line_it_matches_in_a_file(browser, server):
+    wanted = [f"jax/_src/pallas/mosaic/lowering.py:{n}" for n in _defs(LOWERING, "def _.*_lowering_rule")]
+    assert len(wanted) == 2
+    browser.get(f"{server}/source/jax/_src/pallas/mosaic/lowering.py.html")
+    where = [a.text.split("\n")[1] for a in search(browser, "/def _.*_lowering_rule/")]
+    assert where == wanted  # on a file's page, in its file
+    status = browser.find_element("css selector", ".rd-search-status").text
+    assert status == "2 lines match in jax/_src/pallas/mosaic/lowering.py (this page's file; file: names others)"
+    browser.get(f"{server}/index.html")
+    found = search(browser, "file:mosaic/lowering.py /def _.*_lowering_rule/")
+    assert [a.text.split("\n")[1] for a in found] == wanted
+    assert found[0].find_element("css selector", "mark").text == "def _load_lowering_rule"
+    box = browser.find_element("css selector", "input.rd-search-input")
+    box.clear()
+    box.send_keys("/def _.*_lowering_rule/")  # nowhere to look: it says what to add
+    wait(browser, lambda b: "names no word the index can look up" in b.find_element("css selector", ".rd-search-status").text)
+    box.clear()
+    box.send_keys("/^def _\\w+_rule\\(/")  # a word it begins with: every file, from the index
+    wait(browser, lambda b: "lines match in every file" in b.find_element("css selector", ".rd-search-status").text)
+    lines = sorted(a.text.split("\n")[1] for a in browser.find_elements("css selector", "a.rd-sr"))
+    assert lines == sorted(f"{path}:{n}" for path, text in FILES.items() if path.endswith(".py")
+                           for n in _defs(text, r"^def _\w+_rule\("))
+    box.clear()
+    box.send_keys("/[unclosed/")
+    wait(browser, lambda b: b.find_element("css selector", ".rd-search-status").text.startswith("Not a regular expression"))
+
+
+def test_filters_keep_a_file_or_one_side(browser, server):
+    browser.get(f"{server}/index.html")
+    hrefs = lambda typed, wanted=lambda h: True: [_href(a) for a in search(browser, typed, wanted)]  # noqa: E731
+    code = hrefs("BlockSpec in:code", lambda h: "call.py" in h)
+    assert code and all("/source/" in h for h in code)
+    notes = hrefs("accumulator in:notes", lambda h: "#note-" in h)
+    assert notes and all("#note-" in h or "/articles/" in h for h in notes), notes
+    called = hrefs("BlockSpec file:call.py", lambda h: "call.py" in h)
+    assert called and all("source/pkg/call.py.html" in h for h in called), called
+    listed = search(browser, "file:lowering", lambda h: "triton/lowering.py.html" in h)
+    assert sorted(a.text.split("\n")[0] for a in listed) == [
+        "jax/_src/pallas/mosaic/lowering.py", "jax/_src/pallas/mosaic_gpu/lowering.py", "jax/_src/pallas/triton/lowering.py"]
+
+
+def test_a_q_url_opens_its_results_and_the_dialog_keeps_it(browser, server):
+    from urllib.parse import parse_qs, urlparse
+
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(f"{server}/index.html?q=BlockSpec")
+    first = wait(browser, lambda b: b.find_elements("css selector", "a.rd-sr"))[0]
+    assert _href(first).endswith("source/pkg/core.py.html#L6")
+    assert browser.find_element("css selector", "input.rd-search-input").get_attribute("value") == "BlockSpec"
+    box = browser.find_element("css selector", "input.rd-search-input")
+    box.send_keys(Keys.END, " file:core")
+    wait(browser, lambda b: parse_qs(urlparse(b.current_url).query).get("q") == ["BlockSpec file:core"])
+    first = wait(browser, lambda b: b.find_elements("css selector", "a.rd-sr"))[0]
+    first.click()  # the result's page; Back brings the results back
+    wait(browser, lambda b: b.current_url.endswith("core.py.html#L6"))
+    browser.back()
+    wait(browser, lambda b: b.find_elements("css selector", "a.rd-sr")
+         and b.find_element("css selector", "input.rd-search-input").get_attribute("value") == "BlockSpec file:core")
+    browser.find_element("css selector", ".rd-search-close").click()
+    wait(browser, lambda b: "q=" not in b.current_url)

@@ -5,10 +5,17 @@
 // chunks (results' text, and phrases checked in them), the prose's words and documents.
 // Results in three groups: definitions of the name asked for, then lines of code and the notes and
 // pages (the code first for a name, the prose first for words); a quoted phrase matches as written.
+// `file:PATH` keeps the results in those files (alone, it lists them), `in:code` and `in:notes` one
+// side; `/regex/` matches lines of code: those holding the words it needs (query.js), or every
+// line of the files `file:` names or, on a source page, of its file. Nothing found, it offers the
+// closest words the index knows. The query is the page's `?q=` (a link to it opens its results).
 (function () {
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/search\.js(?:[?#].*)?$/, "") : "";
   var SHOWN = 20, CHECKED = 60;  // CHECKED: candidates a phrase is checked in
+  // A pattern's candidate lines from the index: pieces of lines read at a time; the lines of whole
+  // files it reads at most (mosaic/lowering.py's 6,303 lines are 234 KB).
+  var BATCH = 40, SCAN = 16000;
 
   // Pieces: `put` is what each script calls; `load` resolves with the data, or null if the piece
   // does not exist (no word of the index begins with those letters).
@@ -34,6 +41,13 @@
   window.readerSearch = {put: put, load: load, base: BASE};
 
   var Q = readerQuery;  // query.js: the query, the pieces it needs, the matching and ranking
+  /**
+   * @typedef {{defs: any[], code: any[], prose: any[], files: [string, number][], say?: string,
+   *            named?: number[], fix?: string | null, pattern?: boolean, where?: string,
+   *            rest?: [number, number][], common?: boolean, codeFirst?: boolean}} Results
+   * `say`: why there are none; `named`: the files `file:` names, when it is all the query is;
+   * `fix`: the query respelled; `where`: a pattern's files; `rest`: its candidates not read yet.
+   */
   function lineText(f, n) { return Q.lineText(pieces, f, n); }
   function loadLines(hits) {
     return Promise.all(Q.unique(hits.map(function (h) { return Q.linesKey(h[0], h[1]); })).map(load));
@@ -41,33 +55,127 @@
   function loadDocs(ids) { return Promise.all(Q.unique(ids.map(Q.docsKey)).map(load)); }
   function doc(id) { return Q.doc(pieces, id); }
 
-  // A query's results: {defs, code, prose, codeFirst, common}; each list in its order.
+  // A query's results, each list in its order. @returns {Promise<Results>}
   function run(query) {
     return load("files").then(function (table) {
-      var wanted = Q.piecesFor(query, new Set(((table && table.code) || "").split(" ")));
+      var have = new Set(((table && table.code) || "").split(" ")), files = (table && table.files) || [];
+      if (query.pattern) return runPattern(query, files, have);
+      var wanted = Q.piecesFor(query, have);
       var prefixes = wanted.prefixes, shards = wanted.shards;
-      return Promise.all([table].concat(prefixes.map(function (p) { return load("code/" + p); }),
-                                        shards.map(function (n) { return load("text/" + n); })))
+      return Promise.all(prefixes.map(function (p) { return load("code/" + p); })
+                         .concat(shards.map(function (n) { return load("text/" + n); })))
       .then(function (got) {
         /** @type {Object<string, any>} */
         var code = {};
         /** @type {Object<number, any>} */
         var text = {};
-        var files = (got[0] && got[0].files) || [];
-        prefixes.forEach(function (p, i) { code[p] = got[1 + i]; });
-        shards.forEach(function (n, i) { text[n] = got[1 + prefixes.length + i]; });
-        var defs = Q.definitions(query, code, files);
-        var lines = Q.codeLines(query, code), ids = Q.proseDocs(query, text);
+        prefixes.forEach(function (p, i) { code[p] = got[i]; });
+        shards.forEach(function (n, i) { text[n] = got[prefixes.length + i]; });
+        var scope = query.files.length ? new Set(Q.filesIn(query, files)) : null;
+        function inScope(f) { return !scope || scope.has(f); }
+        var defs = query.only === "notes" ? [] : Q.definitions(query, code, files).filter(function (d) { return inScope(d.file); });
+        var lines = query.only === "notes" ? [] : Q.codeLines(query, code);
+        var ids = query.only === "code" ? [] : Q.proseDocs(query, text);
         var single = query.words.length === 1 && !query.quoted;
-        var hits = Q.uses(defs, lines || []);
+        var hits = Q.uses(defs, lines || []).filter(function (h) { return inScope(h[0]); });
         var checking = single ? hits.slice(0, SHOWN) : hits.slice(0, CHECKED);
-        return Promise.all([loadLines(checking), loadDocs(ids.slice(0, single ? SHOWN : CHECKED))]).then(function () {
-          return {defs: defs, files: files, code: single ? hits : Q.rank(checking, query, codeText),
-                  prose: single ? ids : Q.rank(ids.slice(0, CHECKED), query, proseText), common: lines === null,
-                  codeFirst: !!query.name && (defs.length > 0 || hits.length > 0)};
+        var reading = scope || !single ? ids.slice(0, CHECKED) : ids.slice(0, SHOWN);
+        return Promise.all([loadLines(checking), loadDocs(reading)]).then(function () {
+          if (scope) ids = reading.filter(function (id) { var d = doc(id); return d && Q.inFiles(query.files, d[0] + " " + d[2]); });
+          /** @type {Results} */
+          var out = {defs: defs, files: files, code: single ? hits : Q.rank(checking, query, codeText),
+                     prose: single ? ids : Q.rank(ids.slice(0, CHECKED), query, proseText), common: lines === null,
+                     codeFirst: !!query.name && (defs.length > 0 || hits.length > 0),
+                     named: !query.words.length && scope ? Array.from(scope) : []};
+          if (out.defs.length || out.code.length || out.prose.length || out.named.length || !query.words.length) return out;
+          return respell(query, code, text, have).then(function (fix) { out.fix = fix; return out; });
         });
       });
     });
+  }
+
+  // Nothing found: the query again with each word the index lacks respelled as the closest it has.
+  function respell(query, code, text, have) {
+    var lost = query.words.filter(function (w, i) {
+      var last = i === query.words.length - 1 && !query.quoted, piece = code[w.slice(0, 3)];
+      var known = piece && ((w in piece.d) || (last ? Object.keys(piece.t).some(function (k) { return k.indexOf(w) === 0; }) : w in piece.t));
+      return !known && !(text[Q.textShard(w)] && w in text[Q.textShard(w)]);
+    });
+    if (!lost.length) return Promise.resolve(null);
+    var prefixes = Q.unique([].concat.apply([], lost.map(function (w) { return Q.nearPrefixes(w, have); })));
+    return Promise.all(prefixes.map(function (p) { return load("code/" + p); })).then(function (near) {
+      /** @type {Object<string, string>} */
+      var fixes = {}, found = false;
+      lost.forEach(function (w) {
+        var pieces = prefixes.map(function (p, i) { return Q.nearPrefixes(w, have).indexOf(p) >= 0 ? near[i] : null; });
+        var best = Q.closest(w, pieces, [text[Q.textShard(w)]]);
+        if (best) { fixes[w] = best; found = true; }
+      });
+      return found ? Q.respelled(input.value, fixes) : null;
+    });
+  }
+
+  // A pattern: the lines holding the words it needs, in the files `file:` names (or every file), or
+  // every line of those files (or the page's own file) where it needs none; each line read, matched.
+  /** @returns {Promise<Results>} */
+  function runPattern(query, files, have) {
+    var wanted = Q.piecesFor(query, have), named = query.files.length ? Q.filesIn(query, files) : null;
+    return Promise.all(wanted.prefixes.map(function (p) { return load("code/" + p); })).then(function (got) {
+      /** @type {Object<string, any>} */
+      var code = {};
+      wanted.prefixes.forEach(function (p, i) { code[p] = got[i]; });
+      var lines = Q.patternLines(query, code), scope = named, where = named ? "" : "every file";
+      /** @type {(say: string) => Results} */
+      var none = function (say) { return {defs: [], code: [], prose: [], files: files, say: say}; };
+      if (!lines && !scope) {
+        var here = pageFile(files);
+        if (here < 0) return none("This pattern names no word the index can look up: " +
+          "begin it at a word (\\bjnp\\., ^def _pallas) or name files (file:lowering.py)");
+        scope = [here];
+        where = files[here][0] + " (this page's file; file: names others)";
+      }
+      var candidates = lines;
+      if (lines && scope) {
+        var keep = new Set(scope);
+        candidates = lines.filter(function (h) { return keep.has(h[0]); });
+      }
+      var whole = !candidates;
+      if (whole) {
+        var total = scope.reduce(function (n, f) { return n + files[f][1]; }, 0);
+        if (total > SCAN) return none("file: names " + scope.length + " files of " + total.toLocaleString("en") +
+          " lines; a pattern reads at most " + SCAN.toLocaleString("en") + ": name fewer");
+        candidates = [];
+        scope.forEach(function (f) { for (var n = 1; n <= files[f][1]; n++) candidates.push([f, n]); });
+      }
+      if (!where) where = scope.length === 1 ? files[scope[0]][0] : scope.length + " files";
+      return matching(query, candidates, whole ? Infinity : BATCH).then(function (found) {
+        return {defs: [], prose: [], files: files, code: found.lines, pattern: true, where: where,
+                rest: candidates.slice(found.read), query: query};
+      });
+    });
+  }
+
+  // The candidates' lines read, up to `most` pieces of them: those that match, and how many
+  // candidates were read.
+  function matching(query, candidates, most) {
+    var keys = new Set(), read = 0;
+    while (read < candidates.length) {
+      var key = Q.linesKey(candidates[read][0], candidates[read][1]);
+      if (!keys.has(key)) { if (keys.size === most) break; keys.add(key); }
+      read++;
+    }
+    return Promise.all(Array.from(keys, load)).then(function () {
+      return {read: read, lines: candidates.slice(0, read).filter(function (h) { return Q.matchesPattern(query, codeText(h)); })};
+    });
+  }
+
+  // The file of the source page open, by its id in the files list (-1 elsewhere).
+  function pageFile(files) {
+    var here = location.href.split(/[?#]/)[0], m = here.indexOf(BASE + "source/") === 0 && /^(.*)\.html$/.exec(here.slice(BASE.length + 7));
+    if (!m) return -1;
+    var path = decodeURIComponent(m[1]);
+    for (var i = 0; i < files.length; i++) if (files[i][0] === path) return i;
+    return -1;
   }
   function codeText(h) { return lineText(h[0], h[1]) || ""; }
   function proseText(id) { var d = doc(id); return d ? d[1] + " " + d[3] : ""; }
@@ -154,18 +262,63 @@
 
   function render(results, query, box) {
     box.textContent = "";
+    if (results.say) return results.say;
     var defs = results.defs.length ? group(results.defs, "Definitions", results.defs.length,
                                           function (d) { return item(d, query); }) : null;
-    var code = results.code.length ? group(results.code, "Code", results.code.length,
+    var code = results.code.length ? group(results.code, results.pattern ? "Lines matching" : "Code", results.code.length,
                                           function (h) { return item(codeResult(h, results.files), query); },
                                           function (next) { return loadLines(next); }) : null;
     var prose = results.prose.length ? group(results.prose, "Notes and pages", results.prose.length,
                                             function (id) { return item(proseResult(id, query), query); },
                                             loadDocs) : null;
-    [defs].concat(results.codeFirst ? [code, prose] : [prose, code]).forEach(function (s) { if (s) box.appendChild(s); });
-    var total = results.defs.length + results.code.length + results.prose.length;
+    var named = results.named && results.named.length ? group(results.named, "Files", results.named.length, function (f) {
+      var file = results.files[f];
+      return item({url: "source/" + file[0] + ".html", title: file[0], code: true,
+                   where: file[1].toLocaleString("en") + " lines"}, Q.parse(""));
+    }) : null;
+    [named, defs].concat(results.codeFirst || results.pattern ? [code, prose] : [prose, code])
+      .forEach(function (s) { if (s) box.appendChild(s); });
+    if (results.rest && results.rest.length) box.appendChild(onward(results, query, box));
+    if (results.fix) box.appendChild(offer(results.fix, query));
+    var total = results.defs.length + results.code.length + results.prose.length + (results.named || []).length;
+    if (results.pattern) {
+      return total + " line" + (total === 1 ? "" : "s") + " match" + (total === 1 ? "es" : "") + " in " + results.where +
+        (results.rest.length ? "; " + results.rest.length.toLocaleString("en") + " more lines to read" : "");
+    }
     return total ? total + " result" + (total === 1 ? "" : "s")
-      : results.common ? "Every word is too common in the code to list; add a rarer one" : "No results";
+      : results.common ? "Every word is too common in the code to list; add a rarer one"
+      : "No results" + (results.fix ? " for " + query.text.trim() : "");
+  }
+
+  // A pattern's candidates not read yet: a button reads the next batch.
+  function onward(results, query, box) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "rd-sr-more";
+    button.textContent = "read " + Math.min(results.rest.length, BATCH * Q.CHUNK).toLocaleString("en") + " more lines";
+    button.addEventListener("click", function () {
+      var rest = results.rest;
+      matching(query, rest, BATCH).then(function (found) {
+        results.code = results.code.concat(found.lines);
+        results.rest = rest.slice(found.read);
+        status.textContent = render(results, query, box);
+      });
+    });
+    return button;
+  }
+
+  // Nothing found: the closest query the index answers, as a button that asks it.
+  function offer(fix, query) {
+    var p = document.createElement("p"), button = document.createElement("button");
+    p.className = "rd-sr-fix";
+    button.type = "button";
+    button.className = "rd-sr-offer";
+    button.textContent = fix;
+    button.addEventListener("click", function () { input.value = fix; ask(); input.focus(); });
+    p.appendChild(document.createTextNode("Did you mean "));
+    p.appendChild(button);
+    p.appendChild(document.createTextNode("?"));
+    return p;
   }
 
   // The dialog.
@@ -181,7 +334,7 @@
     input = document.createElement("input");
     input.type = "search";
     input.className = "rd-search-input";
-    input.placeholder = "A name, words from the code or the notes, a \"quoted phrase\"";
+    input.placeholder = "A name, words, a \"quoted phrase\", /regex/; file:PATH, in:code, in:notes";
     input.setAttribute("aria-label", "Search the code and the notes");
     input.autocomplete = "off";
     input.spellcheck = false;
@@ -203,9 +356,14 @@
     var timer = 0;
     input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(ask, 120); });
     close.addEventListener("click", function () { dialog.close(); });
-    form.addEventListener("submit", function (e) {  // Enter in the box opens the first result
+    dialog.addEventListener("close", function () { remember(""); });
+    list.addEventListener("click", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {  // a result on this page: the dialog makes way
+      var link = /** @type {HTMLAnchorElement | null} */ (e.target.closest && e.target.closest("a.rd-sr"));
+      if (link && link.href.split("#")[0] === location.href.split(/[?#]/)[0]) dialog.close();
+    });
+    form.addEventListener("submit", function (e) {  // Enter in the box opens the first result (or takes the offer)
       e.preventDefault();
-      var first = list.querySelector("a.rd-sr");
+      var first = /** @type {HTMLElement | null} */ (list.querySelector("a.rd-sr, .rd-sr-offer"));
       if (first) first.click();
     });
     dialog.addEventListener("keydown", step);
@@ -213,9 +371,17 @@
   }
   function ask() {
     var q = input.value, mine = ++asked, query = Q.parse(q);
-    if (!query.words.length || (query.words.length === 1 && query.words[0].length < 2)) {
+    remember(q);
+    if (query.error) {
       list.textContent = "";
-      status.textContent = "";
+      status.textContent = query.error;
+      return;
+    }
+    var bare = !query.pattern && !query.files.length &&
+      (!query.words.length || (query.words.length === 1 && query.words[0].length < 2));
+    if (bare) {
+      list.textContent = "";
+      status.textContent = query.only && !query.words.length ? "in:" + query.only + " keeps one side: add words" : "";
       return;
     }
     status.textContent = "Searching…";
@@ -223,6 +389,15 @@
       if (mine !== asked) return;
       status.textContent = render(results, query, list);
     });
+  }
+
+  // The query is the page's `?q=` while the dialog is open: a link that opens its results.
+  function remember(q) {
+    try {
+      var url = new URL(location.href);
+      if (q.trim()) url.searchParams.set("q", q); else url.searchParams.delete("q");
+      if (url.href !== location.href) history.replaceState(history.state, "", url.href);
+    } catch (err) { /* a URL the page cannot rewrite: the query stays the dialog's */ }
   }
   function step(e) {  // arrows move between the box and the results
     if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
@@ -263,6 +438,12 @@
     var title = header.querySelector(".md-header__title");
     header.insertBefore(b, title ? title.nextSibling : null);
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", button);
-  else button();
+  function begin() {
+    button();
+    var q = null;
+    try { q = new URLSearchParams(location.search).get("q"); } catch (err) { /* no query */ }
+    if (q) open(q);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", begin);
+  else begin();
 })();

@@ -24,12 +24,14 @@ function results(typed) {
   return {query, defs, lines, uses: Q.uses(defs, lines || []), docs: Q.proseDocs(query, text)};
 }
 
+const BARE = {pattern: null, files: [], only: "", error: ""};
+
 test("a query's words, its phrase, a quoted phrase and a dotted name", () => {
   assert.deepStrictEqual(Q.parse('  "Wait with  no\tmatching"  '),
     {text: "Wait with  no\tmatching", phrase: "wait with no matching", words: ["wait", "with", "no", "matching"],
-     quoted: true, name: ""});
+     quoted: true, name: "", ...BARE});
   assert.deepStrictEqual(Q.parse("spec spec Spec"), {text: "spec spec Spec", phrase: "spec spec spec",
-    words: ["spec"], quoted: false, name: ""});
+    words: ["spec"], quoted: false, name: "", ...BARE});
   assert.strictEqual(Q.parse(" BlockSpec.to_block_mapping ").name, "BlockSpec.to_block_mapping");
   assert.strictEqual(Q.parse("pl.BlockSpec(").name, "");
 });
@@ -130,4 +132,71 @@ test("a result marks the words from a word's start, or the quoted phrase; the ex
   const excerpt = Q.excerpt(long, Q.parse('"spec is frozen"'));
   assert.ok(excerpt.startsWith("…") && excerpt.endsWith("…") && excerpt.includes("A spec is frozen."), excerpt);
   assert.strictEqual(Q.excerpt(docText(4), Q.parse("frozen")), docText(4));
+});
+
+test("filters: file: (any of them, a part of the path or a glob), in:code, in:notes; a bad one says why", () => {
+  const q = Q.parse('BlockSpec file:Core.py in:notes "file:kept" file:mosaic/*.py');
+  assert.deepStrictEqual([q.text, q.name, q.files, q.only, q.error],
+    ['BlockSpec   "file:kept"', "", ["core.py", "mosaic/*.py"], "notes", ""]);
+  assert.deepStrictEqual([Q.parse("x in:code").only, Q.parse("x in:note").only], ["code", "notes"]);
+  assert.match(Q.parse("x in:files").error, /in: takes code or notes/);
+  assert.match(Q.parse("x file:").error, /file: needs/);
+  assert.deepStrictEqual(Q.filesIn(Q.parse("file:CALL"), files), [1]);
+  assert.deepStrictEqual(Q.filesIn(Q.parse("file:fixture/*.py"), files), [0, 1]);
+  assert.ok(!Q.inFiles(["pallas/*.py"], "jax/_src/pallas/mosaic/lowering.py"));
+  assert.ok(Q.inFiles(["pallas/**.py"], "jax/_src/pallas/mosaic/lowering.py"));
+  assert.ok(Q.inFiles(["mosaic/l?wering"], "jax/_src/pallas/mosaic/lowering.py"));
+});
+
+test("a pattern: its flags, its errors, and the words a matching line must hold", () => {
+  const q = Q.parse("file:core.py /def _.*_lowering_rule/i");
+  assert.deepStrictEqual([q.pattern.source, q.pattern.flags, q.files, q.words], ["def _.*_lowering_rule", "i", ["core.py"], []]);
+  assert.match(Q.parse("/[abc/").error, /^Not a regular expression: .*Unterminated character class/);
+  assert.match(Q.parse("/abc/g").error, /flags are i, m, s or u/);
+  const needs = (p) => Q.patternWords(Q.parse(p).pattern).map((w) => (w.exact ? "=" : "^") + w.word);
+  assert.deepStrictEqual(needs("/def _.*_lowering_rule/"), []);  // no word begins for sure: none looked up
+  assert.deepStrictEqual(needs("/^def _pallas_call/"), ["=def", "^_pallas_call"]);
+  assert.deepStrictEqual(needs("/pl\\.program_id\\(\\d\\)/"), ["=program_id"]);
+  assert.deepStrictEqual(needs("/\\bBlockSpec\\(/"), ["=blockspec"]);
+  assert.deepStrictEqual(needs("/x?abcd efgh*/"), ["^efg"]);  // h optional: efg begins a word
+  assert.deepStrictEqual(needs("/ab+cd efg/"), ["^efg"]);  // cd follows b+ inside a word
+  assert.deepStrictEqual(needs("/[)]foo (bar) baz\\s/"), ["=baz"]);
+  assert.deepStrictEqual(needs("/\\bone|two/"), []);  // either side may match
+});
+
+test("a pattern's lines: those holding its words, each matched; none needed, none listed", () => {
+  const pattern = (typed) => {
+    const query = Q.parse(typed), lines = Q.patternLines(query, code);
+    return [lines, (lines || []).filter((h) => Q.matchesPattern(query, lineOf(h)))];
+  };
+  assert.deepStrictEqual(pattern("/\\bBlockSpec\\b/"), [[[0, 6], [1, 2], [1, 5]], [[0, 6], [1, 2], [1, 5]]]);
+  assert.deepStrictEqual(pattern("/^class Block/"), [[[0, 6], [0, 17]], [[0, 6], [0, 17]]]);
+  assert.deepStrictEqual(pattern("/\\bBlockSpec:$/")[1], [[0, 6]]);
+  assert.deepStrictEqual(pattern("/lock/"), [null, []]);  // the index cannot say: search.js reads a file
+  const every = (typed) => Array.from({length: files[0][1]}, (_, i) => [0, i + 1])
+    .filter((h) => Q.matchesPattern(Q.parse(typed), lineOf(h)));
+  assert.deepStrictEqual(every("/def \\w+_block_\\w+\\(/"), [[0, 13]]);
+  assert.deepStrictEqual(String(Q.marks(Q.parse("/Block\\w+/i"))), "/Block\\w+/gi");
+});
+
+test("nothing found: the closest word the index knows, written as its definition is", () => {
+  const have = new Set(pieces.files.code.split(" "));
+  assert.strictEqual(Q.distance("blokspec", "blockspec", 2), 1);
+  assert.strictEqual(Q.distance("blcokspec", "blockspec", 2), 1);  // two letters swapped: one slip
+  assert.strictEqual(Q.distance("abcdef", "uvwxyz", 2), 3);  // past the most: most + 1
+  assert.deepStrictEqual(Q.nearPrefixes("bolckspec", have), ["blo"]);  // its own piece missing, a swap's
+  assert.deepStrictEqual(Q.nearPrefixes("blokspec", have), ["blo"]);
+  assert.strictEqual(Q.closest("blokspec", [code.blo], []), "BlockSpec");
+  assert.strictEqual(Q.closest("blockmaping", [code.blo], []), "BlockMapping");
+  assert.strictEqual(Q.closest("blo", [code.blo], []), null);  // a short word: one slip at most
+  assert.strictEqual(Q.closest("frozn", [], [text[Q.textShard("frozen")]]), "frozen");
+  assert.strictEqual(Q.respelled("BlokSpec file:core.py", {blokspec: "BlockSpec"}), "BlockSpec file:core.py");
+});
+
+test("an excerpt is cut between words, its match inside", () => {
+  const text = "word ".repeat(20) + "the comment points at the line " + "more ".repeat(60);
+  const cut = Q.excerpt(text, Q.parse("points"));
+  assert.ok(cut.startsWith("…word ") && cut.endsWith("more…") && cut.includes("the comment points at"), cut);
+  const long = "an_unbroken_name_".repeat(30) + " points";
+  assert.ok(Q.excerpt(long, Q.parse("points")).includes("points"));
 });
