@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -10,13 +11,45 @@ from typing import Any
 from reader.annotations import Anchor, Article, Note, Status, resolve_text
 from reader.annotations.accept import Stamp, stamp_notes
 from reader.annotations.anchor import symbols_in
+from reader.annotations.resolve import PinnedSymbols
 from reader.cache import atomic_write_all
 from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract.parse import ParseError, located
-from reader.model import Span
+from reader.model import Span, Symbol
 from reader.move.changes import NoteChange
 from reader.move.code import unified
+from reader.move.place import Proposal, propose_all
+
+
+class CorpusFiles:
+    """A corpus as `place.Files`: its verified pinned files' texts and symbols (a file no parser
+    reads has none)."""
+
+    def __init__(self, corpus: Corpus):
+        self.corpus = corpus
+        self._symbols = PinnedSymbols(corpus)
+
+    def paths(self) -> list[str]:
+        return [p.path for p in self.corpus.all_files()]
+
+    def text(self, path: str) -> str | None:
+        served = _text(self.corpus, path)
+        return served[1] if served else None
+
+    def symbols(self, path: str) -> tuple[Symbol, ...]:
+        pin = self.corpus.pin_of(path)
+        if pin is None or not self.corpus.has(pin, path):
+            return ()
+        try:
+            return self._symbols.of(pin, path)
+        except ParseError:
+            return ()
+
+
+def propose_notes(notes: Iterable[Note], old: Corpus, new: Corpus) -> list[Proposal]:
+    """A placement proposal for each note, from the `old` corpus to the `new` one."""
+    return propose_all(list(notes), CorpusFiles(old), CorpusFiles(new))
 
 
 def _text(corpus: Corpus, path: str) -> tuple[str, str] | None:
