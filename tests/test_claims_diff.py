@@ -103,8 +103,8 @@ def test_diff_reports_the_claim_whose_behaviour_changed_under_identical_code(tmp
     assert code == 1
     claims = [line.strip() for line in out.splitlines() if "behaviour changed" in line]
     assert claims == [
-        "1 claim whose behaviour changed needs a person; 1 placed note in changed code (re-read "
-        "advised)".join(["reader diff " + str(root / "pins.toml") + " -> " + str(new / "pins.toml")
+        "1 note and 1 claim whose behaviour changed need a person; 1 placed note in changed code "
+        "(re-read advised)".join(["reader diff " + str(root / "pins.toml") + " -> " + str(new / "pins.toml")
                          + ": ", ""]),
         "Claims: 1 whose behaviour changed or cannot be run",
         "annotations/demo.yaml:16: note 'n-answer': re-read: behaviour changed: >>> "

@@ -64,13 +64,27 @@ def test_each_note_gets_its_fate(moved, capsys):
     assert "symbol 'deleted_fn' not found" in notes["note-orphaned"]["detail"]
     assert "quote 'y = x * 2' matches 2 places" in notes["note-ambiguous"]["detail"]
     assert [n["needs_person"] for n in notes.values()].count(True) == 3
+    # Where each goes at v1: the changed line where it is, the quote that became ambiguous in
+    # the function it was in (unchanged: no person needed), the deleted function nowhere.
+    proposed = {k: v["proposal"] for k, v in notes.items()}
+    assert proposed["note-changed"]["span"] == {"start": 15, "end": 15}
+    assert proposed["note-changed"]["how"] == "realigned"
+    assert proposed["note-ambiguous"]["span"] == {"start": 20, "end": 20}
+    assert (proposed["note-ambiguous"]["symbol"], proposed["note-ambiguous"]["lines"]) == (
+        "moved_fn", None)
+    assert proposed["note-ambiguous"]["how"] == "moved" and not notes["note-ambiguous"]["needs_person"]
+    assert proposed["note-orphaned"]["span"] is None
+    assert proposed["note-orphaned"]["reason"].startswith("its code is gone")
+    assert proposed["note-moved"]["how"] == "moved" and proposed["note-moved"]["confidence"] == 1
 
 
 def test_a_placed_note_in_changed_code_is_flagged_for_a_reread(moved, capsys):
-    """note-quote's own line is unchanged, but `helper` around it gained a parameter."""
+    """note-quote's own line is unchanged, but `helper` around it gained a parameter: its place
+    is certain, and a person re-reads it there."""
     _, root = moved
     notes = _notes(_json(capsys, root))
-    assert notes["note-quote"]["context"] == "helper" and not notes["note-quote"]["needs_person"]
+    assert notes["note-quote"]["context"] == "helper" and notes["note-quote"]["needs_person"]
+    assert notes["note-quote"]["proposal"]["confidence"] == 1.0
     assert notes["note-moved"]["context"] == "" and notes["note-unchanged"]["context"] == ""
     assert main(["-C", str(root), "diff"]) == 1
     out = capsys.readouterr().out
@@ -146,27 +160,49 @@ def test_a_long_report_is_cut_to_fit_a_comment_by_priority(moved, capsys):
     assert "| `note-moved` |" in tiny and "1 fact table" in tiny  # moved notes outrank symbols
 
 
-def test_apply_records_moved_notes_only_and_keeps_the_yaml(moved, capsys):
+def test_apply_places_every_note_and_check_lists_exactly_the_marked_ones(moved, capsys):
     _, root = moved
     path = root / "annotations" / "demo.yaml"
     before = path.read_text()
     assert main(["-C", str(root), "diff", "--apply"]) == 1
-    assert "2 moved notes updated (note-moved, note-quote)" in capsys.readouterr().err
+    assert ("reader diff --apply: 4 notes placed anew; 3 marked for a person to re-read ('reader "
+            "check' lists them, the surest first), 1 of them without a place"
+            in capsys.readouterr().err)
     after = path.read_text()
-    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
-    assert changed == [("    line: 13", "    line: 19"), ("    line: 5", "    line: 11")]
     assert "# a comment that --apply must keep" in after
-    # Now only the notes that need a person are left.
-    notes = _notes(_json(capsys, root))
-    assert {k: v["status"] for k, v in notes.items() if v["status"] != "unchanged"} == {
-        "note-moved": "moved", "note-changed": "changed", "note-orphaned": "orphaned",
-        "note-quote": "moved", "note-ambiguous": "ambiguous"}
-    # At the new pin, the moved notes are now simply ok; the others still need a person.
+    added = [line.strip() for line in after.splitlines() if line not in before.splitlines()]
+    # note-moved's line, note-changed's stamp and mark, note-quote's line and mark,
+    # note-ambiguous's symbol (its quote alone matches twice now) and stamp, note-orphaned's mark.
+    assert [a for a in added if a.startswith("line:")] == ["line: 19", "line: 15", "line: 11",
+                                                           "line: 20"]
+    assert sum(a == "review:" for a in added) == 3
+    notes = {n.id: n for a in load_articles(root) for n in a.notes}
+    assert (notes["note-ambiguous"].symbol, notes["note-ambiguous"].lines) == ("moved_fn", None)
+    marks = {k: n.review for k, n in notes.items()}
+    assert {k for k, v in marks.items() if v} == {"note-changed", "note-orphaned", "note-quote"}
+    orphan = marks["note-orphaned"]
+    assert orphan is not None and orphan.confidence == 0
+    assert (orphan.was.path, tuple(orphan.was.lines)) == ("jax/_src/pallas/core.py", (18, 19))
+    assert len(orphan.was.blob) == 40 and len(orphan.was.commit) == 40
+    assert "its code is gone" in orphan.reason and "nearest: " in orphan.reason
+    # reader check: exactly the marked notes, the surest first, each once.
+    capsys.readouterr()
+    assert main(["-C", str(root), "check"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split("note '")[1].split("'")[0] for line in out] == [
+        "note-changed", "note-quote", "note-orphaned"]
+    assert "(100% sure of its place): its lines followed the code they held" in out[0]
+    assert "(0% sure of its place): its code is gone" in out[2] and "its anchor: " in out[2]
+    # Everything else is placed: the anchors resolve at the new pin.
     corpus = Corpus.open(Project.load(root), Cache())
     statuses = {r.note.id: r.status.value for a in load_articles(root) for r in resolve(a, corpus)}
-    assert statuses == {"note-moved": "ok", "note-quote": "ok", "note-changed": "stale",
-                        "note-orphaned": "orphaned", "note-ambiguous": "ambiguous",
-                        "note-unchanged": "ok"}
+    assert statuses == {"note-moved": "ok", "note-quote": "ok", "note-changed": "ok",
+                        "note-orphaned": "orphaned", "note-ambiguous": "ok", "note-unchanged": "ok"}
+    # Accepting a marked note after re-reading it clears it from the list.
+    assert main(["-C", str(root), "accept", "note-quote"]) == 0
+    capsys.readouterr()
+    assert main(["-C", str(root), "check"]) == 1
+    assert "note-quote" not in capsys.readouterr().out
 
 
 def test_only_moved_notes_exit_0(moved, capsys):
@@ -342,3 +378,4 @@ def test_diff_and_record_are_byte_identical_whatever_the_hash_seed(tmp_path, cac
     first, second = outputs("1"), outputs("2")
     assert b"new_0" in first[4] and b"gone_0" in first[5]
     assert first == second
+

@@ -209,10 +209,13 @@ def test_a_changed_line_rewrites_the_quote_and_marks_the_note():
 
 
 def test_a_note_that_did_not_anchor_at_the_old_pins_keeps_its_own_anchor_marked():
-    old, new = Texts({"core.py": KERNEL}), Texts({"core.py": KERNEL})
-    n = note("n", symbol="kernel", quote="not there")
-    p = propose(n, old, new)
-    assert p.span is None and p.reason.startswith("it did not anchor at the old pins")
+    old = Texts({"core.py": KERNEL})
+    new = Texts({"core.py": KERNEL.replace("return scaled", "return scaled  # not there")})
+    p = propose(note("n", symbol="kernel", quote="not there"), old, new)
+    assert (p.how, p.span, p.marked) == ("anchored", Span(4, 4), True)
+    assert p.reason.startswith("it did not anchor at the old pins (quote 'not there' not found")
+    gone = propose(note("n", symbol="kernel", quote="nowhere"), old, new)
+    assert gone.span is None and gone.marked and "and quote 'nowhere' not found" in gone.reason
 
 
 @pytest.mark.parametrize(("a", "b", "alike"), [("x = f(a, b)", "x = f(a, b, c)", True),

@@ -1,12 +1,13 @@
-"""Editing notes in an annotation file's text, keeping every other byte (comments, key order,
-quoting, blank lines) as it was: `reader accept`'s stamp and mark removal, `reader diff --apply`'s
-new anchors and re-read marks."""
+"""Editing an annotation file's text, keeping every other byte (comments, key order, quoting,
+blank lines) as it was: `reader accept`'s stamp and mark removal, `reader diff --apply`'s new
+anchors, re-read marks, `reads` and source links. Each edit is re-read and checked to change
+exactly what it meant to."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,17 +47,31 @@ def stamp_notes(text: str, stamps: Mapping[int, Stamp], display: str = "") -> st
 def edit_notes(text: str, edits: Mapping[int, NoteEdit], display: str = "") -> str:
     """`text` with the notes at the given indices of `notes` edited; raises InputError if the
     layout makes that unsafe (the result is re-read and compared before it is returned)."""
+    return edit_items(text, "notes", edits, display)
+
+
+def edit_items(text: str, key: str, edits: Mapping[int, NoteEdit], display: str = "",
+               append: Sequence[NoteEdit] = ()) -> str:
+    """`text` with the items at the given indices of the top-level list `key` (`notes`, `reads`)
+    edited and `append`ed items added after its last one; InputError if that is unsafe."""
     root = YAML(typ="rt").compose(text)
-    notes = _value(root, "notes") if isinstance(root, MappingNode) else None
-    if not isinstance(notes, SequenceNode):
-        raise InputError("the file has no `notes` list", Location(display, 1))
+    items = _value(root, key) if isinstance(root, MappingNode) else None
+    if not isinstance(items, SequenceNode) or (append and (items.flow_style or not items.value)):
+        raise InputError(f"the file has no `{key}` list written one item a line",
+                         Location(display, 1))
     spans: list[tuple[int, int, str]] = []
     for index, edit in edits.items():
-        spans += _note_edits(notes.value[index], edit, text, display)
+        spans += _item_edits(items.value[index], edit, text, display)
+    if append:
+        at = _end_of_line(text, _content_end(items))
+        dash = " " * items.start_mark.column
+        lines = "".join(f"{dash}- " + _entries(item, items.start_mark.column + 2)[
+            items.start_mark.column + 2:] for item in append)
+        spans.append((at, at, lines if at == 0 or text[at - 1] == "\n" else "\n" + lines))
     out = text
     for start, end, new in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
         out = out[:start] + new + out[end:]
-    _verify(text, out, edits, display)
+    _verify(text, out, key, edits, append, display)
     return out
 
 
@@ -67,13 +82,16 @@ def _value(mapping: MappingNode, key: str) -> Node | None:
     return None
 
 
-def _note_edits(node: Node, edit: NoteEdit, text: str, display: str) -> list[tuple[int, int, str]]:
+def _item_edits(node: Node, edit: NoteEdit, text: str, display: str) -> list[tuple[int, int, str]]:
     where = Location(display, node.start_mark.line + 1)
-    if not isinstance(node, MappingNode) or node.flow_style:
+    if not isinstance(node, MappingNode):
+        raise InputError("cannot edit an item that is not a mapping", where, "write it as one")
+    present = {k.value: (k, v) for k, v in node.value if isinstance(k, ScalarNode)}
+    if node.flow_style and any(k not in present or v is DELETE or isinstance(v, Mapping)
+                               for k, v in edit.items()):
         raise InputError("cannot edit a note written in flow style ({...})", where,
                          "write the note as a block mapping, one key per line")
     indent = node.value[0][0].start_mark.column
-    present = {k.value: (k, v) for k, v in node.value if isinstance(k, ScalarNode)}
     out: list[tuple[int, int, str]] = []
     inserts: dict[int, list[str]] = {}
     for key, value in edit.items():
@@ -103,7 +121,8 @@ def _replacement(k: ScalarNode, v: Node, value: Any, indent: int, text: str,
     end = _content_end(v)
     while end > colon + 1 and text[end - 1] in " \t\r\n":
         end -= 1
-    return colon + 1, end, _render(value, indent).rstrip("\n")
+    dash = v.start_mark.column if isinstance(v, SequenceNode) and not v.flow_style else None
+    return colon + 1, end, _render(value, indent, dash).rstrip("\n")
 
 
 def _removal(node: MappingNode, k: ScalarNode, v: Node, text: str,
@@ -128,11 +147,16 @@ def _entry(key: str, value: Any, indent: int) -> str:
     return f"{' ' * indent}{key}:{_render(value, indent)}"
 
 
-def _render(value: Any, indent: int) -> str:
-    """` value\\n` for a scalar or a flow list, ` |\\n  text` for a text of several lines,
-    `\\n  key: value...` for a mapping (block style)."""
+def _entries(item: NoteEdit, indent: int) -> str:
+    return "".join(_entry(str(k), v, indent) for k, v in item.items())
+
+
+def _render(value: Any, indent: int, dash: int | None = None) -> str:
+    """` value\\n` for a scalar or a list (a block list with its dashes at column `dash`, else a
+    flow list), ` |\\n  text` for a text of several lines, `\\n  key: value...` for a mapping
+    (block style)."""
     if isinstance(value, Mapping):
-        return "\n" + "".join(_entry(str(k), v, indent + 2) for k, v in value.items())
+        return "\n" + _entries(value, indent + 2)
     if isinstance(value, bool) or value is None:
         raise TypeError(f"no YAML rendering for {value!r}")
     if isinstance(value, str) and _literal_safe(value):
@@ -141,12 +165,19 @@ def _render(value: Any, indent: int) -> str:
         chomp = "" if value.endswith("\n") else "-"
         return f" |{chomp}\n{lines}"
     if isinstance(value, str):
-        return f" {value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)}\n"
+        return f" {_scalar(value)}\n"
     if isinstance(value, float):
         return f" {round(value, 3)}\n"
     if isinstance(value, int):
         return f" {value}\n"
-    return f" [{', '.join(str(int(x)) for x in value)}]\n"
+    items = [_scalar(x) if isinstance(x, str) else str(int(x)) for x in value]
+    if dash is not None and items:
+        return "\n" + "".join(f"{' ' * dash}- {x}\n" for x in items)
+    return f" [{', '.join(items)}]\n"
+
+
+def _scalar(value: str) -> str:
+    return value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)
 
 
 def _literal_safe(value: str) -> bool:
@@ -198,17 +229,49 @@ def _expected(value: Any) -> Any:
     return list(value) if isinstance(value, (list, tuple)) else value
 
 
-def _verify(old: str, new: str, edits: Mapping[int, NoteEdit], display: str) -> None:
+def _verify(old: str, new: str, key: str, edits: Mapping[int, NoteEdit],
+            append: Sequence[NoteEdit], display: str) -> None:
     expect = _plain(read_yaml(old))
     for index, edit in edits.items():
-        note = expect["notes"][index]
-        for key, value in edit.items():
+        item = expect[key][index]
+        for name, value in edit.items():
             if value is DELETE:
-                note.pop(key, None)
+                item.pop(name, None)
             else:
-                note[key] = _expected(value)
+                item[name] = _expected(value)
+    expect[key] += [_expected(item) for item in append]
     if _plain(read_yaml(new)) != expect:
-        keys = sorted({k for e in edits.values() for k in e})
-        raise InputError(f"editing the notes would change more than {', '.join(keys)}",
+        keys = sorted({k for e in [*edits.values(), *append] for k in e})
+        raise InputError(f"editing `{key}` would change more than {', '.join(keys)}",
                          Location(display, 1),
                          "make the edit by hand: `reader check --format json` shows the values")
+
+
+def rewrite_links(text: str, targets: Mapping[str, str], display: str = "") -> str:
+    """`text` with each source link `[[OLD]]` or `[[OLD|label]]` of `targets` (OLD: `path` or
+    `path::Qualname`) pointing at its new target; every string value is checked to have changed
+    by those links alone."""
+    if not targets:
+        return text
+    pattern = re.compile(r"\[\[(" + "|".join(map(re.escape, sorted(targets, key=len,
+                                                                       reverse=True)))
+                         + r")(?=\]\]|\|)")
+
+    def swap(s: str) -> str:
+        return pattern.sub(lambda m: "[[" + targets[m.group(1)], s)
+
+    out = swap(text)
+    if _plain(read_yaml(out)) != _swapped(_plain(read_yaml(text)), swap):
+        raise InputError("rewriting the source links would change more than the links",
+                         Location(display, 1), "rewrite them by hand: 'reader check' names them")
+    return out
+
+
+def _swapped(data: Any, swap: Callable[[str], str]) -> Any:
+    if isinstance(data, str):
+        return swap(data)
+    if isinstance(data, list):
+        return [_swapped(x, swap) for x in data]
+    if isinstance(data, dict):
+        return {k: _swapped(v, swap) for k, v in data.items()}
+    return data

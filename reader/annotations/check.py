@@ -101,8 +101,7 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
         problems += [p for r in resolved if (p := note_problem(r)) is not None]
         problems += [p for r in resolved if (p := _outside_shown(article, r, ctx.symbols)) is not None]
         reports.append(ArticleReport(article.where.path, article.slug, resolved))
-    problems += review_problems(articles)
-    return CheckReport(len(loaded), tuple(reports), ordered(problems), True)
+    return CheckReport(len(loaded), tuple(reports), ordered(fold_marks(problems, reports)), True)
 
 
 def ordered(problems: Iterable[Problem]) -> tuple[Problem, ...]:
@@ -112,18 +111,31 @@ def ordered(problems: Iterable[Problem]) -> tuple[Problem, ...]:
     return tuple(sorted(problems, key=key))
 
 
-def review_problems(articles: list[Article]) -> list[Problem]:
-    """A finding for each note a pin move marked for re-reading."""
-    marked = [(n, n.review) for a in articles for n in a.notes if n.review is not None]
+def fold_marks(problems: list[Problem], reports: Iterable[ArticleReport]) -> list[Problem]:
+    """`problems` with one finding for each note a pin move marked for re-reading, which takes in
+    what its anchor and place say (a person re-reads and re-places it at once); a note that does
+    not anchor at all stays an input error of its own."""
+    marked = {r.note.id: r for a in reports for r in a.notes if r.note.review is not None}
+    anchored: dict[str, list[Problem]] = {}
     out = []
-    for note, review in marked:
-        was = review.was
-        out.append(Problem(note.where, f"note {note.id!r} must be re-read after the pin move "
-                                       f"({review.confidence:.0%} sure of its place): {review.reason}",
-                           f"it was at {was.path}:{was.lines.first}-{was.lines.last}; re-read it, "
-                           f"fix it if needed, then run 'reader accept {note.id}'",
-                           Severity.FINDING, note.id, review=review))
-    return out
+    for p in problems:
+        if p.note in marked and p.status is not Status.INVALID:
+            anchored.setdefault(p.note, []).append(p)
+        else:
+            out.append(p)
+    return out + [_mark_problem(r, anchored.get(nid, [])) for nid, r in marked.items()]
+
+
+def _mark_problem(r: ResolvedNote, anchored: list[Problem]) -> Problem:
+    note, review = r.note, r.note.review
+    assert review is not None
+    was = review.was
+    also = "".join(f"; its anchor: {p.message.split(': ', 1)[-1]}" for p in anchored)
+    return Problem(note.where, f"note {note.id!r} must be re-read after the pin move "
+                               f"({review.confidence:.0%} sure of its place): {review.reason}{also}",
+                   f"it was at {was.path}:{was.lines.first}-{was.lines.last}; re-read it, fix it "
+                   f"if needed, then run 'reader accept {note.id}'", Severity.FINDING, note.id,
+                   r.status, review)
 
 
 def unknown_problem(u: Unknown) -> Problem:

@@ -26,8 +26,10 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="markdown is ready to paste as a pull-request comment")
     p.add_argument("--apply", action="store_true",
-                   help="record the new line of every note whose code moved unchanged (like "
-                        "'reader accept --moved'); changed notes stay for a person")
+                   help="write every note's proposed place into annotations/ (path, symbol, "
+                        "lines, quote, fingerprint, line) and a re-read mark (`review:`) on each "
+                        "note whose code or claim changed or whose place is not certain: "
+                        "'reader check' then lists them, the surest first")
     p.add_argument("--record", metavar="FILE", default="",
                    help="also write the move's record (JSON) for the site's 'What changed' page: "
                         "each note's fate from the annotations at OLD's revision (OLD must be "
@@ -43,11 +45,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reader.annotations import load_articles
-    from reader.corpus import Corpus, Project
-    from reader.move.changes import NoteChange
     from reader.move.compare import ClaimRuns, diff_sides
-    from reader.move.notes import apply_moved
     from reader.move.printers import PRINTERS
     from reader.move.sides import is_rev_spec, load_side
 
@@ -68,12 +66,28 @@ def run(args: argparse.Namespace) -> int:
     if args.record:
         _record(root, rev, old, new, report, cache, Path(args.record))
     if args.apply:
-        corpus = Corpus.open(Project(root, new.pins, new.locks), cache)
-        moved = [c for c in report.changes if isinstance(c, NoteChange)]
-        done = apply_moved(root, load_articles(root), moved, corpus)
-        print(f"reader diff --apply: {len(done)} moved notes updated"
-              + (f" ({', '.join(done)})" if done else ""), file=sys.stderr)
+        _apply(root, old, report, cache)
     return report.exit_code
+
+
+def _apply(root: Path, old, report, cache: Cache) -> None:
+    from reader.annotations import load_articles
+    from reader.corpus import Corpus, Project
+    from reader.move.apply import apply_proposals
+    from reader.move.changes import ClaimChange, NoteChange
+
+    proposals = {c.note: c.proposal for c in report.changes
+                 if isinstance(c, NoteChange) and c.proposal is not None}
+    claims = [c for c in report.changes if isinstance(c, ClaimChange)]
+    done = apply_proposals(root, load_articles(root), proposals,
+                           Corpus.open(Project(root, old.pins, old.locks), cache),
+                           Corpus.open(Project.load(root), cache), claims)
+    for line in done.pages:
+        print(line, file=sys.stderr)
+    print(f"reader diff --apply: {len(done.placed)} notes placed anew; {len(done.marked)} marked "
+          f"for a person to re-read ('reader check' lists them, the surest first)"
+          + (f", {len(done.orphans)} of them without a place" if done.orphans else ""),
+          file=sys.stderr)
 
 
 def _record(root: Path, rev: str, old, new, report, cache: Cache, out: Path) -> None:

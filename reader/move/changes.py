@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from reader.errors import Location
 from reader.model import Span
+from reader.move.place import Proposal
 
 
 def span_text(span: Span | None) -> str:
@@ -131,9 +132,13 @@ class NoteChange(Change):
     context: str = ""
     """For `unchanged`/`moved`: the symbol around the note whose other code changed (re-read advised:
     the note's words may rest on it), or empty."""
+    proposal: Proposal | None = None
+    """Where the note goes at the new pins (`reader diff --apply` writes it), how sure, and why."""
 
     @property
     def needs_person(self) -> bool:
+        if self.proposal is not None:
+            return self.proposal.marked
         return self.status in ("changed", "orphaned", "ambiguous")
 
     def explain(self) -> str:
@@ -147,10 +152,24 @@ class NoteChange(Change):
                     f"unchanged{around}")
         if self.status == "changed":
             what = "the anchored code changed" if self.diff else (self.detail or "its anchor changed")
-            return (f"{head}: {what} (lines {span_text(self.old)} -> {span_text(self.new)}); re-read the "
-                    f"note, fix it if needed, then 'reader accept {self.note}'")
+            return (f"{head}: {what} (lines {span_text(self.old)} -> {span_text(self.new)}); "
+                    f"{self.placed()}")
         tail = f" ({self.detail})" if self.detail else ""
-        return f"{head}: {self.status}{tail}; rewrite its anchor or remove it"
+        return f"{head}: {self.status}{tail}; {self.placed()}"
+
+    def placed(self) -> str:
+        """What the move proposes for the note, and what is left to a person."""
+        p = self.proposal
+        if p is None:
+            fix = ("re-read the note, fix it if needed, then 'reader accept "
+                   f"{self.note}'") if self.status == "changed" else "rewrite its anchor or remove it"
+            return fix
+        if p.span is None:
+            near = "; nearest: " + ", ".join(map(str, p.candidates)) if p.candidates else ""
+            return f"no place proposed: {p.reason}{near}; rewrite its anchor or remove it"
+        where = (f"{p.path}:" if p.path != self.path else "lines ") + span_text(p.span)
+        return (f"proposed {where} ({p.how}, {p.confidence:.0%} sure: {p.reason})"
+                + ("; re-read it there" if p.marked else ""))
 
 
 @dataclass(frozen=True)

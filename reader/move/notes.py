@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from reader.annotations import Anchor, Article, Note, Status, resolve_text
-from reader.annotations.accept import Stamp, stamp_notes
 from reader.annotations.anchor import symbols_in
 from reader.annotations.resolve import PinnedSymbols
-from reader.cache import atomic_write_all
 from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract.parse import ParseError, located
@@ -179,7 +177,10 @@ def _judge_alone(note: Note, b: Anchor, base: dict[str, Any], why: str = "") -> 
 
 
 def diff_notes(articles: list[Article], old: Corpus, new: Corpus) -> list[NoteChange]:
-    return [diff_note(n, old, new) for a in articles for n in a.notes]
+    """Each note's fate, with where it goes at the new pins."""
+    notes = [n for a in articles for n in a.notes]
+    proposals = propose_notes(notes, old, new)
+    return [replace(diff_note(n, old, new), proposal=p) for n, p in zip(notes, proposals, strict=True)]
 
 
 def annotated_symbols(articles: list[Article]) -> dict[str, frozenset[str]]:
@@ -192,27 +193,3 @@ def annotated_symbols(articles: list[Article]) -> dict[str, frozenset[str]]:
         for read in article.reads:
             out.setdefault(read.path, set()).update(read.symbols)
     return {path: frozenset(names) for path, names in out.items()}
-
-
-def apply_moved(root: Path, articles: list[Article], changes: list[NoteChange], new: Corpus) -> list[str]:
-    """Record the new line of every moved note (`fingerprint` and `line`, nothing else in the
-    YAML); notes that need a person are left alone. Returns the ids of the notes updated."""
-    moved = {c.note for c in changes if c.status == "moved"}
-    stamps: dict[str, dict[int, Stamp]] = {}
-    for article in articles:
-        for note in article.notes:
-            served = _text(new, note.path) if note.id in moved else None
-            if served is None:
-                continue
-            anchor = resolve_text(note, served[1])
-            # Only code that is unchanged since a person accepted it may move on its own.
-            if anchor.status is Status.MOVED and anchor.acceptable and anchor.span and anchor.fingerprint:
-                stamps.setdefault(note.where.path, {})[note.index] = Stamp(anchor.fingerprint,
-                                                                          anchor.span.start)
-    files = {}
-    for path, by_index in stamps.items():
-        text = (root / path).read_bytes().decode("utf-8")
-        files[root / path] = stamp_notes(text, by_index, path).encode("utf-8")
-    atomic_write_all(files)
-    by_file = {(p, i) for p, s in stamps.items() for i in s}
-    return [n.id for a in articles for n in a.notes if (n.where.path, n.index) in by_file]

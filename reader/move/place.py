@@ -16,7 +16,6 @@ Code found nowhere is orphaned with its reason and the nearest candidates, never
 from __future__ import annotations
 
 import difflib
-import textwrap
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -25,6 +24,7 @@ from typing import Any, Protocol
 
 from reader.annotations.anchor import fingerprint, resolve_text
 from reader.annotations.model import Note, Quote, SymbolLines
+from reader.errors import Location
 from reader.model import Span, Symbol, split_lines
 from reader.move.align import line_map, normal, similarity
 
@@ -38,6 +38,8 @@ SHORTLIST = 6
 """Definitions of a file scored in full for a note, after a quick filter."""
 REWRITE = 0.5
 """The least similarity of a quoted line's new version for the quote to be rewritten to it."""
+AROUND = 5
+"""Lines each side of a note whose change makes it worth re-reading although its own did not."""
 DISTINCT = 12
 """A line this long (normalised) is distinctive enough to find the file holding it."""
 
@@ -96,12 +98,16 @@ class Proposal:
 
     @property
     def marked(self) -> bool:
-        """Whether a person must re-read the note at its new place."""
+        """Whether a person must re-read the note at its new place (a note whose file the move
+        left as it was needs nothing from it)."""
+        if self.how == "unchanged":
+            return self.changed
         return self.span is None or self.changed or self.confidence < SURE
 
 
-class _Side:
-    """One side's files with what the search derives from them, each computed once."""
+class Side:
+    """One side of a move: its files, with what the search derives from them computed once (wrap
+    each side once when placing many notes)."""
 
     def __init__(self, files: Files):
         self.files = files
@@ -136,16 +142,21 @@ class _Side:
 
 def propose(note: Note, old: Files, new: Files) -> Proposal:
     """Where `note`, anchored at the `old` side, goes at the `new` side."""
-    before = old if isinstance(old, _Side) else _Side(old)
-    after = new if isinstance(new, _Side) else _Side(new)
+    before = old if isinstance(old, Side) else Side(old)
+    after = new if isinstance(new, Side) else Side(new)
     return _propose(note, before, after)
 
 
-def _propose(note: Note, old: _Side, new: _Side) -> Proposal:
+def _propose(note: Note, old: Side, new: Side) -> Proposal:
     old_text = old.text(note.path)
     if old_text is None:
         return _alone(note, new, f"{note.path} is not served at the old pins")
     before = resolve_text(note, old_text, symbols=old.symbols(note.path))
+    if old_text == new.text(note.path):
+        # The move leaves the note's file as it was: whatever holds for the note holds as before.
+        return Proposal(note.id, note.path, before.span, note.path, before.span, note.symbol,
+                        note.lines, note.quote, before.fingerprint, 1.0, "unchanged",
+                        "its file is unchanged")
     if before.span is None or before.fingerprint is None:
         return _alone(note, new, f"it did not anchor at the old pins ({before.message})")
     was = _Was(note, split_lines(old_text), before.span, before.fingerprint,
@@ -158,7 +169,7 @@ def _propose(note: Note, old: _Side, new: _Side) -> Proposal:
     return _Search(was, old, new).run()
 
 
-def _alone(note: Note, new: _Side, why: str) -> Proposal:
+def _alone(note: Note, new: Side, why: str) -> Proposal:
     """No old code to follow: the note's own anchor at the new pins, if it has one, to be re-read."""
     text = new.text(note.path)
     anchor = resolve_text(note, text, symbols=new.symbols(note.path)) if text is not None else None
@@ -241,7 +252,7 @@ class _Region:
 class _Search:
     """Finding a note's code at the new pins once its own anchor did not."""
 
-    def __init__(self, was: _Was, old: _Side, new: _Side):
+    def __init__(self, was: _Was, old: Side, new: Side):
         self.was, self.old, self.new = was, old, new
         self.note = was.note
 
@@ -449,6 +460,8 @@ class _Search:
         if how_quote == "rewritten" and quote is not None:
             return "realigned", (f"its quoted line changed: quote rewritten to "
                                  f"{_short(quote.exact)} ({moved})")
+        if how_quote == "kept" and self.note.lines is None:
+            return "moved", f"its quote now occurs elsewhere too: found where it was ({moved})"
         if how_quote == "kept":
             return "recentred", f"its quote left its lines: re-centred on it ({moved})"
         return "realigned", f"its lines followed the code they held ({moved}, {region.code:.0%} found)"
@@ -504,7 +517,8 @@ def _anchor(note: Note, region: _Region, span: Span, symbol: str | None,
         own = region.symbol
         narrowed = None if span == own.span else SymbolLines(span.start - own.span.start + 1,
                                                               span.end - own.span.start + 1)
-        tries += [(own.qualname, narrowed, quote), (own.qualname, narrowed, None)]
+        tries += [(own.qualname, None, quote), (own.qualname, narrowed, quote),
+                  (own.qualname, narrowed, None)]
     for sym, rel, q in tries:
         if sym is None and q is None:
             continue
@@ -516,7 +530,7 @@ def _anchor(note: Note, region: _Region, span: Span, symbol: str | None,
     return None
 
 
-def _same(was: _Was, new_text: str, span: Span, new: _Side) -> Proposal:
+def _same(was: _Was, new_text: str, span: Span, new: Side) -> Proposal:
     """The note's own anchor found the same code: certain; re-read only when the code around it
     changed."""
     note = was.note
@@ -529,21 +543,56 @@ def _same(was: _Was, new_text: str, span: Span, new: _Side) -> Proposal:
                     note.quote, was.fingerprint, 1.0, how, reason, (), bool(around))
 
 
-def _around(was: _Was, new_lines: list[str], span: Span, new: _Side) -> str:
-    """The innermost definition around the note whose code changed, when its own did not."""
+def _around(was: _Was, new_lines: list[str], span: Span, new: Side) -> str:
+    """Where the code beside the note changed when its own did not (the AROUND lines each side,
+    within its definition): the definition's name, or `lines a-b` at module level; '' if none."""
     holder = was.holder
-    if holder is None or holder.span == was.span:
+    if holder is not None and holder.span == was.span:
         return ""
-    after = [s for s in new.symbols(was.note.path) if s.qualname == holder.qualname
-             and s.span.start <= span.start and span.end <= s.span.end]
-    if not after:
+    after = [s for s in new.symbols(was.note.path) if holder is not None
+             and s.qualname == holder.qualname and s.span.start <= span.start
+             and span.end <= s.span.end]
+    if holder is not None and not after:
         return holder.qualname
-    before_code = textwrap.dedent("\n".join(was.text(holder.span)))
-    after_code = textwrap.dedent("\n".join(new_lines[after[0].span.start - 1: after[0].span.end]))
-    return "" if before_code == after_code else holder.qualname
+    old_in = holder.span if holder else Span(1, len(was.lines))
+    new_in = after[0].span if after else Span(1, len(new_lines))
+    before = _beside(was.lines, was.span, old_in)
+    now = _beside(new_lines, span, new_in)
+    if before == now:
+        return ""
+    return holder.qualname if holder else f"lines {max(1, span.start - AROUND)}-{span.end + AROUND}"
+
+
+def _beside(lines: list[str], span: Span, within: Span) -> list[str]:
+    """The normalised non-blank lines AROUND each side of `span`, inside `within`."""
+    first, last = max(within.start, span.start - AROUND), min(within.end, span.end + AROUND)
+    return [k for k in (normal(x) for x in lines[first - 1: span.start - 1] + ["|"]
+                        + lines[span.end: last]) if k]
+
+
+def follow(path: str, qualname: str, old: Files, new: Files) -> Proposal:
+    """Where the definition `qualname` of `path` at the old side went (a `reads` symbol, a link)."""
+    return propose(Note(f"{path}::{qualname}", path, "", Location(path), qualname), old, new)
+
+
+def follow_file(path: str, old: Files, new: Files) -> str | None:
+    """Where the file `path` went: itself when the new side has it, else the file of the same
+    name, else the file holding most of its distinctive lines (at least a third), else None."""
+    if new.text(path) is not None:
+        return path
+    after = new if isinstance(new, Side) else Side(new)
+    name = path.rsplit("/", 1)[-1]
+    same = [p for p in after.paths() if p.rsplit("/", 1)[-1] == name]
+    if len(same) == 1:
+        return same[0]
+    lines = {k for k in map(normal, split_lines(old.text(path) or "")) if len(k) >= DISTINCT}
+    hits = Counter(p for k in lines for p in after.holding(k))
+    best = hits.most_common(1)
+    return best[0][0] if best and best[0][1] * 3 >= len(lines) else None
 
 
 def propose_all(notes: Sequence[Note], old: Files, new: Files) -> list[Proposal]:
     """A proposal for each note (what the search derives from either side is shared)."""
-    before, after = _Side(old), _Side(new)
+    before = old if isinstance(old, Side) else Side(old)
+    after = new if isinstance(new, Side) else Side(new)
     return [_propose(n, before, after) for n in notes]
