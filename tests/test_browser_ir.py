@@ -13,7 +13,7 @@ import pytest
 
 from reader.errors import Location
 from reader.extract.symbols import symbols_of
-from reader.render.code.highlight import highlight_lines
+from reader.render.code.highlight import highlight
 from reader.render.ir import view as irview
 from reader.render.ir.lowered import Rules, parse_lowered
 from reader.render.ir.view import IrSite, kernel_file, render_lowered
@@ -47,7 +47,7 @@ def site(tmp_path_factory) -> Path:
     for css in MATERIAL.glob("*.min.css") if MATERIAL.is_dir() else ():
         shutil.copy(css, assets / css.name)
     text = (ROOT / "tests" / "fixtures" / "lowered" / "lowering_ladder.py").read_text()
-    own = {("", LAB): kernel_file("", LAB, text, highlight_lines(text), HERE, symbols_of(text))}
+    own = {("", LAB): kernel_file("", LAB, text, highlight(text).html(), HERE, symbols_of(text))}
     rules = Rules(_tables())
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(irview, "CHUNK", 4)  # the TPU module's 35 lines in runs painted as needed

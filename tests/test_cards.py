@@ -17,7 +17,7 @@ from reader.extract.symbols import definitions_of
 from reader.model import Head, SourceFile
 from reader.render.code.annotated import source_page
 from reader.render.code.cards import card_data, card_script, excerpt, runs
-from reader.render.code.highlight import highlight, highlight_lines
+from reader.render.code.highlight import highlight
 from reader.render.code.runs import class_code
 from reader.render.common.docs import source_doc, source_resolver
 from reader.render.common.prose import Prose
@@ -123,7 +123,7 @@ def test_a_card_lists_uses_by_file_and_the_notes_on_the_innermost_definition(doc
 
 
 def test_runs_keep_the_text_and_merge_classes():
-    line = highlight_lines('x.y = "a\u202eb" < 2  # c\n')[0]
+    line = highlight('x.y = "a\u202eb" < 2  # c\n').html()[0]
     got = runs(line)
     assert "".join(text for _, text in got) == 'x.y = "a\u2423b" < 2  # c'
     assert ("rd-hidden", "\u2423") in got and ("c1", "# c") in got

@@ -21,8 +21,7 @@ def test_names_resolve_through_star_imports_aliases_and_re_exports():
     r = resolver()
     assert r.resolve_name("pkg", "helper") == Target("def", "pkg.core", "helper")
     assert r.resolve_name("pkg", "PublicSpec") == Target("def", "pkg.core", "Spec")
-    assert r.resolve_module("pkg.api.Spec") == Target("def", "pkg.core", "Spec")
-    assert r.resolve_module("pkg.api") == Target("module", "pkg.api")
+    assert r.resolve_attr(Target("module", "pkg.api"), "Spec") == Target("def", "pkg.core", "Spec")
     assert r.resolve_dotted("pkg.core", "np.zeros") == Target("external", "numpy.zeros")
     assert r.resolve_name("pkg", "missing") is None
 

@@ -17,7 +17,7 @@ import pytest
 
 from kernels import LABS as REGISTRY
 from reader.cli import main as reader
-from reader.labs.notebook import colab_url, notebook_path, releases_of, run_notebook
+from reader.labs.notebook import colab_url, notebook_path, run_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = list(REGISTRY)
@@ -39,6 +39,14 @@ REFERENCES = {
     "ring_attention": (rf"(?:ppermute ring|in-kernel ring|in-kernel vs ppermute) {NUMBER}", 6, 1e-5),
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def releases_of(setup: str) -> list[str]:
+    """The `RELEASES` a notebook's setup cell installs."""
+    for node in ast.walk(ast.parse(setup)):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "RELEASES" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    return []
 
 
 def _notebook(name: str):

@@ -9,7 +9,7 @@ import pytest
 
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.extract import Index, build_index, index_from_sources
+from reader.extract import Index, Target, build_index, index_from_sources
 from reader.extract import index as index_mod
 from reader.model import Reference
 from reader.workers import Workers
@@ -100,7 +100,7 @@ def test_reexport_chain_through_init_files():
     # `pkg` is not bound by `import pkg.api as api`: no link at all on line 5.
     assert [r for r in refs if r.line == 5] == []
     index = index_from_sources(files)
-    assert index.resolve_module("pkg.api.BlockSpec").qualname == "BlockSpec"
+    assert index.resolve_attr(Target("module", "pkg.api"), "BlockSpec").qualname == "BlockSpec"
 
 
 def test_methods_through_self_and_bases():
@@ -232,7 +232,7 @@ def test_kernel_file_resolves_pl_blockspec(real_index):
 
 
 def test_real_pins_reexport_and_where_used(real_index):
-    target = real_index.resolve_module("jax.experimental.pallas.BlockSpec")
+    target = real_index.resolve_attr(Target("module", "jax.experimental.pallas"), "BlockSpec")
     assert (target.kind, target.module, target.qualname) == (
         "def", "jax._src.pallas.core", "BlockSpec")
     uses = real_index.where_used("jax._src.pallas.core", "BlockSpec")

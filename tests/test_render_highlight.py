@@ -13,7 +13,6 @@ from reader.render.code.highlight import (
     cache_key,
     hidden_characters,
     highlight,
-    highlight_lines,
     highlighted,
     link_line,
     pairs,
@@ -23,29 +22,29 @@ from reader.render.code.highlight import (
 def test_lines_match_python_line_numbers():
     text = "a = 1\n\x0cb = '''x\ny'''\n\n"
     assert split_lines(text) == ["a = 1", "\x0cb = '''x", "y'''", ""]
-    assert len(highlight_lines(text)) == 4
+    assert len(highlight(text).html()) == 4
 
 
 def test_leading_and_trailing_blank_lines_are_kept():
-    lines = highlight_lines("\n\nx = 1\n\n")
+    lines = highlight("\n\nx = 1\n\n").html()
     assert lines[:2] == ["", ""] and "x" in lines[2] and lines[3] == ""
 
 
 def test_spans_close_on_each_line_of_a_multiline_string():
-    lines = highlight_lines('s = """one\ntwo\nthree"""\n')
+    lines = highlight('s = """one\ntwo\nthree"""\n').html()
     for line in lines:
         assert line.count("<span") == line.count("</span>")
     assert lines[1] == '<span class="s2">two</span>'
 
 
 def test_html_is_escaped():
-    (line,) = highlight_lines("x = a < b & c  # <script>\n")
+    (line,) = highlight("x = a < b & c  # <script>\n").html()
     assert "<script>" not in line and "&lt;script&gt;" in line and "&amp;" in line
 
 
 def test_bidi_and_invisible_characters_are_marked_one_for_one():
     text = 'ok = "a\u202eb\u200bc\ufeff"\n'
-    (line,) = highlight_lines(text)
+    (line,) = highlight(text).html()
     for ch in "\u202e\u200b\ufeff":
         assert ch not in line
     assert line.count('class="rd-hidden"') == 3
@@ -57,7 +56,7 @@ def test_bidi_and_invisible_characters_are_marked_one_for_one():
 
 
 def test_link_line_wraps_the_identifier_at_its_column():
-    (line,) = highlight_lines("y = pl.BlockSpec(x) < z\n")
+    (line,) = highlight("y = pl.BlockSpec(x) < z\n").html()
     out = link_line(line, [LineLink(7, 9, "core.py.html#L5", "jax._src.pallas.core.BlockSpec")])
     assert '<a href="core.py.html#L5" title="jax._src.pallas.core.BlockSpec">BlockSpec</a>' in out
     # after an entity (`&lt;` is one character) columns still count source characters
@@ -66,14 +65,14 @@ def test_link_line_wraps_the_identifier_at_its_column():
 
 
 def test_link_crossing_a_tag_or_overlapping_is_left_out():
-    (line,) = highlight_lines("a.b\n")
+    (line,) = highlight("a.b\n").html()
     assert link_line(line, [LineLink(0, 3, "#ab")]) == line
     out = link_line(line, [LineLink(0, 1, "#a"), LineLink(0, 1, "#again")])
     assert out.count("<a ") == 1
 
 
 def test_link_hrefs_are_escaped():
-    (line,) = highlight_lines("x\n")
+    (line,) = highlight("x\n").html()
     out = link_line(line, [LineLink(0, 1, 'a.html#"><script>', 'say "hi"')])
     assert "<script>" not in out and "&quot;" in out
 

@@ -18,7 +18,7 @@ from reader.extract.symbols import symbols_of
 from reader.labs import Artifact, LabArtifacts, LabInfo
 from reader.linkcheck import read_part, scan
 from reader.model import SourceFile
-from reader.render.code.highlight import highlight_lines
+from reader.render.code.highlight import highlight
 from reader.render.common.model import Asset
 from reader.render.common.urls import rel_file, slugify
 from reader.render.ir import site as irsite
@@ -61,7 +61,7 @@ def lab_text() -> str:
 def _render(lab_text: str, tables: list[RuleTable] | None = None, data: bytes | None = None,
             pinned=lambda pin, path: None):
     lowered = parse_lowered(data if data is not None else SAMPLE.read_bytes(), Location(LAB))
-    own = {("", LAB): kernel_file("", LAB, lab_text, highlight_lines(lab_text), HERE, symbols_of(lab_text))}
+    own = {("", LAB): kernel_file("", LAB, lab_text, highlight(lab_text).html(), HERE, symbols_of(lab_text))}
     rules = Rules(tables if tables is not None else _tables())
     view = render_lowered(lowered, HERE, rules, IrSite(rules, pinned).file_of(own, None))
     return painted(view.html, view.parts), view.modules
@@ -165,7 +165,7 @@ def test_coverage_counts_and_names_what_is_not_linked(lab_text, raw):
 
 def test_a_modules_panes_are_a_script_of_their_own_with_links_relative_to_the_page(lab_text, raw):
     lowered = parse_lowered(SAMPLE.read_bytes(), Location(LAB))
-    own = {("", LAB): kernel_file("", LAB, lab_text, highlight_lines(lab_text), HERE, symbols_of(lab_text))}
+    own = {("", LAB): kernel_file("", LAB, lab_text, highlight(lab_text).html(), HERE, symbols_of(lab_text))}
     rules = Rules(_tables())
     view = render_lowered(lowered, HERE, rules, IrSite(rules, lambda pin, path: None).file_of(own, None))
     shown = [m for m in raw["modules"] if not m.get("error")]

@@ -15,8 +15,9 @@ from reader.corpus import Corpus, Project
 from reader.errors import FetchError, PinError
 from reader.extract import build_index
 from reader.extract.providers import load_rules
-from reader.extract.rulehistory import load_history
+from reader.extract.rulehistory import start_history
 from reader.pins import load_pins
+from reader.workers import Workers
 from tests.conftest import make_upstream, write_project
 
 TPU_CORE = """\
@@ -146,7 +147,7 @@ def index(monkeypatch) -> FakeIndex:
 
 def _history(root: Path):
     corpus = Corpus.open(Project.load(root))
-    return load_history(corpus, load_rules(corpus, build_index(corpus)))
+    return start_history(corpus, Workers(1))(load_rules(corpus, build_index(corpus)))
 
 
 def test_a_primitive_gained_lost_and_regained_across_releases(project, index):

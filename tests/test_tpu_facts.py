@@ -12,9 +12,9 @@ from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.extract import tpu_facts as tp
 from reader.extract.fact import ExtractError
-from reader.extract.facts import documented
 from reader.fetch import InstalledSource, fetch_pin
 from tests.conftest import REPO_ROOT
+from tests.test_facts import documented
 
 TPU_INFO = '''
 class ChipVersion(ChipVersionBase, enum.Enum):

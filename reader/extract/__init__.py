@@ -7,7 +7,7 @@ The public API other stages use:
     index.references(pin, path)                 # -> [Reference], sorted by line, col
     index.references_in(text, "kernels/x.py")   # the same for code outside the pins
     index.where_used(module, qualname)          # -> [Use(pin, path, line, col, length)]
-    index.resolve_module("jax.experimental.pallas.BlockSpec")   # -> Target
+    index.resolve_attr(Target("module", "jax.experimental.pallas"), "BlockSpec")   # -> Target
 
     providers.load_rules(corpus, index)         # -> [RuleTable] per backend and key (kept)
     structures.structures(index, read)          # -> pallas_call, classes, pipeline predicates

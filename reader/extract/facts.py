@@ -21,7 +21,6 @@ from reader.extract.fact import (
     Fact,
     Facts,
     Unknown,
-    name_pattern,
 )
 from reader.extract.index import Index, build_index
 from reader.extract.parse import ParseError
@@ -127,11 +126,6 @@ NAMES: tuple[FactName, ...] = tuple(FactName(*n) for n in (
     ("corpus.{jax|tokamax}.files.count", "pinned files per pin"),
     ("lines.**", "the line count of a pinned module (`lines.jax._src.pallas.mosaic.lowering`)"),
 ))
-
-
-def documented(name: str) -> bool:
-    """Whether `name` matches one of the NAMES patterns."""
-    return any(name_pattern(p).fullmatch(name) for p, _ in NAMES)
 
 
 _STRUCTURE_NAMES = ("pallas_call.**", "{blockspec|gridspec|blockmapping|gridmapping|buffered|"

@@ -86,16 +86,6 @@ class Resolver:
             target = self.resolve_attr(target, attr)
         return target
 
-    def resolve_module(self, dotted: str) -> Target | None:
-        """An absolute dotted path (`jax.experimental.pallas.BlockSpec`) from the top."""
-        head, *rest = dotted.split(".")
-        target: Target | None = self._module_target(head)
-        for attr in rest:
-            if target is None:
-                return None
-            target = self.resolve_attr(target, attr)
-        return target
-
     def member(self, module: str, cls: str, attr: str, depth: int = 0) -> Target | None:
         """`cls.attr` through the class's bases, while each base on the way is known."""
         if self.symbol(module, f"{cls}.{attr}"):

@@ -212,8 +212,11 @@ type Reads = list[ReleaseTables]
 
 def start_history(corpus: Corpus, workers: Workers,
                   cache: Cache | None = None) -> Callable[[Iterable[RuleTable]], RuleHistory | None]:
-    """`load_history` in two steps: the releases not kept start now on `workers` (a process per
-    release), and the returned call, given the pins' tables, waits for them and gives the history."""
+    """The rule history of the pin holding the tables, in two steps: the releases not kept start
+    now on `workers` (a process per release), and the returned call, given the pins' tables,
+    waits for them and gives the history: each release of the pin's `history` read from its
+    archive (a failure is kept, located), then the pins' own tables as its newest release. The
+    call gives None when that pin has no history."""
     pin = rules_pin(corpus.pins)
     if pin is None or not pin.history:
         return lambda pinned: None
@@ -238,11 +241,3 @@ def start_history(corpus: Corpus, workers: Workers,
         own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
         return history_of([*reads, ReleaseTables(ReleaseRead(pin.release or pin.short, pin.commit), own)])
     return finish
-
-
-def load_history(corpus: Corpus, pinned: Iterable[RuleTable], cache: Cache | None = None,
-                 workers: Workers | None = None) -> RuleHistory | None:
-    """The rule history of the pin holding the tables: each release of its `history` read from
-    its archive (a failure is kept, located), then the pins' own tables as its newest release.
-    None when that pin has no history."""
-    return start_history(corpus, workers or Workers(1), cache)(pinned)

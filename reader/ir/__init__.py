@@ -38,10 +38,6 @@ class Coverage:
     unlocated: tuple[OpCount, ...]
     """Most frequent first."""
 
-    @property
-    def fraction(self) -> float:
-        return self.located / self.total if self.total else 0.0
-
 
 def coverage(module: dict[str, Any]) -> Coverage:
     """The coverage of one module of the format (ops with `loc` / all ops)."""

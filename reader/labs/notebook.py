@@ -249,14 +249,6 @@ def _without_docstring(source: str) -> str:
     return source
 
 
-def releases_of(setup: str) -> list[str]:
-    """The `RELEASES` a notebook's setup cell installs (tests read them back with this)."""
-    for node in ast.walk(ast.parse(setup)):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "RELEASES" for t in node.targets):
-            return list(ast.literal_eval(node.value))
-    return []
-
-
 def setup_cell(lab: LabInfo, releases: Sequence[str]) -> str:
     return SETUP.replace("{heading}", lab.heading).replace("{releases}", repr(list(releases)))
 

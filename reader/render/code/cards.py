@@ -146,7 +146,7 @@ class Run(NamedTuple):
 
 
 def runs(line_html: str) -> list[Run]:
-    """A line with token spans (`highlight.highlight_lines`) as runs of (class, text): class '' in the
+    """A line with token spans (`highlight(text).html()`) as runs of (class, text): class '' in the
     plain colour, else a pygments class (`rd-hidden` for a control character's mark); neighbours
     of one class merged. The card builds its spans from them, as text."""
     out: list[Run] = []

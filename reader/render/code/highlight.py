@@ -170,12 +170,6 @@ def _units(text: str, hidden: bool) -> int:
     return len(shown.encode("utf-16-le")) // 2
 
 
-def highlight_lines(text: str) -> list[str]:
-    """Python source as HTML with pygments' token spans, one string per line, each line's spans
-    closed within it."""
-    return highlight(text).html()
-
-
 def with_spans(line_html: str, runs: Runs) -> str:
     """A line's HTML (`Highlight.lines`) with each run's text in a span of its class; links stay
     as they are (the text inside them wrapped on its own), an invisible character's mark keeps
