@@ -218,9 +218,10 @@ def check_notes(root: Path, site: Path, review_file: Path) -> tuple[tuple[str, .
             report = checking.check(root, opened, checking.computed_facts, cache, figures=FIGURES)
             problems = tuple(str(p) for p in report.problems if p.severity is not Severity.NOTICE)
             review = gather(root, site, report, corpus[0], cache) if corpus else None
-    except ReaderError as e:
+    except Exception as e:  # a bug must not stop the server: shown as the build's are
         review_file.unlink(missing_ok=True)
-        return (str(e),), {"notes": 0, "digest": ""}
+        return (str(e) if isinstance(e, ReaderError) else traceback.format_exc(),), {
+            "notes": 0, "digest": ""}
     if review is None:
         review_file.unlink(missing_ok=True)
         return problems, {"notes": 0, "digest": ""}
