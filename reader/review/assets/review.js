@@ -133,6 +133,13 @@
     }
     const s = screen();
     if (s) /** @type {HTMLButtonElement} */ ($("rv-accept")).disabled ||= !s.acceptable;
+    label("rv-edit", mode === "edit" ? ["Ctrl+Enter", "Save"] : ["E", "Edit"]);
+    label("rv-reanchor", mode === "pick" ? ["Enter", "Re-anchor here"] : ["R", "Re-anchor"]);
+  }
+
+  /** A button's key and words. @param {string} id @param {string[]} words */
+  function label(id, [key, text]) {
+    $(id).replaceChildren(el("kbd", "", key), ` ${text}`);
   }
 
   function render() {
