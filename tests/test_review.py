@@ -350,3 +350,23 @@ def test_several_notes_are_accepted_at_once_or_none_is(moved):
     assert (code, said["message"]) == (200, "accepted 2 notes in 1 file")
     assert _flagged(moved.root) == ["tour-init", "tour-grid"]
     assert moved.tour().count('line: 6\n') == 1  # tour-call's new line
+
+
+def test_after_reader_diff_apply_the_review_shows_its_marks_and_accept_clears_them(moved):
+    """The placement's marks drive the review: its confidence, reason and old place; Accept
+    records the note where --apply put it and removes the mark: reader check is clean."""
+    from reader.cli import main
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(moved.root)
+        assert main(["diff", "--apply", "--no-claims"]) == 1  # notes for a person
+    site = _site(moved)
+    review = site.review()
+    assert [(s.id, s.status) for s in review.screens] == [("tour-spec", "ok"), ("tour-init", "ok")]
+    spec, init = review.screens
+    assert spec.confidence == 1.0 and spec.reason.startswith("its lines followed the code they held")
+    assert (spec.old.label, spec.old.span, spec.new.span) == (f"was {moved.v0[:7]}", (5, 11), (7, 14))
+    assert init.confidence < spec.confidence and init.acceptable
+    code, said = _post(site, {"action": "accept", "notes": ["tour-spec", "tour-init"]})
+    assert (code, said["message"]) == (200, "accepted 2 notes in 1 file")
+    assert "review:" not in moved.tour() and _flagged(moved.root) == []
