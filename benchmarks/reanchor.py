@@ -10,9 +10,12 @@ placement is held against where the author put the note in that commit (the reco
 holds them against where the notes stood there (the old annotations' path, the record's
 `old_line`).
 
-Two placers side by side on the same notes and corpora: `anchor`, reader diff's anchoring as it
-was before the proposals (a note is placed where `resolve_text` anchors it at the new pins), and
-`proposals` (`reader.move.place`). Per placer: notes placed where the author put them, notes with
+Three placers side by side on the same notes and corpora: `anchor`, reader diff's anchoring as it
+was before the proposals (a note is placed where `resolve_text` anchors it at the new pins),
+`proposals` (`reader.move.place`, what `reader diff` does), and `stepped`: the proposals through
+the releases between (the jax pin's `history`: 0.10.2 -> 0.11.0 -> 0.11.2 -> 0.12.0.1), each step
+starting where the one before placed the note. Stepping measured no better on this move (98.5 %
+on the author's code forward, 99.0 % back, at 1.6x the CPU), so `reader diff` goes directly. Per placer: notes placed where the author put them, notes with
 a proposal (and, for each without, its reason), proposals elsewhere than the author's without a
 re-read mark, and the placing's wall and CPU time.
 
@@ -34,8 +37,8 @@ import os
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reader.annotations import Note, resolve
@@ -43,7 +46,9 @@ from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.model import Symbol
-from reader.move.notes import diff_note
+from reader.move import place
+from reader.move.notes import CorpusFiles, diff_note
+from reader.move.place import Files, Proposal, propose
 from reader.move.record import articles_at
 from reader.move.sides import Side, load_side
 
@@ -99,6 +104,72 @@ def proposal_placer(notes: list[Note], old: Corpus, new: Corpus) -> dict[str, Pl
         out[p.note] = Placed(p.path, p.line, p.marked, p.span.end if p.span else None, p.reason,
                              p.how)
     return out
+
+
+class Layered:
+    """`place.Files` of `top` for the paths its pins cover, of `base` for the others (a release
+    of one pin between two pin sets: the other pins as they were)."""
+
+    def __init__(self, top: CorpusFiles, base: CorpusFiles):
+        self.top, self.base = top, base
+
+    def _of(self, path: str) -> CorpusFiles:
+        return self.top if self.top.corpus.pin_of(path) else self.base
+
+    def paths(self) -> list[str]:
+        pins = set(self.top.corpus.pins)
+        return self.top.paths() + [p.path for p in self.base.corpus.all_files() if p.pin not in pins]
+
+    def text(self, path: str) -> str | None:
+        return self._of(path).text(path)
+
+    def symbols(self, path: str) -> tuple[Symbol, ...]:
+        return self._of(path).symbols(path)
+
+
+def propose_through(notes: Sequence[Note], sides: Sequence[Files],
+                    labels: Sequence[str] = ()) -> list[Proposal]:
+    """Each note moved side to side (the releases between two pins, in order): every step starts
+    from where the one before placed it; the result is the last step's place with the first
+    step's old code, the least sure step's confidence and every step's reason (`labels` name the
+    sides after the first)."""
+    wrapped = [s if isinstance(s, place.Side) else place.Side(s) for s in sides]
+    current, steps = list(notes), [[] for _ in notes]  # type: list[Note], list[list[Proposal]]
+    for k, (a, b) in enumerate(zip(wrapped, wrapped[1:], strict=False)):
+        for i, note in enumerate(current):
+            if steps[i] and steps[i][-1].span is None:
+                continue
+            p = propose(note, a, b)
+            if labels:
+                p = replace(p, reason=f"{labels[k]}: {p.reason}")
+            steps[i].append(p)
+            if p.span is not None:
+                current[i] = replace(note, path=p.path, symbol=p.symbol, lines=p.lines,
+                                     quote=p.quote, fingerprint=p.fingerprint, line=p.span.start)
+    return [_chained(s) for s in steps]
+
+
+def _chained(steps: list[Proposal]) -> Proposal:
+    first, last = steps[0], steps[-1]
+    moving = [s.how for s in steps if s.how not in ("unchanged", "moved")]
+    how = moving[-1] if moving else "unchanged" if all(s.how == "unchanged" for s in steps) \
+        else "moved"
+    return replace(last, note=first.note, old_path=first.old_path, was=first.was, how=how,
+                   confidence=min(s.confidence for s in steps),
+                   reason="; ".join(s.reason for s in steps if s.how != "unchanged")
+                   or last.reason,
+                   changed=any(s.changed for s in steps))
+
+
+def stepped_placer(steps: list[Corpus]) -> Placer:
+    """The proposals through the releases between (`steps`: each a corpus of one pin's release)."""
+    def through(notes: list[Note], old: Corpus, new: Corpus) -> dict[str, Placed]:
+        base = CorpusFiles(old)
+        sides: list[Files] = [base, *(Layered(CorpusFiles(s), base) for s in steps),
+                              CorpusFiles(new)]
+        return {p.note: Placed(p.path, p.line, p.marked, p.span.end if p.span else None, p.reason,
+                               p.how) for p in propose_through(notes, sides)}
+    return through
 
 
 PLACERS: dict[str, Placer] = {"anchor": anchor_placer, "proposals": proposal_placer}
@@ -163,6 +234,8 @@ class Case:
     target: Corpus
     held: dict[str, Held]
     left_out: dict[str, str]
+    steps: list[Corpus]
+    """The releases between (the pins' `history`), in the order of the move."""
 
 
 def corpus(root: Path, side: Side, cache: Cache) -> Corpus:
@@ -201,10 +274,30 @@ def cases(root: Path, record_path: str) -> list[Case]:
         if fate and (fate["path"], fate["new_line"]) != (held.path, held.line):
             raise SystemExit(f"{nid}: the record says {fate['path']}:{fate['new_line']}, the "
                              f"author's annotations {held.path}:{held.line}")
+    steps = between(root, old_side, new_side, cache)
     return [Case(f"{old_side.pins['jax'].release} -> {new_side.pins['jax'].release}",
-                 [before[i] for i in ids], old, new, held_new, left_out),
+                 [before[i] for i in ids], old, new, held_new, left_out, steps),
             Case(f"{new_side.pins['jax'].release} -> {old_side.pins['jax'].release}",
-                 [after[i] for i in ids], new, old, held_old, left_out)]
+                 [after[i] for i in ids], new, old, held_old, left_out, steps[::-1])]
+
+
+def between(root: Path, old: Side, new: Side, cache: Cache) -> list[Corpus]:
+    """The releases of each pin's `history` (as today's pins.toml lists them) between the two
+    sides' releases, as corpora."""
+    from reader.pins import load_pins
+    from reader.releases import release, release_corpus
+
+    today = load_pins(root / "pins.toml")
+    out = []
+    for name, pin in new.pins.items():
+        if name not in old.pins:
+            continue
+        history = list(today[name].history if name in today else pin.history)
+        start = old.pins[name].release
+        if start in history:
+            for spec in history[history.index(start) + 1:]:
+                out.append(release_corpus(root, release(pin, spec, cache), cache))
+    return out
 
 
 @dataclass(frozen=True)
@@ -222,10 +315,12 @@ class Figures:
     """Proposals on the author's code: the same file, lines overlapping the author's."""
 
 
-def measure(case: Case, placer: Placer) -> Figures:
+def measure(case: Case, placer: Placer | None) -> Figures:
+    """One placer's figures on `case` (None: the proposals through the releases between)."""
     notes = [n for n in case.notes if n.id not in case.left_out]
     wall, cpu = time.perf_counter(), time.process_time()
-    placed = placer(notes, case.source, case.target)
+    placed = (stepped_placer(case.steps) if placer is None else placer)(notes, case.source,
+                                                                         case.target)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     right = proposed = marked = overlapping = 0
     silent_wrong, marked_wrong, unplaced = [], [], []
@@ -253,13 +348,14 @@ def measure(case: Case, placer: Placer) -> Figures:
                    marked, overlapping)
 
 
-def report(name: str, f: Figures, verbose: bool) -> list[str]:
+def report(name: str, f: Figures, verbose: bool, peer: Figures | None = None) -> list[str]:
+    ratio = f" ({f.cpu / peer.cpu:.1f}x the anchor's CPU)" if peer and peer is not f else ""
     out = [f"  {name}: placed where the author put them {f.right}/{f.held} "
            f"({100 * f.right / f.held:.1f} %), on the author's code {f.overlapping} "
            f"({100 * f.overlapping / f.held:.1f} %); with a proposal {f.proposed}/{f.held}; "
            f"elsewhere with a mark {len(f.marked_wrong)}, elsewhere without a mark "
            f"{len(f.silent_wrong)}; marked for a person {f.marked}; "
-           f"{f.wall:.2f} s wall, {f.cpu:.2f} s CPU"]
+           f"{f.wall:.2f} s wall, {f.cpu:.2f} s CPU{ratio}"]
     reasons = Counter(why.split(":")[0] for _, why in f.unplaced)
     if f.unplaced:
         out.append(f"    without a proposal: {dict(reasons)}")
@@ -274,7 +370,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default=".")
     parser.add_argument("--record", default=RECORD)
-    parser.add_argument("--placer", choices=sorted(PLACERS), action="append")
+    parser.add_argument("--placer", choices=[*sorted(PLACERS), "stepped"], action="append")
     parser.add_argument("--reverse", action="store_true", help="only the move back to the old pins")
     parser.add_argument("--forward", action="store_true", help="only the recorded move")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every note missed")
@@ -286,8 +382,12 @@ def main() -> None:
         left = Counter(why.split(": ")[-1] for why in case.left_out.values())
         print(f"{case.name}: {len(case.notes)} notes, {len(case.notes) - len(case.left_out)} held "
               f"against the author's places; left out: {dict(left)}")
-        for name in args.placer or sorted(PLACERS):
-            for line in report(name, measure(case, PLACERS[name]), args.verbose):
+        peer = None
+        for name in args.placer or [*sorted(PLACERS), "stepped"]:
+            label = name if name != "stepped" else f"stepped ({len(case.steps)} releases between)"
+            figures = measure(case, PLACERS.get(name))
+            peer = figures if name == "anchor" else peer
+            for line in report(label, figures, args.verbose, peer):
                 print(line)
     print(f"load average {os.getloadavg()[0]:.1f}")
 
