@@ -146,13 +146,25 @@ def _note_row(c: NoteChange) -> list[str]:
     return [_code(c.note), _code(c.where), status, span_text(c.old), span_text(c.new)]
 
 
+def _proposed(c: NoteChange) -> str:
+    """The place the move proposes, how and how sure (or why there is none)."""
+    p = c.proposal
+    if p is None:
+        return ""
+    if p.span is None:
+        return f"none: {_cell(p.reason)}"
+    where = (f"{_code(p.path)} " if p.path != c.path else "") + span_text(p.span)
+    return f"{where} ({p.how}, {p.confidence:.0%})"
+
+
 def _notes(report: DiffReport) -> list[Block]:
     notes = notes_in_order(report)
     head = ["note", "annotation", "status", "old lines", "new lines"]
     out = [Block("notes", 0, ("", "### Notes", "", counts(notes, NOTE_ORDER) or "No notes."))]
     person = [c for c in notes if c.needs_person]
     if person:
-        out.append(Block("notes", 1, _table(head, [_note_row(c) for c in person]),
+        out.append(Block("notes", 1, _table([*head, "proposed"],
+                                            [[*_note_row(c), _proposed(c)] for c in person]),
                          "table of notes that need a person"))
     for c in person:
         if c.diff:
