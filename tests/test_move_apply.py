@@ -5,6 +5,7 @@ source links follow, `reader check` then lists exactly the marked notes; and the
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from reader.annotations import load_articles
 from reader.cli import main
 from tests.conftest import git
 from tests.diff_project import make_demo
+from tests.test_move_place import SPLIT_AFTER, SPLIT_BEFORE
 
 TPU_INFO = '''\
 """Chip facts."""
@@ -30,42 +32,14 @@ def get_device_kind(device):
     return kind.lower()
 '''
 
-STEP_V0 = '''\
-def step(state, batch):
-    grads = compute(state, batch)
-    grads = clip(grads, 1.0)
-    grads = average(grads)
-    params = state.params - 0.1 * grads
-    state = state.replace(params=params)
-    state = state.replace(step=state.step + 1)
-    return state
-
+WARMUP = """
 
 def warmup(lr, n):
     scale = min(1.0, n / 1000)
     return lr * scale
-'''
-
-STEP_V1 = '''\
-def gradients(state, batch):
-    grads = compute(state, batch)
-    grads = clip(grads, 1.0)
-    grads = average(grads)
-    return grads
-
-
-def step(state, batch):
-    grads = gradients(state, batch)
-    params = state.params - 0.1 * grads
-    state = state.replace(params=params)
-    state = state.replace(step=state.step + 1)
-    return state
-
-
-def linear_warmup(lr, n):
-    scale = min(1.0, n / 1000)
-    return lr * scale
-'''
+"""
+STEP_V0 = textwrap.dedent(SPLIT_BEFORE) + WARMUP
+STEP_V1 = textwrap.dedent(SPLIT_AFTER) + WARMUP.replace("def warmup", "def linear_warmup")
 
 V0 = {"jax/_src/pallas/mosaic/__init__.py": "", "jax/_src/pallas/mosaic/tpu_info.py": TPU_INFO,
       "jax/_src/pallas/train.py": STEP_V0}
