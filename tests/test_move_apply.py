@@ -38,7 +38,12 @@ def warmup(lr, n):
     scale = min(1.0, n / 1000)
     return lr * scale
 """
-STEP_V0 = textwrap.dedent(SPLIT_BEFORE) + WARMUP
+LEGACY = """
+
+def legacy(lr):
+    return lr
+"""
+STEP_V0 = textwrap.dedent(SPLIT_BEFORE) + WARMUP + LEGACY
 STEP_V1 = textwrap.dedent(SPLIT_AFTER) + WARMUP.replace("def warmup", "def linear_warmup")
 
 V0 = {"jax/_src/pallas/mosaic/__init__.py": "", "jax/_src/pallas/mosaic/tpu_info.py": TPU_INFO,
@@ -60,6 +65,7 @@ reads:
     symbols:
       - step
       - warmup
+      - legacy
 notes:
   - id: chip   # the versions
     path: jax/_src/pallas/mosaic/tpu_info.py
@@ -117,6 +123,8 @@ def test_apply_follows_files_splits_and_renames_and_check_lists_the_marked(moved
     err = capsys.readouterr().err
     assert ("annotations/layer.yaml: link [[jax/_src/pallas/mosaic/tpu_info.py::get_device_kind]] "
             "now [[jax/_src/pallas/tpu_info.py::get_device_kind]]") in err
+    assert ("annotations/layer.yaml: `reads` no longer shows jax/_src/pallas/train.py::legacy "
+            "(gone at the new pins)") in err
     notes = _notes(root)
     # The file that moved: its notes' paths rewritten, their code unchanged: no mark.
     assert (notes["chip"].path, notes["chip"].symbol, notes["chip"].review) == (
@@ -171,3 +179,32 @@ def test_the_move_back_to_the_older_release(moved, capsys):
     assert {p["note"] for p in report["problems"]} == {r["note"] for r in report["review"]}
     # deleted_fn is back at v0: the orphan's mark, never cleared, still asks for a reading.
     assert "note-orphaned" in {r["note"] for r in report["review"]}
+
+
+def test_a_claim_whose_outcome_changed_marks_its_note_even_on_unchanged_code(moved, capsys):
+    from reader.cache import Cache
+    from reader.corpus import Corpus, Project
+    from reader.errors import Location
+    from reader.move.apply import apply_proposals
+    from reader.move.changes import ClaimChange
+    from reader.move.compare import diff_sides
+    from reader.move.notes import NoteChange
+    from reader.move.sides import load_side
+
+    root = moved
+    old = load_side(root, "HEAD:pins.toml")
+    report = diff_sides(root, old, load_side(root, str(root / "pins.toml")), Cache())
+    proposals = {c.note: c.proposal for c in report.changes
+                 if isinstance(c, NoteChange) and c.proposal is not None}
+    assert not proposals["note-moved"].marked  # its code moved unchanged
+    claim = ClaimChange(status="changed", note="note-moved", where=Location("a.yaml", 3),
+                        source="moved_fn(1)", old="2", new="3")
+    done = apply_proposals(root, load_articles(root), proposals,
+                           Corpus.open(Project(root, old.pins, old.locks), Cache()),
+                           Corpus.open(Project.load(root), Cache()), [claim])
+    assert "note-moved" in done.marked
+    review = _notes(root)["note-moved"].review
+    assert review is not None and review.claim is not None
+    assert (review.claim.source, review.claim.old, review.claim.new) == ("moved_fn(1)", "2", "3")
+    assert review.reason == "its claim's outcome changed: >>> moved_fn(1) gives '3', not '2'"
+    assert review.confidence == 1.0

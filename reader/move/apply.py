@@ -18,10 +18,19 @@ from reader.cache import atomic_write_all
 from reader.corpus import Corpus
 from reader.move.changes import ClaimChange
 from reader.move.notes import CorpusFiles
-from reader.move.place import SURE, Proposal, Side, follow, follow_file
+from reader.move.place import Proposal, Side, follow, follow_file
 
 LINKED = 0.5
-"""How sure a link's definition, found under its own name in another file, must be to follow it."""
+"""How sure a definition a `reads` item or a link names, found under its own name in another
+file, must be to follow it there."""
+RENAMED = 0.8
+"""How sure it must be when found under another name."""
+
+
+def _followed_to(f: Proposal, name: str) -> bool:
+    """Whether a definition a page names (`reads`, links) goes where `f` found it."""
+    return f.span is not None and bool(f.symbol) and (
+        f.confidence >= RENAMED or (f.symbol == name and f.confidence >= LINKED))
 
 
 @dataclass(frozen=True)
@@ -150,9 +159,10 @@ def _followed(read: ReadSpec, placed: Sequence[tuple[Note, Proposal]], old: Side
         path = home
         if name not in {s.qualname for s in new.symbols(home)}:
             f = follow(read.path, name, old, new)
-            if f.span is None or not f.symbol:
+            if not _followed_to(f, name):
                 dropped.append(f"{read.path}::{name}")
                 continue
+            assert f.symbol is not None
             path, name = f.path, f.symbol
         if name not in groups.setdefault(path, []):
             groups[path].append(name)
@@ -189,9 +199,7 @@ def _links(article: Article, old: Side, new: Side) -> dict[str, str]:
                     out[target] = dest
             elif link.symbol not in {s.qualname for s in new.symbols(link.target)}:
                 f = follow(link.target, link.symbol, old, new)
-                # Its own name in another file holding much of its code, or a certain place.
-                named = f.symbol == link.symbol and f.confidence >= LINKED
-                if f.span is not None and f.symbol and (named or f.confidence >= SURE):
+                if _followed_to(f, link.symbol):
                     out[target] = f"{f.path}::{f.symbol}"
     return out
 
