@@ -110,7 +110,10 @@ class Search:
         runner = regions[1].score if len(regions) > 1 else 0.0
         placed = self._place(best)
         if placed is None:
-            return self._orphan(regions)
+            where = f"{best.symbol.qualname!r}" if best.symbol else best.path
+            return self._orphan(regions, f"its lines are gone: none of them is left in {where} "
+                                         f"(which holds {best.score:.0%} of its code), nor "
+                                         "anything in their place")
         span, quality, quote, how_quote = placed
         first = min(max(span.start, best.span.start), best.span.end)
         span = Span(first, min(max(span.end, first), best.span.end))
