@@ -94,6 +94,17 @@ def test_source_file_maps_project_and_pins(tmp_path):
     assert source_file("<string>", tmp_path, (site,)) is None
 
 
+def test_refusal_is_the_same_whatever_folder_the_project_is_in(tmp_path):
+    """A long message naming a kernel's absolute path reads the same from two clones at paths of
+    different lengths: the path is shortened before the message is cut."""
+    from reader.ir import lower
+    roots = (tmp_path / "a", tmp_path / ("clone-at-a-much-longer-path-" * 4))
+    words = "x" * (590 - len(f" at {roots[0]}/kernels/first_kernels.py"))  # the short root's path fits
+    said = [lower.refusal(ValueError(f"{words} at {root}/kernels/first_kernels.py:12, {'y' * 100}"),
+                          lower.locator(root)) for root in roots]
+    assert said[0] == said[1] == f"ValueError: {words} at kernels/first_kernels.py:12, {'y' * 100}"[:612]
+
+
 def test_lab_artifacts_writes_lowered_json(tmp_path):
     done = subprocess.run([sys.executable, "-m", "reader.labs.child", str(tmp_path), "first_kernels"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)

@@ -101,10 +101,12 @@ def _title(kernel: str, backend: str) -> str:
 
 
 def refusal(e: BaseException, locate: Locate) -> str:
-    """The exception's first line; for one without a message, the line that raised it."""
+    """The exception's first line, its paths shortened and then cut at 600 characters (cut first, a
+    path's length, so the folder the project was built in, would decide what is kept); for one
+    without a message, the line that raised it."""
     message = str(e).strip().splitlines()
     if message:
-        return f"{type(e).__name__}: {_relative_paths(message[0][:600], locate)}"
+        return f"{type(e).__name__}: {_relative_paths(message[0], locate)[:600]}"
     frame = traceback.extract_tb(e.__traceback__)[-1]
     where = locate(frame.filename)
     place = f"{where[0]}:{frame.lineno}" if where else f"{Path(frame.filename).name}:{frame.lineno}"
