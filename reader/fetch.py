@@ -91,7 +91,7 @@ class GitSource:
 
         say(f"{pin.name}: fetching {pin.short} from {self.url} (depth 1, blob-less)")
         repo = gitio.fetch_commit(self.cache.root / "git" / f"{pin.name}.git", self.url, pin.commit)
-        tree = gitio.list_tree(repo, pin.commit, pin.paths)
+        tree = gitio.list_tree(repo, pin.commit, pin.all_paths)
         shas = sorted({tree[p] for p in wanted if p in tree})
         say(f"{pin.name}: reading {len(shas)} blobs")
         blobs = gitio.read_blobs(repo, pin.commit, shas)

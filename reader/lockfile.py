@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from reader import gitio
 from reader.cache import Cache, blob_sha
-from reader.errors import FetchError, InputError, Location
+from reader.errors import FetchError, GitError, InputError, Location
 from reader.fetch import archive_members, git_url
 from reader.pins import LockEntry, Pin, read_listing
 
@@ -28,7 +29,25 @@ def lock_from_listing(pin: Pin, tsv: Path) -> LockEntry:
 
 def lock_from_git(pin: Pin, cache: Cache) -> LockEntry:
     repo = gitio.fetch_commit(cache.root / "git" / f"{pin.name}.git", git_url(pin), pin.commit)
-    return LockEntry(pin.name, pin.commit, _pinned_py(pin, gitio.list_tree(repo, pin.commit, pin.paths)))
+    return LockEntry(pin.name, pin.commit, _pinned_py(pin, gitio.list_tree(repo, pin.commit, pin.all_paths)))
+
+
+def lock_pin(pin: Pin, cache: Cache, archive: Callable[[], Path]) -> tuple[LockEntry, str]:
+    """The pin's lock entry and where it came from (`git URL`, `archive jax==0.12.0.1`): from git,
+    or, only when git cannot be reached, from the release archive `archive()` gives."""
+    url = git_url(pin)
+    try:
+        return lock_from_git(pin, cache), f"git {url}"
+    except GitError as e:
+        if gitio.reachable(url):  # the archive never stands in for a commit git lacks
+            raise FetchError(f"{url} does not serve commit {pin.commit}: {e.message}",
+                             Location("pins.toml"), "check the sha") from None
+        if not pin.release:
+            raise FetchError(f"git source {url} failed ({e.message}) and the pin names no release "
+                             "whose archive could stand in", Location("pins.toml"),
+                             "add `release = NAME==VERSION` to the pin, or set READER_MIRROR_"
+                             f"{pin.name.upper().replace('-', '_')} to a reachable clone") from None
+    return lock_from_archive(pin, archive()), f"archive {pin.release}"
 
 
 def git_date(pin: Pin, cache: Cache) -> str:

@@ -15,7 +15,7 @@ from reader.inputs import read_input, shown
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
-PIN_KEYS = {"repo", "commit", "tag", "release", "date", "paths", "history"}
+PIN_KEYS = {"repo", "commit", "tag", "release", "date", "paths", "context", "history"}
 RELEASE_RE = re.compile(r"^[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+$")
 SCP_RE = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^-].*$")
 
@@ -37,6 +37,10 @@ class Pin:
     history: tuple[str, ...] = field(default=(), compare=False)
     """Earlier releases (`jax==0.10.2`, oldest first) whose lowering rules `reader rules --history`
     reads from their archives; `reader pin` appends the release it moves away from."""
+    context: tuple[str, ...] = ()
+    """More paths, pinned and paged like `paths` so that the names of the pinned files link to
+    their definitions (the modules they import), but not read by the track: not searched line by
+    line, not compared by a move, not read from the `history` releases."""
 
     @property
     def short(self) -> str:
@@ -57,8 +61,21 @@ class Pin:
             url += f"#L{start}" + (f"-L{end}" if end is not None and end != start else "")
         return url
 
+    @property
+    def all_paths(self) -> tuple[str, ...]:
+        """`paths`, then `context`."""
+        return (*self.paths, *self.context)
+
     def covers(self, path: str) -> bool:
-        return any(path == p or path.startswith(p + "/") for p in self.paths)
+        return _under(path, self.all_paths)
+
+    def in_context(self, path: str) -> bool:
+        """Whether `path` is pinned for its names only (`context`), not by `paths`."""
+        return _under(path, self.context) and not _under(path, self.paths)
+
+
+def _under(path: str, prefixes: tuple[str, ...]) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in prefixes)
 
 
 @dataclass(frozen=True)
@@ -225,6 +242,10 @@ def _pin_from(name: str, raw: dict, text: str, path: str, where: Location) -> Pi
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
         raise PinError(f"'paths' of pin {name!r} must be a non-empty list of strings", loc("paths"),
                        'write e.g. paths = ["jax/_src/pallas"]')
+    context = raw.get("context", [])
+    if not isinstance(context, list) or not all(isinstance(p, str) for p in context):
+        raise PinError(f"'context' of pin {name!r} must be a list of strings", loc("context"),
+                       'write e.g. context = ["jax/_src/core.py"]')
     release = str(raw.get("release", ""))
     if release and not RELEASE_RE.match(release):
         raise PinError(f"release {release!r} is not 'name==version'", loc("release"),
@@ -239,6 +260,7 @@ def _pin_from(name: str, raw: dict, text: str, path: str, where: Location) -> Pi
         date=str(raw.get("date", "")),
         where=where,
         history=_history(name, raw.get("history", []), release, loc("history")),
+        context=tuple(check_rel_path(str(p), loc("context")) for p in context),
     )
 
 

@@ -36,6 +36,7 @@ class Release:
 def release(pin: Pin, spec: str, cache: Cache, download: Download | None = None) -> Release:
     """Release `spec` of `pin`'s package, its files in the cache: the archive is downloaded once
     (`download`, default pip's), then every run reads the kept record and the blobs."""
+    pin = replace(pin, context=())  # a release is read for the track's files, not their imports'
     key = hashlib.sha1(f"{pin.name}\0{spec}\0{','.join(pin.paths)}".encode()).hexdigest()
     kept = cache.get_kept_json(RELEASE_KIND, key)
     if kept is not None and all(cache.has_blob(s) for s in kept["files"].values()):

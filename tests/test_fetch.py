@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tarfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,7 @@ def test_installed_distribution_serves_the_real_pin(cache):
     assert report.sources == ("installed tokamax==0.0.17",)
     assert (report.served, report.expected, report.missing) == (627, 627, ())
     report = fetch_pin(project.pins["jax"], project.locks["jax"], cache, [InstalledSource()])
-    assert (report.served, report.missing) == (113, ())
+    assert (report.served, report.missing) == (319, ())
     corpus = Corpus.open(project, cache)
     assert "class BlockSpec" in corpus.read_text("jax", "jax/_src/pallas/core.py")
 
@@ -147,6 +148,24 @@ def _sdist(dest: Path, files: dict[str, str]) -> Path:
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return archive
+
+
+def test_lock_comes_from_the_release_archive_when_git_is_unreachable(tmp_path, cache):
+    """`reader lock` where git cannot be reached: the pinned release's archive, its paths and its
+    context, each file locked by its blob sha."""
+    from reader.lockfile import lock_pin
+
+    root = write_project(tmp_path / "p", "up", "https://nowhere.invalid/up.git", "c" * 40,
+                         {"pkg/a.py": "A = 1\n"}, ("pkg",), "up==1.0")
+    (root / "pins.toml").write_text((root / "pins.toml").read_text() + 'context = ["lib/b.py"]\n')
+    pin = Project.load(root).pins["up"]
+    files = {"pkg/a.py": "A = 10\n", "lib/b.py": "B = 2\n", "lib/c.py": "C = 3\n"}
+    lock, via = lock_pin(pin, cache, lambda: _sdist(tmp_path, files))
+    assert via == "archive up==1.0" and lock.source == "archive up==1.0"
+    assert lock.files == {p: blob_sha(files[p].encode()) for p in ("pkg/a.py", "lib/b.py")}
+    no_release = replace(pin, release="")
+    with pytest.raises(FetchError, match="names no release"):
+        lock_pin(no_release, cache, lambda: _sdist(tmp_path, files))
 
 
 def test_release_archive_serves_files_without_extracting(tmp_path, upstream, cache):
@@ -290,11 +309,11 @@ def test_git_mirror_holding_the_release_files_matches_the_real_lock(tmp_path, ca
     tree = {p: installed.read_text("jax", p) for p in installed.files("jax")}
     upstream = make_upstream(tmp_path / "jax-mirror", [tree])
     root = write_project(tmp_path / "p", "jax", "https://github.com/jax-ml/jax", upstream.commits[0],
-                         tree, real.pins["jax"].paths)
+                         tree, real.pins["jax"].all_paths)
     monkeypatch.setenv("READER_MIRROR_JAX", upstream.url)
     project = Project.load(root)
     report = fetch_pin(project.pins["jax"], project.locks["jax"], cache)
-    assert report.sources == (f"git {upstream.url}",) and report.served == 113 == len(tree)
+    assert report.sources == (f"git {upstream.url}",) and report.served == 319 == len(tree)
     assert project.locks["jax"].files == {p: real.locks["jax"].files[p] for p in tree}
 
 

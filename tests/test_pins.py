@@ -35,19 +35,21 @@ def test_real_pins_are_the_commits_the_installed_releases_record():
 
 
 def test_real_lock_matches_the_installed_releases_byte_for_byte():
-    """Every locked file is in the installed release with the locked blob sha: 113 jax files
-    (112 under the two pallas paths and `jax/_src/tpu_info.py`) and 627 tokamax files."""
+    """Every locked file is in the installed release with the locked blob sha: 319 jax files (113
+    under its paths: 112 under the two pallas paths and `jax/_src/tpu_info.py`; 206 modules they
+    import, its `context`) and 627 tokamax files."""
     import importlib.metadata as md
 
     pins = load_pins(REPO_ROOT / "pins.toml")
     locks = load_lock(REPO_ROOT / "pins.lock", pins)
-    for name, count in [("jax", 113), ("tokamax", 627)]:
+    for name, count in [("jax", 319), ("tokamax", 627)]:
         dist = md.distribution(name)
         shipped = {p: blob_sha(Path(str(dist.locate_file(p))).read_bytes()) for p in locks[name].files
                    if Path(str(dist.locate_file(p))).is_file()}
         assert shipped == locks[name].files
         assert len(locks[name].files) == count
         assert all(pins[name].covers(p) and p.endswith(".py") for p in locks[name].files)
+    assert sum(not pins["jax"].in_context(p) for p in locks["jax"].files) == 113
 
 
 def test_permalink_uses_the_full_sha():
@@ -96,12 +98,22 @@ GOOD = '[pins.x]\nrepo = "https://h/x"\ncommit = "{sha}"\npaths = ["pkg"]\n'
     (GOOD.format(sha="a" * 40).replace('paths = ["pkg"]\n', ""), "lacks 'paths'", 1),
     ('[pins.x]\nrepo = 3\ncommit = "' + "a" * 40 + '"\npaths = ["p"]\n', "must be a string", 2),
     ("", "no [pins.NAME] tables", 1),
+    (GOOD.format(sha="a" * 40) + 'context = "lib"\n', "'context' of pin 'x' must be a list of strings", 5),
+    (GOOD.format(sha="a" * 40) + 'context = ["../lib"]\n', "must be relative", 5),
 ])
 def test_bad_pins_are_located(tmp_path, body, message, line):
     with pytest.raises(InputError, match=re.escape(message)) as e:
         load_pins(_pins(tmp_path, body))
     assert e.value.location.line == line
     assert str(e.value).startswith(f"{tmp_path / 'pins.toml'}:{line}: ")
+
+
+def test_context_paths_are_pinned_but_not_read_by_the_track(tmp_path):
+    pin = load_pins(_pins(tmp_path, GOOD.format(sha="a" * 40) + 'context = ["lib", "x/y.py"]\n'))["x"]
+    assert pin.all_paths == ("pkg", "lib", "x/y.py")
+    assert pin.covers("lib/z.py") and pin.covers("x/y.py") and pin.covers("pkg/a.py") and not pin.covers("x/z.py")
+    assert pin.in_context("lib/z.py") and not pin.in_context("pkg/a.py")
+    assert load_pins(_pins(tmp_path, GOOD.format(sha="a" * 40)))["x"].context == ()
 
 
 def test_non_utf8_pins(tmp_path):

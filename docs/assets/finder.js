@@ -65,7 +65,11 @@
   }
   function narrow() {
     if (!finder.files) return;
-    var found = readerFuzzy.find(finder.files.map(function (f) { return f[0]; }), finder.input.value);
+    // the track's files first, then the modules they import (a pin's `context`: [path, lines, 0])
+    function paths(context) {
+      return finder.files.filter(function (f) { return (f[2] === 0) === context; }).map(function (f) { return f[0]; });
+    }
+    var found = readerFuzzy.find(paths(false), finder.input.value).concat(readerFuzzy.find(paths(true), finder.input.value));
     finder.list.textContent = "";
     found.slice(0, SHOWN).forEach(function (path) {
       var li = document.createElement("li"), a = document.createElement("a");

@@ -1,13 +1,17 @@
-"""`reader lock [--listing NAME=TSV]`: write pins.lock from git trees or upstream listings."""
+"""`reader lock [--listing NAME=TSV]`: write pins.lock from git trees, upstream listings, or (where
+git cannot be reached) the pinned releases' source archives."""
 
 from __future__ import annotations
 
 import argparse
+import tempfile
+from functools import partial
 from pathlib import Path
 
 from reader.cache import Cache, atomic_write
 from reader.errors import InputError
-from reader.lockfile import lock_from_git, lock_from_listing
+from reader.fetch import pip_download_sdist
+from reader.lockfile import lock_from_listing, lock_pin
 from reader.pins import LockEntry, dump_lock, load_pins
 
 
@@ -28,11 +32,14 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--listing {item!r}: expected NAME=TSV with NAME one of {sorted(pins)}")
         listings[name] = Path(tsv)
     locks: dict[str, LockEntry] = {}
-    for name, pin in sorted(pins.items()):
-        if name in listings:
-            locks[name] = lock_from_listing(pin, listings[name])
-        else:
-            locks[name] = lock_from_git(pin, Cache())
-        print(f"{name} @ {pin.commit[:12]}: {len(locks[name].files)} .py files locked")
+    with tempfile.TemporaryDirectory(prefix="reader-lock-") as tmp:
+        for name, pin in sorted(pins.items()):
+            if name in listings:
+                locks[name], via = lock_from_listing(pin, listings[name]), f"listing {listings[name]}"
+            else:
+                folder = Path(tmp) / name  # one archive a folder: pip_download_sdist takes what it finds
+                folder.mkdir()
+                locks[name], via = lock_pin(pin, Cache(), partial(pip_download_sdist, pin.release, folder))
+            print(f"{name} @ {pin.commit[:12]}: {len(locks[name].files)} .py files locked from {via}")
     atomic_write(root / "pins.lock", dump_lock(locks).encode())
     return 0

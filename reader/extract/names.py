@@ -33,6 +33,10 @@ class Resolver:
         self._memo: dict[tuple[str, str, int], Target | None] = {}
         self._active: set[tuple[str, str]] = set()
 
+    def forget(self) -> None:
+        """Drop the memoised answers (the next resolution reads every module it needs again)."""
+        self._memo.clear()
+
     def symbol(self, module: str, qualname: str) -> Symbol | None:
         symbols = self._symbols.get(module)
         if symbols is None:

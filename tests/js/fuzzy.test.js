@@ -1,5 +1,6 @@
 // The file finder's matching (docs/assets/fuzzy.js) over the site's real file list: the pinned
-// files of pins.lock, which search's `files` piece lists for the finder.
+// files of pins.lock that the track reads (finder.js lists the pins' `context` after them), which
+// search's `files` piece lists for the finder.
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert");
@@ -8,7 +9,9 @@ const path = require("node:path");
 const F = require("../../docs/assets/fuzzy.js");
 
 const PINS = fs.readFileSync(path.join(__dirname, "..", "..", "pins.lock"), "utf8");
-const paths = [...PINS.matchAll(/^"([^"]+\.py)" = "[0-9a-f]{40}"$/gm)].map((m) => m[1]);
+const TOML = fs.readFileSync(path.join(__dirname, "..", "..", "pins.toml"), "utf8");
+const context = new Set([...(/^context = \[([^\]]*)\]/m.exec(TOML) || ["", ""])[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]));
+const paths = [...PINS.matchAll(/^"([^"]+\.py)" = "[0-9a-f]{40}"$/gm)].map((m) => m[1]).filter((p) => !context.has(p));
 
 function holdsInOrder(p, letters) {
   let at = -1;
@@ -18,6 +21,7 @@ function holdsInOrder(p, letters) {
 
 test("the pinned files are the list", () => {
   assert.ok(paths.length > 500 && paths.includes("jax/_src/pallas/core.py"), paths.length);
+  assert.ok(context.size > 100 && !paths.includes("jax/_src/core.py"), context.size);
 });
 
 test("a path matches when it holds the letters typed, in order and near, any case, blanks aside", () => {

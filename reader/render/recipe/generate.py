@@ -223,7 +223,9 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
                    warnings, changes)
     counts = tuple(PageCount(kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
-    index = search_assets(files, out.pages, world.cache)  # the search index's pieces
+    pins = world.corpus.pins
+    context = frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
+    index = search_assets(files, out.pages, world.cache, context)  # the search index's pieces
     return replace(out, assets=out.assets + tuple(index), counts=counts, failures=failures,
                    coverage=tuple(world.ir.coverage()))
 

@@ -5,7 +5,9 @@ where fetch() does not). Words are `[a-z0-9_]+`, lowercased; a word's piece of t
 named by its first three letters (`prefix`), so that a query fetches one piece per word (the
 biggest, `tes`, is 61 KB), and a word typed in part finds the words it begins.
 
-    search/files.js       "files": {"files": [[path, lines], ...],   # by file id; the file finder's
+    search/files.js       "files": {"files": [[path, lines] or [path, lines, 0], ...],   # by file id;
+                                                   # the file finder's; 0: a pin's `context` file,
+                                                   # its definitions indexed, not its lines
                                         "code": "abc abd ..."}      # the code's pieces (no 404s)
     search/code/<abc>.js  "code/<abc>": {"t": {word: "f:l,+d,+d;f:l" | n},   # the lines of each
                                                    # file (id f) holding the word, each line
@@ -98,30 +100,36 @@ def text_shard(word: str) -> int:
     return h
 
 
-def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None) -> list[Asset]:
+def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
+                  context: frozenset[str] = frozenset()) -> list[Asset]:
     """Every piece of the index: the code's (from the cache when the pinned files are the same)
-    and the prose's."""
-    return code_assets(files, pages, cache) + text_assets(documents(pages))
+    and the prose's; of the `context` files (paths), the definitions alone."""
+    return code_assets(files, pages, cache, context) + text_assets(documents(pages))
 
 
-def code_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None) -> list[Asset]:
-    key = hashlib.sha1(repr([(f.pin, f.path, f.blob) for f in files]).encode()).hexdigest()
+def code_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
+                context: frozenset[str] = frozenset()) -> list[Asset]:
+    key = hashlib.sha1(repr([(f.pin, f.path, f.blob, f.path in context) for f in files]).encode()).hexdigest()
     kept = cache.get_object("search-code", key) if cache else None
     if kept is not None:
         return [Asset(uri, data) for uri, data in kept]
     by_page = {p.src_uri: p.search for p in pages}
-    out = _code_assets(files, [by_page.get(source_uri(f.path), ()) for f in files])
+    out = _code_assets(files, [by_page.get(source_uri(f.path), ()) for f in files], context)
     if cache:
         cache.put_object("search-code", key, [(a.src_uri, a.data) for a in out])
     return out
 
 
-def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchEntry]]) -> list[Asset]:
+def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchEntry]],
+                 context: frozenset[str] = frozenset()) -> list[Asset]:
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
     out = []
-    table = []
+    table: list[list[str | int]] = []
     for fid, f in enumerate(files):
         lines = split_lines(f.text)
+        if f.path in context:
+            table.append([f.path, len(lines), 0])
+            continue
         table.append([f.path, len(lines)])
         for n, line in enumerate(lines, 1):
             for w in words(line):

@@ -96,14 +96,19 @@ def source_index(pins: Sequence[Pin], files: Sequence[FileInfo],
                  missing: Mapping[str, Sequence[str]] | None = None) -> Page:
     """Every pinned file by pin and folder; `missing`: per pin, the locked files no source served."""
     here = SOURCE_INDEX
-    by_pin: dict[str, dict[str, list[dict[str, object]]]] = defaultdict(lambda: defaultdict(list))
+    pinned = {p.name: p for p in pins}
+    # (pin, whether the file is the pin's `context`) -> folder -> its files
+    by_pin: dict[tuple[str, bool], dict[str, list[dict[str, object]]]] = defaultdict(lambda: defaultdict(list))
     for f in files:
-        by_pin[f.pin][posixpath.dirname(f.path)].append(
+        context = f.pin in pinned and pinned[f.pin].in_context(f.path)
+        by_pin[f.pin, context][posixpath.dirname(f.path)].append(
             {"name": posixpath.basename(f.path), "href": rel(here, source_page(f.path)),
              "lines": f.lines, "notes": f.notes})
     rows = [{"name": p.name, "short": p.short, "release": p.release,
-             "files": [f for f in files if f.pin == p.name], "missing": (missing or {}).get(p.name, ()),
-             "folders": sorted(by_pin[p.name].items())} for p in pins]
+             "files": [f for f in files if f.pin == p.name and not p.in_context(f.path)],
+             "missing": (missing or {}).get(p.name, ()),
+             "folders": sorted(by_pin[p.name, False].items()), "context": sorted(by_pin[p.name, True].items()),
+             "context_count": sum(len(fs) for fs in by_pin[p.name, True].values())} for p in pins]
     body = render("source_index.j2", pins=rows)
     text = "<p>Every pinned source file, highlighted, linked and annotated.</p>"
     return Page(here, "Source files", page_markdown("Source files"), with_prose(body, text))
