@@ -21,6 +21,17 @@ Parts (`--part`, repeatable; default all):
           heaviest pages (by HTML bytes, of the first site; `--page` names others instead): their
           HTML bytes (<= 600 KB) and DOMContentLoaded, the median of 3 cold loads from file://
           (<= 1 s).
+  names   the share of the dotted jax names read in the pinned Pallas files (`jax_core.Primitive`,
+          `jnp.float32`: a module of jax and its attributes) that the site links to their
+          definition (target >= 95%), read from the source pages' links; which names are jax's and
+          resolve to a definition is decided over the installed jax release (the pinned one).
+  align   the side-by-side diff's alignment error: on mosaic/lowering.py's diff page (`--page`
+          names others) at each viewport, the worst vertical offset between the two sides of a row
+          and of a hunk head (target: < 1 px).
+  corpus  the cost of the pins' `context` (the jax modules the pinned files import): its pages
+          and their site bytes (HTML and the data scripts that come with them); `--cold PROJECT`
+          also builds PROJECT cold twice, with and without its context, on an empty cache each,
+          and prints the CPU and wall seconds of each (minutes on this machine).
 
 Pages are opened from file:// with a fresh profile each (the flags of tests/browser_support.py),
 so a stored choice (the wrap toggle) does not carry over. `--before` measures a second build (e.g.
@@ -31,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -380,11 +392,226 @@ def weight_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport],
                   f"   load {os.getloadavg()[0]:.1f}", flush=True)
 
 
+# ---- names: the dotted jax names of the pinned Pallas files that link to their definition ----------
+
+PALLAS = ("jax/_src/pallas/", "jax/experimental/pallas/")
+
+
+def _page_links(page: Path) -> dict[int, list[tuple[int, int]]]:
+    """A source page's links in its code: line -> [(start, end) columns of each link's text]."""
+    import html
+    import re
+
+    out: dict[int, list[tuple[int, int]]] = {}
+    text = page.read_text(encoding="utf-8")
+    for n, body in re.findall(r'<div id="L(\d+)"[^>]*>(.*?)</div>(?=<div id="L|</div>)', text):
+        spans, col = [], 0
+        for m in re.finditer(r'<a [^>]*>(.*?)</a>|<[^>]+>|([^<]+)', body):
+            if m.group(1) is not None:
+                inner = html.unescape(re.sub(r"<[^>]+>", "", m.group(1)))
+                spans.append((col, col + len(inner)))
+                col += len(inner)
+            elif m.group(2) is not None:
+                col += len(html.unescape(m.group(2)))
+        out[int(n)] = spans
+    return out
+
+
+@dataclass(frozen=True)
+class Names:
+    linked: int
+    total: int
+    outside: int
+    """Dotted names headed by a jax module that resolve outside jax (jaxlib's MLIR, numpy)."""
+    unknown: int
+    """Those no definition anywhere answers (an attribute set at run time)."""
+    missed: tuple[tuple[str, int], ...]
+
+
+def measure_names(site: Path) -> Names:
+    """The share of dotted jax names in the pinned Pallas files that the site links, each judged
+    against the installed jax release (the pinned one: its Pallas files' text is the pages')."""
+    import collections
+    import importlib.metadata as md
+
+    from reader.extract.index import index_from_sources
+    from reader.extract.names import resolve_chain
+    from reader.model import module_of
+
+    dist = md.distribution("jax")
+    sources = {str(f): Path(str(dist.locate_file(f))).read_text(encoding="utf-8")
+               for f in dist.files or () if str(f).startswith("jax/") and str(f).endswith(".py")}
+    oracle = index_from_sources(sources, "jax")
+    linked = total = outside = unknown = 0
+    missed: collections.Counter[str] = collections.Counter()
+    for path in sorted(p for p in sources if p.startswith(PALLAS)):
+        page = site / "source" / f"{path}.html"
+        if not page.is_file():
+            continue
+        links = _page_links(page)
+        module = module_of(path)
+        fs = oracle.summaries[module]
+        for chain in fs.chains:
+            if chain.head != "global" or len(chain.parts) < 2:
+                continue
+            first = chain.parts[0]
+            head = oracle.resolve_name(module, first.name, first.line if chain.at_module else None, fs)
+            if head is None or head.kind not in ("module", "external") or head.module.split(".")[0] != "jax":
+                continue
+            parts = resolve_chain(oracle, fs, chain)
+            if len(parts) != len(chain.parts):
+                unknown += 1
+                continue
+            if not oracle.linkable(parts[-1].target):
+                outside += 1
+                continue
+            total += 1
+            last = chain.parts[-1]
+            if any(a <= last.col < b for a, b in links.get(last.line, ())):
+                linked += 1
+            else:
+                missed[".".join(p.name for p in chain.parts)] += 1
+    return Names(linked, total, outside, unknown, tuple(missed.most_common(8)))
+
+
+def names_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport]) -> None:
+    print("\nnames: dotted jax names in the pinned Pallas files that link to their definition (>= 95%)")
+    for name, site in sites.items():
+        got = measure_names(site)
+        print(f"  {name:>8}{got.linked:>8,} of {got.total:,} linked ({got.linked / max(got.total, 1):.1%});"
+              f" {got.outside:,} more resolve outside jax (jaxlib, numpy), {got.unknown:,} to nothing"
+              + (f"; most missed: {', '.join(f'{n} {c}' for n, c in got.missed[:5])}" if got.missed else ""),
+              flush=True)
+
+
+# ---- align: the side-by-side diff's rows ---------------------------------------------------------
+
+ALIGN_PAGE = "diffs/jax/_src/pallas/mosaic/lowering.py.html"
+_ALIGN_JS = """
+const done = arguments[arguments.length - 1];
+localStorage.setItem('reader.diffView', 'split');
+const b = document.querySelector('.rd-diff-views button[data-view="split"]');
+if (b) b.click();
+requestAnimationFrame(() => requestAnimationFrame(() => {
+  const tops = el => el.getBoundingClientRect();
+  // this build: one grid, a row's two cells side by side
+  const cells = Array.from(document.querySelectorAll('.rd-split .rd-sk > div'));
+  let rows = 0, heads = 0, worst = 0;
+  if (cells.length) {
+    for (let i = 0; i + 1 < cells.length; i += 2) {
+      const a = tops(cells[i]), c = tops(cells[i + 1]), off = Math.abs(a.top - c.top);
+      worst = Math.max(worst, off); rows++;
+      if (cells[i].classList.contains('rd-hunk')) heads = Math.max(heads, off);
+    }
+  } else {  // an older build: two columns, each its own view
+    const side = s => Array.from(document.querySelectorAll('.rd-diff-' + s + ' .rd-k > div'));
+    const old = side('old'), now = side('new');
+    for (let i = 0; i < Math.min(old.length, now.length); i++) {
+      const off = Math.abs(tops(old[i]).top - tops(now[i]).top);
+      worst = Math.max(worst, off); rows++;
+      if (old[i].classList.contains('rd-hunk')) heads = Math.max(heads, off);
+    }
+  }
+  localStorage.removeItem('reader.diffView');
+  done([rows, heads, worst]);
+}));
+"""
+
+
+def align_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport]) -> None:
+    print("\nalign: side by side, the worst offset between a row's two sides and a hunk head's (target < 1 px)")
+    for rel in pages or [ALIGN_PAGE]:
+        for size in sizes:
+            for name, site in sites.items():
+                if not (site / rel).is_file():
+                    continue
+                with browser(size) as driver:
+                    load(driver, site / rel)
+                    rows, heads, worst = driver.execute_async_script(_ALIGN_JS)
+                print(f"  {rel:<52}{size!s:>10}{name:>8}{rows:>8,} rows   hunk heads {heads:>9,.1f} px"
+                      f"   any row {worst:>9,.1f} px", flush=True)
+
+
+# ---- corpus: what the pins' context costs --------------------------------------------------------
+
+_DATA = ("cards", "uses", "code", "scopes", "lines")
+
+
+def context_paths(project: Path) -> list[str]:
+    """The pinned files of `project` that its pins' `context` covers (pins.lock's paths)."""
+    from reader.pins import load_lock, load_pins
+
+    pins = load_pins(project / "pins.toml")
+    locks = load_lock(project / "pins.lock", pins)
+    return sorted(p for name, lock in locks.items() for p in lock.files if pins[name].in_context(p))
+
+
+def corpus_cost(site: Path, paths: list[str]) -> tuple[int, int, int, int]:
+    """(pages, HTML bytes, data-script bytes, lines) of `paths`' pages in `site`."""
+    pages = [site / "source" / f"{p}.html" for p in paths]
+    found = [p for p in pages if p.is_file()]
+    html_bytes = sum(p.stat().st_size for p in found)
+    data = sum(f.stat().st_size for p in paths for kind in _DATA
+               if (f := site / "assets" / kind / f"{p}.js").is_file())
+    lines = sum(len(re.findall(r'<div id="L\d+"', p.read_text(encoding="utf-8"))) for p in found)
+    return len(found), html_bytes, data, lines
+
+
+def cold_build(project: Path, context: bool) -> tuple[float, float]:
+    """(CPU seconds of the build and its children, wall seconds) of `reader build` on a copy of
+    `project` with an empty cache, its pins' `context` kept or dropped."""
+    import re
+    import resource
+    import shutil
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
+        copy = Path(tmp) / "project"
+        subprocess.run(["git", "clone", "-q", str(project), str(copy)], check=True)
+        for name in ("pins.toml", "pins.lock"):  # the working tree's, not only the committed ones
+            shutil.copy(project / name, copy / name)
+        if not context:
+            text = (copy / "pins.toml").read_text()
+            (copy / "pins.toml").write_text(re.sub(r"(?ms)^context = \[.*?^\]\n", "", text))
+            lock = (copy / "pins.lock").read_text()
+            keep = set(context_paths(project))
+            (copy / "pins.lock").write_text("".join(line for line in lock.splitlines(keepends=True)
+                                                    if not (line.startswith('"') and line.split('"')[1] in keep)))
+        env = {**os.environ, "READER_CACHE": str(Path(tmp) / "cache"), "PYTHONPATH": str(ROOT)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "reader", "-C", str(copy), "build", "--quiet"], env=env, check=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def corpus_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport], cold: Path | None = None) -> None:
+    paths = context_paths(ROOT)
+    print(f"\ncorpus: the pins' context ({len(paths)} files): its pages and their bytes in each site")
+    for name, site in sites.items():
+        n, html_bytes, data, lines = corpus_cost(site, paths)
+        total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
+        print(f"  {name:>8}{n:>6} pages, {lines:>9,} lines: HTML {html_bytes / 1e6:>6.1f} MB + data scripts"
+              f" {data / 1e6:>5.1f} MB = {(html_bytes + data) / 1e6:>5.1f} MB of the site's {total / 1e6:,.1f} MB",
+              flush=True)
+    if cold is not None:
+        print(f"  cold builds of {cold} on an empty cache (load {os.getloadavg()[0]:.1f}):")
+        for context in (False, True):
+            cpu, wall = cold_build(cold, context)
+            print(f"    {'with' if context else 'without':>8} its context: {cpu:>7,.0f} s CPU, {wall:>7,.0f} s wall"
+                  f"   load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 PARTS: dict[str, Callable[[dict[str, Path], list[str], list[Viewport]], None]] = {
     "layout": layout_part,
     "notes": notes_part,
     "search": search_part,
     "weight": weight_part,
+    "names": names_part,
+    "align": align_part,
+    "corpus": corpus_part,
 }
 
 
@@ -396,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a part to run (repeatable); default: all")
     parser.add_argument("--size", action="append", type=viewport, default=[],
                         help=f"a viewport WIDTHxHEIGHT (repeatable); default: {', '.join(SIZES)}")
+    parser.add_argument("--cold", type=Path, help="corpus: also build this project cold with and without its context")
     parser.add_argument("--page", action="append", default=[],
                         help=f"a page relative to the site (repeatable); default: layout's {', '.join(PAGES)}, "
                              "weight's the 10 heaviest")
@@ -413,7 +641,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     sizes = args.size or [viewport(s) for s in SIZES]
     for part in args.part or list(PARTS):
-        PARTS[part](sites, list(args.page), sizes)  # a part's own pages when none are named
+        if part == "corpus":
+            corpus_part(sites, list(args.page), sizes, args.cold)
+        elif part == "align":
+            align_part(sites, list(args.page), sizes)
+        else:
+            PARTS[part](sites, list(args.page), sizes)  # a part's own pages when none are named
     return 0
 
 

@@ -91,3 +91,14 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> Forks:
         return fork()
     monkeypatch.setattr(os, "fork", counted_fork)
     return counted
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once for the session from the repository's pins (the default cache:
+    CI fetches them first); its folder."""
+    from reader.site import build_site
+
+    site = tmp_path_factory.mktemp("real") / "site"
+    build_site(REPO_ROOT, site)
+    return site

@@ -19,6 +19,7 @@ from reader.model import SourceFile
 from reader.render.article.content import article_doc
 from reader.render.article.page import render_article
 from reader.render.code.annotated import source_page
+from reader.render.code.uses import citations
 from reader.render.common.docs import source_doc, source_resolver
 from reader.render.common.model import NoteView, Page
 from reader.render.common.prose import Prose
@@ -109,8 +110,11 @@ def render_fixture() -> dict[str, str]:
     prose = Prose(source_resolver(index, docs), {"golden-article": ARTICLE.title,
                                                  "other-article": "Another article"},
                   {"first_kernels": "First kernels"}, lambda: {"golden.count": 3})
+    cited = citations(NOTES)
     pages: list[Page] = [source_page(d, None, prose, commit=SHA, release="fixture==1.0",
-                                     commit_url="https://example.invalid/repo/tree/" + SHA)
+                                     commit_url="https://example.invalid/repo/tree/" + SHA,
+                                     line_of=lambda path, n: SOURCES[path].splitlines()[n - 1],
+                                     cited=cited.get(d.path, ()))
                          for d in docs.values()]
     notes = [n for n in NOTES if n.article == ARTICLE.slug]
     labs = {"first_kernels": ("labs/first_kernels.md", "First kernels")}
@@ -120,8 +124,8 @@ def render_fixture() -> dict[str, str]:
         stem = Path(page.src_uri).name.removesuffix(".md").removesuffix(".py")
         out[f"{stem}.html"] = page.html
         out[f"{stem}.md"] = page.markdown
-        for asset in page.assets:  # a source page's hover-card data and scopes
-            kind = asset.src_uri.split("/")[1]  # assets/cards/..., assets/scopes/...
+        for asset in page.assets:  # a source page's hover-card data, references, scopes, paint
+            kind = asset.src_uri.split("/")[1]  # assets/cards/..., assets/uses/..., assets/scopes/...
             out[f"{stem}.{kind}.js"] = asset.data.decode("utf-8")
         if page.search:  # the page's places in the search index
             out[f"{stem}.search.json"] = json.dumps([asdict(e) for e in page.search], indent=1,

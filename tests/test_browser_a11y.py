@@ -211,6 +211,24 @@ def test_axe_finds_no_serious_violation_with_the_finder_and_go_to_line_open(brow
     assert not found, _report(found)
 
 
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_axe_finds_no_serious_violation_with_a_references_list_and_a_card_open(browser, server, scheme):
+    """The references list of BlockSpec (its lines of code, the name marked, the notes), then a
+    card with its "Find references" link."""
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{server}/index.html")
+    set_scheme(browser, scheme)
+    _load(browser, f"{server}/source/pkg/core.py.html#uses-BlockSpec")
+    wait(browser, lambda b: b.find_elements("css selector", "#uses-BlockSpec > .rd-refs mark"))
+    found = axe_violations(browser, scheme)
+    _load(browser, f"{server}/source/pkg/call.py.html")
+    link = browser.find_element("css selector", '.rd-file a[href="core.py.html#L6"]')
+    browser.execute_script("arguments[0].focus()", link)  # as Tab does (a pointer would tint it)
+    wait(browser, lambda b: b.find_elements("css selector", "#rd-card .rd-card-refs"))
+    found += axe_violations(browser, scheme)
+    assert not found, _report(found)
+
+
 @pytest.fixture(scope="module")
 def demo_server(demo):  # noqa: F811
     yield from serve_folder(demo[0] / "site")
@@ -228,6 +246,13 @@ def test_axe_finds_no_serious_violation_on_a_diff_page_in_either_view(browser, d
         _load(browser, url)
         browser.find_element("css selector", f'.rd-diff-views button[data-view="{view}"]').click()
         assert browser.find_elements("css selector", f".rd-diff-{view} .rd-add, .rd-diff-{view} .rd-del")
+        # the new parts open: the changed files' list, a change stepped to (`n`), context expanded
+        browser.execute_script("document.querySelector('.rd-diff-files details').open = true;"
+                               "document.querySelector('.rd-diff-steps button[data-step=\"1\"]').click()")
+        wait(browser, lambda b: b.find_elements("css selector", ".rd-diff-files li a"))
+        if view == "unified":
+            browser.find_element("css selector", ".rd-diff-unified .rd-expand button").click()
+            wait(browser, lambda b: b.find_elements("css selector", ".rd-diff-unified .rd-ctx[data-l]"))
         violations = axe_violations(browser, scheme)
         if violations:
             found[view] = violations

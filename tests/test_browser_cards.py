@@ -1,8 +1,10 @@
 """Hover cards in a real headless browser (Debian's chromium + chromedriver, driven by selenium):
 hovering an identifier on a source page or an article shows its definition's card (header and
-first lines, docstring, file:line, uses, notes), loaded from the file's card script on demand;
+first lines, docstring, file:line, count of uses, notes), loaded from the file's card script on demand;
 focusing the link shows it too, Down arrow enters it, Escape closes it; it works opened from disk
-(file://), logs no error, and its text keeps WCAG AA contrast in the light and dark schemes."""
+(file://), logs no error, and its text keeps WCAG AA contrast in the light and dark schemes. A
+`#uses-` fragment, the card's "Find references", `r` on a name and a definitions list's count open
+the references list: every use with its line of code and a link, the definition first."""
 
 from __future__ import annotations
 
@@ -112,9 +114,7 @@ def test_hovering_an_identifier_on_a_source_page_shows_its_card(browser, server,
     note = card.find_element(By.CSS_SELECTOR, ".rd-card-notes a")
     assert note.get_attribute("href") == f"{server}/articles/demo.html#note-demo-spec"
     assert "A spec is frozen, so a mapping" in text
-    card.find_element(By.CSS_SELECTOR, ".rd-card-uses summary").click()
-    uses = _hrefs(card, ".rd-card-use-list a")
-    assert uses == [f"{server}/source/pkg/call.py.html", f"{server}/source/pkg/call.py.html#L5"], uses
+    assert _hrefs(card, ".rd-card-refs") == [f"{server}/source/pkg/core.py.html#uses-BlockSpec"]
     browser.save_screenshot(str(tmp_path / "card-source.png"))
     assert _errors(browser) == []
 
@@ -155,13 +155,11 @@ def test_the_card_opens_and_closes_from_the_keyboard(browser, server):
     focused = browser.switch_to.active_element
     assert browser.execute_script("return arguments[0].closest('#rd-card') !== null", focused)
     assert focused.get_attribute("href") == f"{server}/source/pkg/core.py.html#L6"
-    for _ in range(3):  # Tab moves through the card: "more lines", then the uses' summary
+    for _ in range(3):  # Tab moves through the card: "more lines", then "Find references"
         ActionChains(browser).send_keys(Keys.TAB).perform()
-        if browser.switch_to.active_element.tag_name == "summary":
+        if "rd-card-refs" in browser.switch_to.active_element.get_attribute("class"):
             break
-    assert browser.switch_to.active_element.tag_name == "summary"
-    ActionChains(browser).send_keys(Keys.ENTER).perform()
-    wait(browser, lambda b: card.find_elements(By.CSS_SELECTOR, ".rd-card-use-list a"))
+    assert browser.switch_to.active_element.text == "Find references"
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, lambda b: _shown_card(b) is None)
     assert browser.switch_to.active_element == link  # back where the reader was
@@ -173,6 +171,67 @@ def test_the_card_opens_and_closes_from_the_keyboard(browser, server):
     assert browser.switch_to.active_element == link and _shown_card(browser)  # back, still open
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()  # closes from the link too
     wait(browser, lambda b: _shown_card(b) is None)
+    assert _errors(browser) == []
+
+
+REFS = """
+const box = document.querySelector('#uses-' + CSS.escape(arguments[0]) + ' > .rd-refs');
+if (!box || box.hidden) return null;
+return {sum: box.querySelector('.rd-refs-sum').textContent,
+        groups: [...box.querySelectorAll('.rd-refs-file')].map(g => [g.querySelector('.rd-refs-path').textContent,
+          [...g.querySelectorAll('li')].map(li => [li.textContent, li.querySelector('a').href])]),
+        marked: [...box.querySelectorAll('mark')].map(m => m.textContent),
+        top: box.parentElement.getBoundingClientRect().top};
+"""
+
+
+def _refs(browser, qualname: str):
+    return wait(browser, lambda b: b.execute_script(REFS, qualname))
+
+
+def test_a_uses_fragment_lists_every_use_with_its_line_of_code_and_a_link(browser, server):
+    _load(browser, f"{server}/source/pkg/core.py.html#uses-BlockSpec")
+    refs = _refs(browser, "BlockSpec")
+    assert refs["sum"] == "1 use in 1 file \u00b7 1 note"
+    core, call = f"{server}/source/pkg/core.py.html", f"{server}/source/pkg/call.py.html"
+    assert refs["groups"] == [
+        ["Definition", [["6class BlockSpec:", f"{core}#L6"]]],  # its own line first
+        ["pkg/call.py", [["5def pallas_call(kernel, spec: BlockSpec):", f"{call}#L5"]]],
+        ["Notes", [["A demo article: A spec is frozen, so a mapping is made once per call.",
+                    f"{server}/articles/demo.html#note-demo-spec"]]]]
+    assert refs["marked"] == ["BlockSpec", "BlockSpec"]
+    assert 0 <= refs["top"] < browser.execute_script("return innerHeight")  # in view
+    # a use's link lands on its line
+    browser.execute_script("document.querySelector('.rd-refs a[href$=\"call.py.html#L5\"]').click()")
+    wait(browser, lambda b: b.current_url == f"{call}#L5")
+    assert _errors(browser) == []
+
+
+def test_find_references_from_a_card_from_the_key_and_from_a_count(browser, server):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    _load(browser, f"{server}/articles/demo.html")
+    _, card = _hover(browser, '.rd-file a[href="../source/pkg/core.py.html#L17"]')
+    card.find_element(By.CSS_SELECTOR, ".rd-card-refs").click()
+    wait(browser, lambda b: b.current_url == f"{server}/source/pkg/core.py.html#uses-BlockMapping")
+    assert [g[0] for g in _refs(browser, "BlockMapping")["groups"]] == [
+        "Definition", "pkg/core.py (this file)", "pkg/call.py"]
+    # `r` on a focused name: its definition's list
+    _load(browser, f"{server}/source/pkg/call.py.html")
+    link = browser.find_element(By.CSS_SELECTOR, '.rd-file a[href="core.py.html#L6"]')
+    browser.execute_script("arguments[0].focus()", link)
+    wait(browser, lambda b: _shown_card(b))
+    ActionChains(browser).send_keys("r").perform()
+    wait(browser, lambda b: b.current_url == f"{server}/source/pkg/core.py.html#uses-BlockSpec")
+    _refs(browser, "BlockSpec")
+    # a count in the definitions list opens its list, and folds it again
+    count = browser.find_element(By.CSS_SELECTOR, '#uses-BlockMapping a.rd-uses')
+    browser.execute_script("arguments[0].click()", count)
+    _refs(browser, "BlockMapping")
+    assert count.get_attribute("aria-expanded") == "true"
+    browser.execute_script("arguments[0].click()", count)
+    wait(browser, lambda b: b.execute_script(REFS, "BlockMapping") is None)
     assert _errors(browser) == []
 
 
@@ -199,7 +258,6 @@ return worst;
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_card_text_keeps_aa_contrast_in_both_schemes(browser, server, scheme, tmp_path):
-    from selenium.webdriver.common.by import By
 
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
                             {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
@@ -211,7 +269,6 @@ def test_card_text_keeps_aa_contrast_in_both_schemes(browser, server, scheme, tm
         wait(browser, lambda b: b.execute_script(
             "return document.body.getAttribute('data-md-color-scheme')") == want)
         _, card = _hover(browser, '.rd-file a[href="core.py.html#L6"]')
-        card.find_element(By.CSS_SELECTOR, ".rd-card-uses summary").click()
         browser.save_screenshot(str(tmp_path / f"card-{scheme}.png"))
         assert browser.execute_script(CONTRAST, card) == []
     finally:

@@ -1,5 +1,6 @@
 """The previous edition: a fixture project with a recorded move builds both editions, each page
-marked and switching to the same page in the other (reader/editions.py)."""
+marked and switching to the same page in the other (reader/editions.py), a source page's line
+carried through the file's changes (docs/assets/editions.js)."""
 
 from __future__ import annotations
 
@@ -101,6 +102,18 @@ def test_a_page_missing_from_the_other_edition_switches_to_its_home():
     assert switcher.href("a/gone.html", before) == "gone.html"
 
 
+def test_the_switcher_says_when_a_page_has_no_counterpart_and_marks_what_carries_the_line():
+    now, before = Edition("2", "jax 2", ""), Edition("1", "jax 1", "1/", "abc")
+    pages = {"2": frozenset({"a/x.html", "ir/k.html"}), "1": frozenset({"a/x.html"})}
+    html = Switcher(now, (now, before), pages).selector("ir/k.html")
+    assert 'data-page="ir/k.html" data-now="../"' in html  # the way to the current edition's root
+    assert ('href="../1/index.html" class="md-version__link" data-edition="1" data-diffed data-fallback '
+            'title="jax 1: this page is not in that edition; its home opens">1 (no such page: its home)</a>') in html
+    assert 'class="md-version__link rd-edition-here" data-edition="2" data-current title="jax 2">2 (current)' in html
+    kept = Switcher(before, (now, before), pages).selector("a/x.html")
+    assert 'data-page="a/x.html" data-now="../../"' in kept and "data-fallback" not in kept
+
+
 def test_an_article_renamed_between_editions_switches_to_itself():
     """The outline's name for an article (`a/new.html`) finds its page in an edition whose file
     was named otherwise (`a/old.html`), in both directions."""
@@ -142,3 +155,53 @@ def test_browser_switches_editions_on_the_same_page(moved_site, browser, tmp_pat
         wait(browser, lambda b: b.current_url.endswith("/articles/demo.html")
              and f"/{old}/" not in b.current_url)
         assert not browser.find_elements(By.CSS_SELECTOR, ".rd-edition-banner")
+
+
+def _selected(browser) -> list[str]:
+    return browser.execute_script("return [...document.querySelectorAll('.rd-k > .rd-sel')].map(e => e.id)")
+
+
+def _switch(browser, text: str) -> None:
+    """Chooses the edition whose link shows `text` (the page scrolled to a line: the header shows
+    the page's title over the switcher, so the clicks are the script's)."""
+    from selenium.webdriver.common.by import By
+
+    wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, ".md-version__current"))
+    link = next(a for a in browser.find_elements(By.CSS_SELECTOR, ".md-version__link")
+                if text in a.get_attribute("textContent"))
+    browser.execute_script("arguments[0].click()", link)
+
+
+@pytest.fixture(scope="module")
+def server(moved_site):
+    yield from serve_folder(moved_site[0])
+
+
+def test_the_switch_carries_the_line_through_the_files_changes(moved_site, server, browser):
+    """core.py's line 19 (`def moved_fn`) is line 13 before the move, both ways; line 15, changed,
+    opens the line it replaced; a page the older edition lacks says that its home opened."""
+    from selenium.webdriver.common.by import By
+
+    _site, old = moved_site
+    source = "source/jax/_src/pallas/core.py.html"
+    browser.get(f"{server}/{source}#L19")
+    wait(browser, lambda b: _selected(b) == ["L19"])
+    _switch(browser, old)
+    wait(browser, lambda b: b.current_url == f"{server}/{old}/{source}#L13")
+    wait(browser, lambda b: _selected(b) == ["L13"])
+    assert "def moved_fn(x):" in browser.find_element(By.ID, "L13").text
+    note = browser.find_element(By.CSS_SELECTOR, ".rd-edition-note").text
+    assert note.startswith("Line 19 of jax/_src/pallas/core.py in ") and note.endswith(" is line 13 here.")
+    _switch(browser, "(current)")
+    wait(browser, lambda b: b.current_url == f"{server}/{source}#L19")
+    browser.get(f"{server}/{source}#L15")
+    wait(browser, lambda b: _selected(b) == ["L15"])
+    _switch(browser, old)
+    wait(browser, lambda b: b.current_url == f"{server}/{old}/{source}#L9")
+    assert "changed between the editions: line 9 here" in browser.find_element(
+        By.CSS_SELECTOR, ".rd-edition-note").text
+    browser.get(f"{server}/diffs/jax/_src/pallas/core.py.html")
+    _switch(browser, old)
+    wait(browser, lambda b: b.current_url == f"{server}/{old}/index.html")
+    assert browser.find_element(By.CSS_SELECTOR, ".rd-edition-note").text.endswith(
+        f"has no page in {old}: this is that edition's home.")

@@ -45,13 +45,17 @@ def test_identifiers_link_to_their_definition_line_on_its_page(rendered):
     assert titles["core.py.html#L17"] == "fixture.core.BlockMapping"
 
 
-def test_definitions_list_counts_their_uses_and_the_cards_list_them(rendered):
+def test_definitions_list_counts_their_uses_the_cards_count_them_and_the_references_list_them(rendered):
     page = rendered["core.html"]
     entry = page[page.index('id="uses-BlockMapping"'):page.index('id="uses-BlockMapping.__init__"')]
-    assert '<a href="#L17">' in entry and "class, 2 uses in 2 files" in entry
+    assert '<a href="#L17">' in entry
+    assert '<a class="rd-uses" href="#uses-BlockMapping" aria-expanded="false">2 uses in 2 files</a>' in entry
     cards = rendered["core.cards.js"]
-    assert '"files":["fixture/call.py","fixture/core.py"],' in cards
-    assert '"q":"BlockMapping","k":"class","l":17,' in cards and '"u":[[0,6],[1,14]]' in cards
+    assert '"q":"BlockMapping","k":"class","l":17,' in cards and '"u":[2,2]' in cards
+    uses = rendered["core.uses.js"]
+    assert '"files":["fixture/call.py","fixture/core.py"],' in uses
+    assert ('"BlockMapping":{"l":17,"d":"class BlockMapping:","u":[[1,14,"return BlockMapping(self, grid)"],'
+            '[0,6,"return pallas_core.BlockMapping(spec, (1,))"]]}') in uses
 
 
 def test_multiline_docstring_keeps_its_colour_on_every_line(rendered):

@@ -6,7 +6,10 @@ interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data
 interface ReaderDiff { lines: number; line(n: number): void }
 interface ReaderFinder { files(): void; line(): void }
 interface ReaderIr { put(id: string, html: string): void }
-interface ReaderScopes { add(path: string, data: [number, number, string, string, string][]): void }
+interface ReaderScopes { add(path: string, data: [number, number, string, string, string, number?][]): void }
+interface ReaderUses { add(page: string, data: unknown): void }
+interface ReaderLines { put(path: string, blocks: number[][]): void }
+interface ReaderDiffFiles { put(rows: [string, number, number][]): void }
 interface ReaderSearch {
   put(name: string, data: unknown): void;
   load(name: string): Promise<any>;
@@ -30,6 +33,9 @@ interface Window {
   readerRuns?: ReaderRuns;
   readerScopes?: ReaderScopes;
   readerSearch?: ReaderSearch;
+  readerUses?: ReaderUses;
+  readerLines?: ReaderLines;
+  readerDiffFiles?: ReaderDiffFiles;
   katex?: Katex;
   document$?: { subscribe(fn: () => void): void };
 }

@@ -1,11 +1,11 @@
 // @ts-check
 // Hover cards. Hovering (or focusing) a link to a definition on a source page shows a card: its
-// header and first lines of code, its docstring's first line, where it is defined, its uses (a
-// list that opens) and the notes on it. Each source file's cards come in one script,
+// header and first lines of code, its docstring's first line, where it is defined, its count of
+// uses with a link to their list (refs.js) and the notes on it. Each source file's cards come in one script,
 // assets/cards/<path>.js (reader/render/cards.py), added the first time a link into that file is
 // hovered or focused: a <script> tag, so it works from file://. Keyboard: focusing a link shows
 // its card, Down arrow moves into it, Tab and Shift+Tab move through it and back to the link,
-// Escape closes it.
+// Escape closes it; `r` opens the references list of the name focused (or of the card shown).
 (function () {
   var me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var ROOT = me ? me.src.replace(/assets\/cards\.js(?:[?#].*)?$/, "") : "";
@@ -101,35 +101,18 @@
     return pre;
   }
 
-  function usesList(d, x) {
-    var list = el("ul", "rd-card-use-list");
-    x.u.forEach(function (entry) {
-      var file = d.files[entry[0]], item = el("li");
-      if (typeof file === "string") file = [file, "source/" + file + ".html"];
-      item.appendChild(link(file[1], file[0]));
-      item.appendChild(document.createTextNode(": "));
-      entry.slice(1).forEach(function (n, i) {
-        if (i) item.appendChild(document.createTextNode(", "));
-        item.appendChild(link(file[1] + "#L" + n, String(n)));
-      });
-      list.appendChild(item);
-    });
-    return list;
-  }
-
-  function uses(d, x) {
-    var count = 0;
-    (x.u || []).forEach(function (entry) { count += entry.length - 1; });
-    if (!count) return el("p", "rd-card-none", "No uses in the pinned sources or labs.");
-    var files = x.u.length;
-    var box = el("details", "rd-card-uses");
-    box.appendChild(el("summary", "", count + " use" + (count === 1 ? "" : "s") + " in " +
-                       files + " file" + (files === 1 ? "" : "s")));
-    box.addEventListener("toggle", function () {
-      if (box.open && box.children.length === 1) box.appendChild(usesList(d, x));
-    });
+  // Its count of uses, and the way to their list (refs.js: the source page's `#uses-` entry).
+  function uses(x, t) {
+    var u = x.u || [0, 0];
+    if (!u[0]) return el("p", "rd-card-none", "No uses in the pinned sources or labs.");
+    var box = el("p", "rd-card-uses");
+    box.appendChild(link(references(t, x), "Find references", "rd-card-refs"));
+    box.appendChild(document.createTextNode(": " + u[0] + " use" + (u[0] === 1 ? "" : "s") + " in " +
+                                            u[1] + " file" + (u[1] === 1 ? "" : "s")));
     return box;
   }
+
+  function references(t, x) { return t.page + "#uses-" + x.q; }
 
   function notes(d, x) {
     var box = el("div", "rd-card-notes"), list = el("ul");
@@ -155,9 +138,9 @@
     card.appendChild(head);
     if (x.c && x.c.length) card.appendChild(code(d, x, t));
     if (x.d) card.appendChild(el("p", "rd-card-doc", x.d));
-    card.appendChild(uses(d, x));
+    card.appendChild(uses(x, t));
     if (x.n) card.appendChild(notes(d, x));
-    if (keyboard) card.appendChild(el("p", "rd-card-hint", "\u2193 moves into this card \u00b7 Esc closes it"));
+    if (keyboard) card.appendChild(el("p", "rd-card-hint", "\u2193 moves into this card \u00b7 r finds references \u00b7 Esc closes it"));
   }
 
   function create() {
@@ -223,7 +206,7 @@
   }
 
   function focusables() {
-    return Array.prototype.slice.call(card.querySelectorAll("a[href], summary"));
+    return Array.prototype.slice.call(card.querySelectorAll("a[href]"));
   }
 
   document.addEventListener("mouseover", /** @param {MouseEvent & {target: HTMLElement}} e */ function (e) {
@@ -269,6 +252,19 @@
       if (!e.shiftKey && at === items.length - 1) { e.preventDefault(); hide(true); }
       else if (e.shiftKey && at === 0) { e.preventDefault(); quiet = trigger; trigger.focus(); }
     }
+  });
+  // `r`: the references of the name focused, or of the card's (the name hovered).
+  document.addEventListener("keydown", /** @param {KeyboardEvent & {target: HTMLElement}} e */ function (e) {
+    if (e.key !== "r" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented ||
+        /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName) || e.target.isContentEditable) return;
+    var focused = /** @type {HTMLAnchorElement | null} */ (e.target.closest && e.target.closest("a[href]"));
+    var a = focused && target(focused) ? focused : card && !card.hidden ? trigger : null, t = a && target(a);
+    if (!t) return;
+    e.preventDefault();
+    load(t.page, function (d) {
+      var x = find(d, t);
+      if (x) location.href = ROOT + references(t, x);
+    });
   });
   window.addEventListener("resize", function () { hide(false); });
   window.addEventListener("hashchange", function () { hide(false); });

@@ -34,6 +34,11 @@ class FileDiff:
     added: int
     removed: int
 
+    def blocks(self) -> tuple[tuple[int, int, int, int], ...]:
+        """Each change as old lines [a, b) and new lines [c, d), 0-based: what maps a line of one
+        file to the other (an unchanged line shifts by the blocks before it)."""
+        return tuple((a, b, c, d) for hunk in self.hunks for tag, a, b, c, d in hunk if tag != "equal")
+
     def changed_lines(self) -> tuple[int, ...]:
         """The new file's lines (1-based) added or changed."""
         return tuple(n + 1 for hunk in self.hunks for tag, _a, _b, c, d in hunk
@@ -97,7 +102,7 @@ class Files:
 
 
 def files_changed(previous: Previous, corpus: Corpus, diffs: Mapping[str, FileDiff]) -> Files:
-    now = {(pin, path) for pin, path in corpus.all_files()}
+    now = {(pin, path) for pin, path in corpus.all_files() if not corpus.pins[pin].in_context(path)}
     before = {(pin, path) for pin in corpus.pins for path in previous.locked(pin)}
     unread = {(pin, path) for pin, path in now & before if previous.blob(pin, path) is None}
     return Files(tuple(ChangedFile(path, d.added, d.removed) for path, d in sorted(diffs.items())),

@@ -41,17 +41,30 @@ class Switcher:
         return target if target in self.pages.get(to.version, ()) else "index.html"
 
     def selector(self, url: str) -> str:
-        items = "".join(
-            f'<li class="md-version__item"><a href="{html.escape(self.href(url, e))}" '
-            f'class="md-version__link{" rd-edition-here" if e == self.here else ""}" '
-            f'title="{html.escape(e.title)}">{html.escape(e.version)}'
-            f'{" (current)" if not e.folder else ""}</a></li>'
-            for e in self.editions)
-        return (f'<div class="md-version rd-editions"><button class="md-version__current" '
+        """The switcher: each edition's link to this page there (docs/assets/editions.js carries the
+        line across: `data-page` is this page, `data-now` the way to the current edition's root;
+        the current edition's link is `data-current`, the one its diffs compare with `data-diffed`);
+        a link to an edition lacking the page says that it opens its home (`data-fallback`)."""
+        items = "".join(self._item(url, i, e) for i, e in enumerate(self.editions))
+        start = posixpath.dirname(self.here.folder + url) or "."
+        now = posixpath.relpath(self.editions[0].folder or ".", start)
+        return (f'<div class="md-version rd-editions" data-page="{html.escape(url)}" '
+                f'data-now="{html.escape("" if now == "." else now + "/")}"><button class="md-version__current" '
                 f'aria-label="Edition {html.escape(self.here.version)}: choose another" '
                 f'title="{html.escape(self.here.title)}">'
                 f'{html.escape(self.here.version)}</button>'
                 f'<ul class="md-version__list">{items}</ul></div>')
+
+    def _item(self, url: str, i: int, e: Edition) -> str:
+        missing = e != self.here and url != "index.html" and self._same(url, e) == "index.html"
+        title = e.title + (": this page is not in that edition; its home opens" if missing else "")
+        return (f'<li class="md-version__item"><a href="{html.escape(self.href(url, e))}" '
+                f'class="md-version__link{" rd-edition-here" if e == self.here else ""}" '
+                f'data-edition="{html.escape(e.version)}"{" data-current" if i == 0 else ""}'
+                f'{" data-diffed" if i == 1 else ""}{" data-fallback" if missing else ""} '
+                f'title="{html.escape(title)}">{html.escape(e.version)}'
+                f'{" (current)" if not e.folder else ""}'
+                f'{" (no such page: its home)" if missing else ""}</a></li>')
 
     def banner(self, url: str) -> str:
         """The older edition's notice ("" on the current edition)."""

@@ -66,4 +66,11 @@ function codeLines(name) {
   return out;
 }
 
-module.exports = {searchPieces, scopeRows, codeViews, codeLines};
+/** What a source page's references data (`core.uses.js`) hands `readerUses.add`: [page, data]. */
+function usesData(name) {
+  let out = null;
+  run(name, {readerUses: {add: (page, data) => { out = [page, own(data)]; }}});
+  return out;
+}
+
+module.exports = {searchPieces, scopeRows, codeViews, codeLines, usesData};

@@ -9,11 +9,7 @@ from reader.editions import FATES, Files, MoveRecord, PinMove
 from reader.render.code.annotated import page_markdown, with_prose
 from reader.render.common.model import Page
 from reader.render.common.templates import render
-from reader.render.common.urls import article_page, diff_page, line_id, rel, source_page
-
-
-def move_uri(stem: str) -> str:
-    return f"changes/{stem}.md"
+from reader.render.common.urls import article_page, diff_page, line_id, move_uri, rel, source_page
 
 
 def move_title(record: MoveRecord) -> str:

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from reader.cache import Cache
 from reader.model import Symbol, split_lines
-from reader.render.code.cards import card_script
+from reader.render.code.cards import card_script, excerpt
 from reader.render.code.highlight import Highlight, LineLink, hidden_characters, highlighted
 from reader.render.code.outline import outline, outline_data
 from reader.render.code.scopes import scope_script
+from reader.render.code.uses import Cited, uses_script
 from reader.render.code.view import PAINT_DIR, CodeLines, MarginNote, split_code_view
 from reader.render.common.model import SLOT, Asset, NoteView, Page, SourceDoc
 from reader.render.common.prose import Prose
@@ -103,6 +105,20 @@ def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str 
     return lines.linked(links)
 
 
+LINES_DIR = "assets/lines"
+
+
+def lines_script(path: str, blocks: Sequence[tuple[int, int, int, int]]) -> Asset:
+    """How a changed file's lines map between the previous edition and this one: its changes as
+    `readerLines.put(path, [[a, b, c, d], ...])` (old [a, b), new [c, d), 0-based)."""
+    body = json.dumps([list(b) for b in blocks], separators=(",", ":"))
+    return Asset(f"{LINES_DIR}/{path}.js", f"readerLines.put({json.dumps(path)},{body});\n".encode())
+
+
+def _no_line(path: str, number: int) -> str:
+    return ""
+
+
 def _uses_id(qualname: str) -> str:
     return f"uses-{qualname}"
 
@@ -136,7 +152,7 @@ def _definitions(doc: SourceDoc) -> list[dict[str, object]]:
     """The compact definitions list: each name's `#uses-` entry (other pages link it) with its
     count of uses; the uses themselves are in the hover cards' data (`render/code/cards.py`)."""
     return [{"id": _uses_id(d.symbol.qualname), "qualname": d.symbol.qualname,
-             "kind": d.symbol.kind, "line": d.symbol.line, "count": len(d.uses),
+             "kind": d.symbol.kind, "line": d.symbol.line, "count": len({(u.page, u.line) for u in d.uses}),
              "files": len({u.page for u in d.uses})} for d in doc.definitions]
 
 
@@ -151,13 +167,19 @@ class Since:
     removed: int
     lines: tuple[int, ...]
     """Its lines added or changed since, marked in the margin."""
+    blocks: tuple[tuple[int, int, int, int], ...] = ()
+    """Each change, old lines [a, b) and new lines [c, d) (0-based): the edition switch maps a line
+    through them (docs/assets/editions.js), from the file's `assets/lines/<path>.js`."""
 
 
 def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = "",
                 commit: str = "", release: str = "", commit_url: str = "",
-                since: Since | None = None) -> Page:
+                since: Since | None = None, line_of: Callable[[str, int], str] | None = None,
+                cited: Sequence[Cited] = (), context: bool = False) -> Page:
     """The page of one whole file: every line, every link, every note on it from any article, and
-    its lines added or changed since the previous edition (`since`) marked."""
+    its lines added or changed since the previous edition (`since`) marked; its definitions' uses
+    with their lines of code (`line_of(path, n)`: a pinned file's line) and the notes citing them
+    (`cited`) in its references data. A pin's `context` file (`context`) has lighter cards."""
     page = doc.page
     plain = highlighted(cache, doc.blob, doc.text)
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
@@ -174,11 +196,14 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
                   emitted=[(rel(page, p, "rd-lowered"), t) for p, t in doc.emitted],
                   lowered=[(rel(page, p), t) for p, t in doc.lowered],
                   definitions=_definitions(doc), outline=outline_data(shape.items),
-                  since=since, diff_href=rel(page, since.diff_page) if since else "")
-    cards = card_script(doc, plain, lambda n: prose.html(n.body, page))
+                  since=since, diff_href=rel(page, since.diff_page) if since else "", context=context)
+    cards = card_script(doc, plain, lambda n: prose.html(n.body, page), body=not context)
+    moved = (lines_script(doc.path, since.blocks),) if since else ()
+    uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
     return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
-                (cards, scope_script(doc.path, doc.blob, doc.text, cache), Asset(paint, code.script.encode())),
+                (cards, uses, scope_script(doc.path, doc.blob, doc.text, cache), Asset(paint, code.script.encode()),
+                 *moved),
                 search)
 

@@ -5,9 +5,7 @@ header and first lines of code, its docstring's first line, its uses, the notes 
 The script calls `window.readerCards.add(page, data)`: a `<script>` tag works from file://, where
 fetch() does not. Its links are relative to the site's root (the card may show on any page):
 
-    {"files": [path or [label, page], ...],  # the files uses are in: a pinned path (its page is
-                                              # `source/<path>.html`), or a lab's label and page
-     "articles": [[page, title], ...],       # the articles whose notes are on this file
+    {"articles": [[page, title], ...],       # the articles whose notes are on this file
      "classes": ["", "k", "nf", ...],        # the pygments classes the code uses ("": plain)
      "defs": [{"q": qualname, "k": kind, "l": line,
                "c": [[line, text, runs], ...],  # code lines shown, gaps where skipped; runs
@@ -16,7 +14,8 @@ fetch() does not. Its links are relative to the site's root (the card may show o
                                               # each, the rest plain; no runs: all plain
                "m": lines of the definition not shown,
                "d": docstring's first line,
-               "u": [[file, line, line, ...], ...],   # uses by file (an index into `files`)
+               "u": [uses, files],           # how many, in how many files (the list itself is
+                                              # the file's references data, render/uses.py)
                "n": [[article, note id, first words], ...]}, ...]}
 """
 
@@ -56,28 +55,28 @@ def cards_uri(path: str) -> str:
     return f"{CARDS_DIR}/{path}.js"
 
 
-def card_script(doc: SourceDoc, lines: Highlight, note_html: Callable[[NoteView], str]) -> Asset:
+def card_script(doc: SourceDoc, lines: Highlight, note_html: Callable[[NoteView], str],
+                body: bool = True) -> Asset:
     """The file's card data as a script; `lines`: the file highlighted (no links), `note_html`:
-    a note's body as HTML (its first words go on the card)."""
-    data = card_data(doc, lines, note_html)
+    a note's body as HTML (its first words go on the card); `body`: its cards show the first lines
+    of a definition's body too (not a pin's `context` file's: they weigh 1.5 MB there)."""
+    data = card_data(doc, lines, note_html, body)
     text = f"window.readerCards.add({json.dumps(html_of(doc.page))},{_json(data)});\n"
     return Asset(cards_uri(doc.path), text.encode())
 
 
 def card_data(doc: SourceDoc, lines: Highlight,
-              note_html: Callable[[NoteView], str]) -> dict[str, object]:
+              note_html: Callable[[NoteView], str], body: bool = True) -> dict[str, object]:
     """What the file's cards show (the module's doc has the format)."""
-    files: dict[str, int] = {}
-    file_rows: list[str | list[str]] = []
     articles: dict[str, int] = {}
     article_rows: list[list[str]] = []
     classes: dict[str, int] = {"": 0}
     raw = split_lines(doc.text)
-    notes = _notes_by_definition(doc.definitions, doc.notes)
+    notes = notes_by_definition(doc.definitions, doc.notes)
     defs = []
     for i, d in enumerate(doc.definitions):
         entry: dict[str, object] = {"q": d.symbol.qualname, "k": d.symbol.kind, "l": d.symbol.line}
-        shown = _shown_lines(d, raw)
+        shown = _shown_lines(d, raw, body)
         entry["c"] = [_row(n, lines.lines[n - 1], lines.runs[n - 1], classes)
                       for n in shown if n <= len(lines.lines)]
         more = len(d.symbol.span) - len(shown)
@@ -85,15 +84,9 @@ def card_data(doc: SourceDoc, lines: Highlight,
             entry["m"] = more
         if d.head is not None and d.head.doc:
             entry["d"] = d.head.doc
-        by_file: dict[int, set[int]] = {}
-        for use in d.uses:
-            page = html_of(use.page)
-            if page not in files:
-                files[page] = len(file_rows)
-                file_rows.append(use.path if page == f"source/{use.path}.html" else [use.path, page])
-            by_file.setdefault(files[page], set()).add(use.line)
-        if by_file:
-            entry["u"] = [[f, *sorted(ls)] for f, ls in sorted(by_file.items(), key=lambda kv: str(file_rows[kv[0]]))]
+        places = {(use.page, use.line) for use in d.uses}
+        if places:
+            entry["u"] = [len(places), len({page for page, _ in places})]
         noted = []
         for n in notes.get(i, ()):
             page = html_of(article_page(n.article))
@@ -104,12 +97,12 @@ def card_data(doc: SourceDoc, lines: Highlight,
         if noted:
             entry["n"] = noted
         defs.append(entry)
-    return {"files": file_rows, "articles": article_rows, "classes": list(classes), "defs": defs}
+    return {"articles": article_rows, "classes": list(classes), "defs": defs}
 
 
-def _shown_lines(d: DefinitionView, raw: Sequence[str]) -> list[int]:
-    """The lines a card shows of a definition: its header (decorators, signature), then the first
-    lines of its body after the docstring; an assignment's first lines."""
+def _shown_lines(d: DefinitionView, raw: Sequence[str], body: bool = True) -> list[int]:
+    """The lines a card shows of a definition: its header (decorators, signature), then (`body`)
+    the first lines of its body after the docstring; an assignment's first lines."""
     span, head = d.symbol.span, d.head
     if head is None or d.symbol.kind == "variable":
         return list(range(span.start, min(span.end, span.start + VALUE_LINES - 1) + 1))
@@ -117,7 +110,7 @@ def _shown_lines(d: DefinitionView, raw: Sequence[str]) -> list[int]:
     while end > d.symbol.line and _blank(raw, end):
         end -= 1  # comments and blank lines between the header and the body
     out = list(range(span.start, min(end, span.start + HEAD_LINES - 1) + 1))
-    if head.body and end < span.start + HEAD_LINES:
+    if body and head.body and end < span.start + HEAD_LINES:
         out += [n for n in range(head.body, min(span.end, head.body + BODY_LINES - 1) + 1)
                 if n > out[-1]]
     return out
@@ -173,7 +166,7 @@ def _blank(raw: Sequence[str], n: int) -> bool:
     return not text or text.startswith("#")
 
 
-def _notes_by_definition(defs: Sequence[DefinitionView],
+def notes_by_definition(defs: Sequence[DefinitionView],
                          notes: Sequence[NoteView]) -> dict[int, list[NoteView]]:
     """Each anchored note under the innermost definition holding its first line."""
     out: dict[int, list[NoteView]] = {}

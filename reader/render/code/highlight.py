@@ -56,6 +56,12 @@ def _hidden_mark(match: re.Match[str]) -> str:
     return f'<span class="rd-hidden" title="{label}" aria-label="{label}">\u2423</span>'
 
 
+def visible(text: str) -> str:
+    """Plain text with each invisible or bidirectional control character as a visible mark (the
+    references lists' lines of code)."""
+    return _HIDDEN_RE.sub("\u2423", text) if _HIDDEN_RE.search(text) else text
+
+
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 

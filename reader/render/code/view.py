@@ -36,6 +36,9 @@ class CodeLines:
     """Extra element ids per line: the symbols defined there (`BlockSpec`, `BlockSpec.replace`)."""
     rows: Mapping[int, str] = field(default_factory=dict)
     """Extra attributes per line, escaped (` class="rd-chg"`: a line changed since the last edition)."""
+    breaks: frozenset[int] = frozenset()
+    """Lines that start a chunk (a diff's hunk heads: diff.js puts the context it expands between
+    chunks)."""
 
 
 PAINT_DIR = "assets/code"
@@ -112,8 +115,7 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
     its line count (`--n`, its height before it is laid out) and carries its lines' token runs
     (space-separated) in `data-h`, or leaves them to the view's paint script."""
     chunks = []
-    for first in range(start, end + 1, CHUNK):
-        last = min(end, first + CHUNK - 1)
+    for first, last in _chunks(start, end, code.breaks):
         rows, runs = [], []
         for n in range(first, last + 1):
             body, run = shrunk.line(code.highlighted.lines[n - 1], code.highlighted.runs[n - 1])
@@ -123,6 +125,17 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
         spec = f' data-h="{shrunk.chunks[-1]}"' if shrunk.inline else ""
         chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}"{spec}>{"".join(rows)}</div>')
     return "".join(chunks)
+
+
+def _chunks(start: int, end: int, breaks: frozenset[int]) -> list[tuple[int, int]]:
+    """Lines `start`..`end` as chunks of at most `CHUNK`, a new one at each of `breaks`."""
+    out, first = [], start
+    while first <= end:
+        last = min(end, first + CHUNK - 1)
+        last = min([b - 1 for b in breaks if first < b <= last], default=last)
+        out.append((first, last))
+        first = last + 1
+    return out
 
 
 def _note(note: MarginNote, prefix: str) -> str:

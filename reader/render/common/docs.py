@@ -23,6 +23,7 @@ class Docs(Mapping[str, SourceDoc]):
         self.index, self.corpus = index, corpus
         self.files = {f.path: f for f in files}
         self._built: dict[str, SourceDoc] = {}
+        self._lines: dict[str, list[str]] = {}
 
     def __getitem__(self, path: str) -> SourceDoc:
         doc = self._built.get(path)
@@ -31,6 +32,13 @@ class Docs(Mapping[str, SourceDoc]):
             doc = source_doc(self.index, f, self.corpus.permalink(f.pin, f.path), {})
             self._built[path] = doc
         return doc
+
+    def line(self, path: str, number: int) -> str:
+        """Line `number` (1-based) of a pinned file; "" past its end."""
+        lines = self._lines.get(path)
+        if lines is None:
+            lines = self._lines[path] = self.files[path].text.splitlines()
+        return lines[number - 1] if 0 < number <= len(lines) else ""
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.files)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from reader.extract import Index
@@ -52,11 +52,13 @@ class ShownFile(NamedTuple):
     page: str
 
 
-def uses_from(refs_by_page: dict[ShownFile, Sequence[Reference]]
+def uses_from(refs_by_page: dict[ShownFile, Sequence[Reference]], texts: Mapping[str, str]
               ) -> dict[QualName, list[UseView]]:
-    """A definition -> its uses, from references of files outside the corpus."""
+    """A definition -> its uses, from references of files outside the corpus (`texts`: each
+    file's text by path; its uses carry their line's code)."""
     out: dict[QualName, list[UseView]] = defaultdict(list)
     for (path, page), refs in refs_by_page.items():
+        lines = texts.get(path, "").splitlines()
         for r in refs:
-            out[r.target].append(UseView(path, r.line, page))
+            out[r.target].append(UseView(path, r.line, page, lines[r.line - 1] if r.line <= len(lines) else ""))
     return out

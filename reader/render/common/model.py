@@ -41,6 +41,9 @@ class UseView:
     path: str
     line: int
     page: str
+    text: str = ""
+    """The line's code, for a use outside the pins (a lab's: its text is its page's input); a
+    pinned file's lines are the world's."""
 
 
 @dataclass(frozen=True)

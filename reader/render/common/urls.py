@@ -21,6 +21,11 @@ def diff_page(path: str) -> str:
     return f"diffs/{path}.md"
 
 
+def move_uri(stem: str) -> str:
+    """The page of a recorded pin move (`moves/<stem>.json`): `changes/<stem>.md`."""
+    return f"changes/{stem}.md"
+
+
 def lab_page(name: str) -> str:
     return f"labs/{name}.md"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from reader.editions import FileDiff
+from reader.editions import ChangedFile, FileDiff
 from reader.render.common.links import linked_refs
 from reader.render.common.model import NoteView, Page, SourceDoc
 from reader.render.common.notes import note_views
-from reader.render.common.urls import diff_page
+from reader.render.common.urls import diff_page, move_uri
 from reader.render.diff.page import diff_page_of
 from reader.render.recipe.kind import World
 
@@ -25,6 +25,10 @@ class DiffInputs:
     """This edition's notes on the file."""
     was: tuple[NoteView, ...] = ()
     """The previous edition's notes on it, at its lines then."""
+    files: tuple[ChangedFile, ...] = ()
+    """Every changed file (the page's list of them)."""
+    changes: str = ""
+    """The last move's page (`changes/<stem>.md`), which lists them too."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,10 @@ class DiffKind:
         world = plan.world
         pin = world.docs.files[name].pin
         return DiffInputs(name, world.past.since.get(pin, pin), world.past.diffs[name],
-                          tuple(world.content.on_file.get(name, ())), plan.was_on_file.get(name, ()))
+                          tuple(world.content.on_file.get(name, ())), plan.was_on_file.get(name, ()),
+                          tuple(ChangedFile(p, d.added, d.removed) for p, d in sorted(world.past.diffs.items())
+                                if p in world.docs),
+                          move_uri(world.past.moves[-1].stem) if world.past.moves else "")
 
     def render(self, world: World, inputs: DiffInputs) -> Page:
         previous = world.past.previous
@@ -69,7 +76,7 @@ class DiffKind:
         # Its notes' facts as the previous edition computed them; one it did not: not computed.
         was_prose = replace(world.prose, facts=lambda: previous.facts, absent=lambda _name: "", unresolved=[])
         return diff_page_of(doc, old, inputs.diff, inputs.since, now,
-                            world.cache, world.prose, was_prose)
+                            world.cache, world.prose, was_prose, inputs.files, inputs.changes)
 
     def prose(self, world: World, inputs: DiffInputs) -> Iterable[str]:
         return [n.body for n in (*inputs.notes, *inputs.was)]

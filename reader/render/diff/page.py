@@ -4,20 +4,21 @@ each side highlighted and cross-referenced like a source page, the notes of both
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from markupsafe import Markup
 
 from reader.cache import Cache
-from reader.editions.filediffs import FileDiff, Op
+from reader.editions.filediffs import ChangedFile, FileDiff, Op
 from reader.render.code.annotated import linked_lines, note_html, page_markdown
 from reader.render.code.highlight import Highlight, Runs
 from reader.render.code.view import CodeLines, MarginNote, code_view
-from reader.render.common.model import NoteView, Page, SourceDoc
+from reader.render.common.model import Asset, NoteView, Page, SourceDoc
 from reader.render.common.prose import Prose
 from reader.render.common.templates import render
-from reader.render.common.urls import diff_page, rel, source_page
+from reader.render.common.urls import diff_page, rel, rel_file, source_page
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ def _view(rows: Sequence[Row], notes: Sequence[MarginNote]) -> str:
     """The unified view of `rows` (ids `uL<row>`). A file's line has no id of its own (one per row
     weighed 120 KB on the heaviest page): diff.js finds `#new-L12`, `#old-L3` by the rows' numbers."""
     code = CodeLines(Highlight([r.html for r in rows], [r.runs for r in rows]), "u", {},
-                     {n: r.attrs for n, r in enumerate(rows, 1)})
+                     {n: r.attrs for n, r in enumerate(rows, 1)},
+                     frozenset(n for n, r in enumerate(rows, 1) if r.attrs.startswith(' class="rd-hunk"')))
     return code_view(code, notes)
 
 
@@ -90,20 +92,42 @@ def _placed(notes: Sequence[NoteView], rows: Sequence[Row], old: bool, page: str
 
 
 def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, release: str,
-                 cache: Cache | None, prose: Prose, was_prose: Prose) -> Page:
+                 cache: Cache | None, prose: Prose, was_prose: Prose,
+                 files: Sequence[ChangedFile] = (), changes_page: str = "") -> Page:
     """The diff page of one file between the previous edition (`old`, its refs resolved against
     the current pins, its notes the previous edition's) and now: the unified view, with this
     edition's notes beside the new lines and the previous edition's beside the old ones (diff.js
     builds the side-by-side view from it when the reader chooses it). `was_prose` renders the
-    previous edition's notes, its facts the previous edition's."""
+    previous edition's notes, its facts the previous edition's. `files`: every changed file, which
+    the page links (the previous and next ones; the list of them in a script, `FILES_SCRIPT`, and on
+    the move's page, `changes_page`)."""
     page = diff_page(doc.path)
     unified = unified_rows(diff, linked_lines(old, page, cache), linked_lines(doc, page, cache))
     notes = [*_placed(doc.notes, unified, False, page, prose),
              *_placed(old.notes, unified, True, page, was_prose, edition)]
     title = f"{doc.path}: changes since {edition}"
+    at = next((i for i, f in enumerate(files) if f.path == doc.path), -1)
+
+    def link(f: ChangedFile | None) -> dict[str, str] | None:
+        return {"path": f.path, "href": rel(page, diff_page(f.path))} if f is not None else None
     body = render("diff.j2", path=doc.path, edition=edition, release=release, diff=diff,
                   source=rel(page, source_page(doc.path)), lines=len(doc.text.splitlines()),
-                  unified=Markup(_view(unified, notes)))
-    return Page(page, title, page_markdown(title, ["toc", "navigation"]), body)
+                  unified=Markup(_view(unified, notes)), count=len(files),
+                  files_src=rel_file(page, FILES_SCRIPT), changes=rel(page, changes_page),
+                  before=link(files[at - 1] if at > 0 else None),
+                  after=link(files[at + 1] if 0 <= at < len(files) - 1 else None))
+    # The list of every changed file, one script for all the diff pages: the first one brings it.
+    assets = (files_script(files),) if files and at == 0 else ()
+    return Page(page, title, page_markdown(title, ["toc", "navigation"]), body, assets)
+
+
+FILES_SCRIPT = "assets/diffs.js"
+"""Every changed file with its counts: `readerDiffFiles.put([[path, added, removed], ...])`, loaded by
+diff.js when a diff page's list of them opens (a page each carried it: 10.9 MB on the real site)."""
+
+
+def files_script(files: Sequence[ChangedFile]) -> Asset:
+    rows = json.dumps([[f.path, f.added, f.removed] for f in files], separators=(",", ":"))
+    return Asset(FILES_SCRIPT, f"readerDiffFiles.put({rows});\n".encode())
 
 

@@ -14,6 +14,7 @@ from reader.extract import Index
 from reader.labs import LabInfo
 from reader.model import Reference, module_of
 from reader.render.code.annotated import Since, source_page
+from reader.render.code.uses import Cited, citations
 from reader.render.common.links import ShownFile, uses_from
 from reader.render.common.model import NoteView, Page, TitledPage, UseView
 from reader.render.common.urls import diff_page, lab_page
@@ -45,6 +46,8 @@ class SourceInputs:
     """The file's pin's release in the previous edition (`jax 0.10.2`), when the file changed since."""
     diff: FileDiff | None = None
     """Its changes since then."""
+    cited: tuple[Cited, ...] = ()
+    """The notes, of any article, linking the file's definitions (their references lists')."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class SourcePlan:
     """Module -> qualname -> the labs' uses of the definition."""
     used_by: Mapping[str, tuple[TitledPage, ...]]
     """Pinned path -> the labs that use or exercise it."""
+    cited: Mapping[str, Sequence[Cited]]
+    """Pinned path -> the notes linking its definitions (`uses.citations`)."""
 
 
 class SourceKind:
@@ -64,7 +69,8 @@ class SourceKind:
     def collect(self, world: World) -> SourcePlan:
         labs = list(world.labs.values())
         return SourcePlan(world, lab_uses(labs, world.lab_refs),
-                          _labs_by_file(world.index, labs, world.lab_refs, world))
+                          _labs_by_file(world.index, labs, world.lab_refs, world),
+                          citations([n for views in world.content.notes.values() for n in views]))
 
     def pages(self, plan: SourcePlan, artifacts: bool) -> Iterable[str]:
         """The files holding lowering rules or canonical kernels wait for the artifacts: their
@@ -82,7 +88,8 @@ class SourceKind:
         diff = past.diffs.get(name)
         return SourceInputs(name, tuple(world.content.on_file.get(name, ())), emitted, lowered,
                             tuple(LabUses(*u) for u in sorted(uses.items())), plan.used_by.get(name, ()),
-                            past.since.get(world.docs.files[name].pin, "") if diff else "", diff)
+                            past.since.get(world.docs.files[name].pin, "") if diff else "", diff,
+                            tuple(plan.cited.get(name, ())))
 
     def render(self, world: World, inputs: SourceInputs) -> Page:
         doc = world.docs[inputs.path]
@@ -91,20 +98,26 @@ class SourceKind:
                             else d for d in doc.definitions)
         doc = replace(doc, notes=inputs.notes, emitted=inputs.emitted, lowered=inputs.lowered,
                       definitions=definitions, labs=inputs.labs)
-        pin = world.corpus.pins[doc.pin]
+        pins = world.corpus.pins
+        pin = pins[doc.pin]
+
+        def line_of(path: str, number: int) -> str:  # a use in a pin's context is a number only
+            pinned = world.docs.files[path].pin
+            return "" if pinned in pins and pins[pinned].in_context(path) else world.docs.line(path, number)
         return source_page(doc, world.cache, world.prose, commit=pin.commit, release=pin.release,
                            commit_url=f"{pin.repo.removesuffix('.git')}/tree/{pin.commit}",
-                           since=_since(inputs))
+                           since=_since(inputs), line_of=line_of, cited=inputs.cited,
+                           context=pin.in_context(doc.path))
 
     def prose(self, world: World, inputs: SourceInputs) -> Iterable[str]:
-        return [n.body for n in inputs.notes]
+        return [n.body for n in (*inputs.notes, *(c.note for c in inputs.cited))]
 
 
 def _since(inputs: SourceInputs) -> Since | None:
     if inputs.diff is None:
         return None
     d = inputs.diff
-    return Since(inputs.since, diff_page(inputs.path), d.added, d.removed, d.changed_lines())
+    return Since(inputs.since, diff_page(inputs.path), d.added, d.removed, d.changed_lines(), d.blocks())
 
 
 SOURCE = SourceKind()
@@ -114,7 +127,8 @@ def lab_uses(labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]]
              ) -> dict[str, dict[str, tuple[UseView, ...]]]:
     """Module -> qualname -> the labs' uses of that definition."""
     out: dict[str, dict[str, tuple[UseView, ...]]] = defaultdict(dict)
-    found = uses_from({ShownFile(lab.path, lab_page(lab.name)): refs[lab.name] for lab in labs})
+    found = uses_from({ShownFile(lab.path, lab_page(lab.name)): refs[lab.name] for lab in labs},
+                      {lab.path: lab.text for lab in labs})
     for (module, qualname), uses in found.items():
         out[module][qualname] = tuple(uses)
     return out

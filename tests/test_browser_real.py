@@ -1,0 +1,138 @@
+"""The code browser's promises on the real site (the pinned jax and tokamax, both editions), in a
+headless browser: BlockSpec's references list, a local's marks without the attributes that share
+its name, `jax_core.Primitive` opening its definition, core.py's line carried to the 0.10.2 edition,
+mosaic/lowering.py's diff honouring `#new-L555` on a fresh load and keeping its sides aligned."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser_support import chromium, serve_folder, wait
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+CORE = "source/jax/_src/pallas/core.py.html"
+LOWERING = "diffs/jax/_src/pallas/mosaic/lowering.py.html"
+
+
+@pytest.fixture(scope="module")
+def server(real_site):
+    yield from serve_folder(real_site)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+
+
+def _open(browser, url: str) -> None:
+    browser.get("about:blank")
+    browser.get(url)
+    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def test_blockspecs_references_list_its_uses_with_their_code_and_links(server, browser):
+    _open(browser, f"{server}/{CORE}#uses-BlockSpec")
+    groups = wait(browser, lambda b: b.execute_script("""
+      const box = document.querySelector('#uses-BlockSpec > .rd-refs'); if (!box) return null;
+      return [...box.querySelectorAll('.rd-refs-file')].map(g => [g.querySelector('.rd-refs-path').textContent,
+        [...g.querySelectorAll('li a')].map(a => [a.textContent, a.getAttribute('href')])]);"""), timeout=30)
+    assert groups[0][0] == "Definition" and groups[0][1][0][0].startswith("566class BlockSpec")
+    assert groups[1][0] == "jax/_src/pallas/core.py (this file)"
+    files = [g for g in groups[1:] if g[0] != "Notes"]
+    rows = [row for _, found in files for row in found]
+    assert len(files) > 40 and len(rows) > 400, (len(files), len(rows))
+    assert all("BlockSpec" in text for text, _ in rows)  # each use's line of code, the name on it
+    text, href = next(row for _, found in files for row in found if "pallas_call.py.html" in row[1])
+    _open(browser, href)  # its link lands on that line
+    line = href.rsplit("#", 1)[1]
+    code = text[len(line) - 1:].rstrip("\u2026")  # the list's text: the number, then the code (cut at 160)
+    assert browser.execute_script("return document.getElementById(arguments[0]).textContent", line).strip().startswith(code)
+
+
+def test_a_locals_marks_in_to_block_mapping_skip_self_block_shape(server, browser):
+    _open(browser, f"{server}/{CORE}")
+    wait(browser, lambda b: b.execute_script("return window.readerScopes && document.querySelector('.rd-scope-where').textContent"))
+    found = browser.execute_script("""
+      const lines = [...document.querySelectorAll('.rd-k > div[id]')];
+      const start = lines.findIndex(l => /def to_block_mapping/.test(l.textContent));
+      for (let i = start; i < start + 60; i++) {
+        const t = lines[i].textContent, at = t.search(/(?<![.\\w])block_shape(?!\\w)(?!\\s*=[^=])/);
+        if (at >= 0 && !/def /.test(t)) return [lines[i].id, at];
+      }""")
+    assert found, "a local block_shape in to_block_mapping"
+    line, col = found
+    browser.execute_script("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", line)
+    x, y = browser.execute_script("""
+      const line = document.getElementById(arguments[0]), r = document.createRange();
+      let at = arguments[1], node; const walk = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      while ((node = walk.nextNode())) { if (at < node.data.length) break; at -= node.data.length; }
+      r.setStart(node, at + 1); r.setEnd(node, at + 2); const b = r.getBoundingClientRect();
+      return [b.x + 1, b.y + b.height / 2];""", line, col)
+    browser.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+    marked = wait(browser, lambda b: b.execute_script("""
+      const h = CSS.highlights.get('rd-ref'); if (!h || !h.size) return null;
+      return [...h].map(r => { const l = r.startContainer.parentElement.closest('[id^=L]');
+        const before = l.textContent.slice(0, l.textContent.indexOf(r.startContainer.data) + r.startOffset);
+        return [l.id, before.trimEnd().slice(-5)]; });"""))
+    assert len(marked) >= 3
+    assert not [m for m in marked if m[1].endswith("self.")], marked  # no `self.block_shape`
+
+
+def test_jax_core_primitive_on_pallas_calls_line_70_opens_its_definition(server, browser):
+    _open(browser, f"{server}/source/jax/_src/pallas/pallas_call.py.html#L70")
+    href = wait(browser, lambda b: b.execute_script(
+        "const a = [...document.querySelectorAll('#L70 a')].find(a => a.textContent === 'Primitive');"
+        "return a && a.href"))
+    assert href.startswith(f"{server}/source/jax/_src/core.py.html#L")
+    browser.execute_script("[...document.querySelectorAll('#L70 a')].find(a => a.textContent === 'Primitive').click()")
+    wait(browser, lambda b: b.current_url == href)
+    line = href.rsplit("#", 1)[1]
+    assert browser.execute_script("return document.getElementById(arguments[0]).textContent", line).startswith(
+        "class Primitive")
+
+
+def test_core_py_line_566_switched_to_0_10_2_lands_on_the_same_class(server, browser):
+    _open(browser, f"{server}/{CORE}#L566")
+    assert browser.execute_script("return document.getElementById('L566').textContent") == "class BlockSpec:"
+    link = browser.execute_script(
+        "return [...document.querySelectorAll('.rd-editions a')].find(a => a.getAttribute('data-edition') === '0.10.2')")
+    browser.execute_script("arguments[0].click()", link)
+    wait(browser, lambda b: "/0.10.2/source/jax/_src/pallas/core.py.html#L" in b.current_url)
+    wait(browser, lambda b: b.execute_script("return document.querySelector('.rd-k > .rd-sel')"))
+    line = browser.current_url.rsplit("#", 1)[1].split("-")[0]
+    assert browser.execute_script("return document.getElementById(arguments[0]).textContent", line) == "class BlockSpec:"
+    assert "is line" in browser.find_element("css selector", ".rd-edition-note").text
+
+
+@pytest.mark.parametrize("view", ["unified", "split"])
+def test_new_l555_on_a_fresh_load_marks_and_shows_its_line(server, browser, view):
+    _open(browser, f"{server}/{LOWERING}")
+    browser.execute_script("localStorage.setItem('reader.diffView', arguments[0])", view)
+    _open(browser, f"{server}/{LOWERING}#new-L555")
+    row = wait(browser, lambda b: b.execute_script(
+        "return [...document.querySelectorAll('.rd-k > .rd-sel')].find(r => r.getClientRects().length)"), timeout=30)
+    wait(browser, lambda b: 0 < b.execute_script("return arguments[0].getBoundingClientRect().top", row)
+         < b.execute_script("return innerHeight"))
+    label = row.get_attribute("data-l")
+    assert (label.strip() == "555") if view == "split" else (label[6:11].strip() == "555")
+    browser.execute_script("localStorage.removeItem('reader.diffView')")
+
+
+def test_side_by_side_keeps_mosaic_lowerings_hunk_heads_in_one_row(server, browser):
+    browser.set_window_size(1280, 800)
+    try:
+        _open(browser, f"{server}/{LOWERING}")
+        browser.execute_script("document.querySelector('.rd-diff-views button[data-view=\"split\"]').click()")
+        worst = wait(browser, lambda b: b.execute_script("""
+          const cells = [...document.querySelectorAll('.rd-split .rd-sk > div')]; if (!cells.length) return null;
+          let worst = 0, heads = 0;
+          for (let i = 0; i + 1 < cells.length; i += 2) {
+            const off = Math.abs(cells[i].getBoundingClientRect().top - cells[i + 1].getBoundingClientRect().top);
+            worst = Math.max(worst, off); if (cells[i].classList.contains('rd-hunk')) heads = Math.max(heads, off);
+          }
+          return [worst, heads, cells.length / 2];"""), timeout=60)
+        assert worst[2] > 1000 and worst[0] < 1 and worst[1] < 1, worst
+    finally:
+        browser.execute_script("localStorage.removeItem('reader.diffView')")
+        browser.set_window_size(1400, 1000)
