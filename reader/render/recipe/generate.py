@@ -61,7 +61,7 @@ def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None =
                   cache: Cache | None = None, older: Older | None = None) -> Generated:
     """Every page of the project at `root`: its pins, outline, annotations and labs."""
     with unsaid():
-        corpus = Corpus.open(Project.load(root), cache)
+        corpus = Corpus.open(Project.load(root), cache, verify=True)
     return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older)
 
 
