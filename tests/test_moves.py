@@ -83,6 +83,9 @@ def test_the_page_links_live_notes_and_added_symbols(moved, capsys):
     assert "<code>note-orphaned</code>" in html and "#note-note-orphaned" not in html
     assert 'href="../source/jax/_src/pallas/core.py.html#L' in html
     assert "<code>deleted_fn</code>" in html
+    # After a later move of jax (back to v0), an added symbol's line is another commit's: no link.
+    later = move_page(stem, record, shown, current={"tokamax"}).html
+    assert "<code>inserted</code>" in later and "core.py.html#L" not in later
     # The rule table that gained and lost a primitive.
     assert "get_p" in html and "swap_p" in html
 

@@ -20,6 +20,9 @@ class ChangesInputs:
     """The site's pages (`src_uri`) among those the record names: its links to them."""
     files: Files | None = None
     """The pinned files changed, added and removed by the move, for the last move's page."""
+    current: tuple[str, ...] = ()
+    """The pins still at the record's new commit: its lines there are the source pages' lines
+    (after a later move, they are another commit's)."""
 
 
 class ChangesKind:
@@ -44,10 +47,12 @@ class ChangesKind:
             pages |= {diff_page(path) for path, _a, _r in files.changed if path in world.docs}
             named |= {diff_page(path) for path, _a, _r in files.changed}
             named |= {source_page(path) for path in files.added}
-        return ChangesInputs(name, record, tuple(sorted(named & pages)), files)
+        pins = world.corpus.pins
+        current = tuple(p.name for p in record.pins if p.name in pins and pins[p.name].commit == p.new)
+        return ChangesInputs(name, record, tuple(sorted(named & pages)), files, current)
 
     def render(self, world: World, inputs: ChangesInputs) -> Page:
-        return move_page(inputs.stem, inputs.record, set(inputs.shown), inputs.files)
+        return move_page(inputs.stem, inputs.record, set(inputs.shown), inputs.files, set(inputs.current))
 
     def prose(self, world: World, inputs: ChangesInputs) -> Iterable[str]:
         return ()

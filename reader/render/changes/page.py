@@ -28,15 +28,18 @@ def _compare(p: PinMove) -> str:
     return f"{p.repo.removesuffix('.git').rstrip('/')}/compare/{p.old}...{p.new}"
 
 
-def move_page(stem: str, record: MoveRecord, shown: set[str], files: Files | None = None) -> Page:
+def move_page(stem: str, record: MoveRecord, shown: set[str], files: Files | None = None,
+              current: set[str] | None = None) -> Page:
     """The page of one move; `shown` are the site's pages (`src_uri`), so links land on one;
-    `files`, the pinned files it changed (each linking its diff), added and removed."""
+    `files`, the pinned files it changed (each linking its diff), added and removed; `current`,
+    the pins still at the record's new commit (None: all), whose lines it links."""
     here = move_uri(stem)
     title = move_title(record)
     pins = [{"name": p.name, "old": p.old, "new": p.new, "old_label": _release(p.old_release),
              "new_label": _release(p.new_release), "compare": _compare(p)} for p in record.pins]
     body = render("move.j2", pins=pins, fates=FATES, articles=_articles(record, here, shown),
-                  totals=Counter(f.fate for f in record.fates), symbols=_symbols(record, here, shown),
+                  totals=Counter(f.fate for f in record.fates),
+                  symbols=_symbols(record, here, shown, {p.name for p in record.pins} if current is None else current),
                   rules=_rules(record), facts=_facts(record), old_rev=record.old_rev,
                   files=_files(files, here, shown))
     intro = ("<p>Each note of the track, from what it said at the old pins to what it says now, and "
@@ -72,15 +75,16 @@ def _articles(record: MoveRecord, here: str, shown: set[str]) -> list[dict[str, 
     return out
 
 
-def _symbols(record: MoveRecord, here: str, shown: set[str]) -> list[dict[str, Any]]:
-    """Per annotated file: symbols added (linked to their line) and removed (with their old line)."""
+def _symbols(record: MoveRecord, here: str, shown: set[str], current: set[str]) -> list[dict[str, Any]]:
+    """Per annotated file: symbols added (linked to their line while their pin is at the record's
+    new commit) and removed (with their old line)."""
     by_file: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for c in record.changes:
         if c["section"] != "symbols" or c["status"] not in ("added", "removed"):
             continue
         page = source_page(c["path"])
         href = (rel(here, page, line_id(c["new_line"])) if c["status"] == "added" and page in shown
-                and c.get("new_line") else "")
+                and c.get("new_line") and c.get("pin") in current else "")
         by_file[c["path"]][c["status"]].append({"name": c["qualname"], "kind": c["kind"], "href": href,
                                                 "line": c.get("new_line") or c.get("old_line")})
     return [{"path": path, "added": sides.get("added", []), "removed": sides.get("removed", [])}
