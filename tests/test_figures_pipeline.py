@@ -78,7 +78,7 @@ def test_the_figures_buffer_counts_are_scheduled_by_one_child_process(corpus):
 
 
 def test_the_figure_draws_one_row_per_slot_and_a_column_per_step(corpus):
-    figure = pipeline_timeline(FigureInputs(corpus, dict), buffer_count=3)
+    figure = pipeline_timeline(3)(FigureInputs(corpus, dict))
     svg = figure.html
     assert svg.startswith("<svg") and svg.endswith("</svg>") and "\n\n" not in svg
     assert [f"{op} slot {s}</text>" in svg for op in "xo" for s in range(4)] == [True] * 3 + [False] + [True] * 3 + [False]
@@ -89,7 +89,8 @@ def test_the_figure_draws_one_row_per_slot_and_a_column_per_step(corpus):
 def test_a_pipeline_that_does_not_run_is_a_located_error():
     with pytest.raises(FigureError) as e:
         pinned_schedule("from jax._src import no_such_module\n", Location("jax:" + PIPELINE), 2, 2)
-    assert str(e.value).startswith(f"jax:{PIPELINE}: the pinned pipeline.py does not run")
+    assert str(e.value).startswith(f"jax:{PIPELINE}:1: the pinned pipeline.py does not run")
+    assert e.value.location == Location(f"jax:{PIPELINE}", 1)  # from the child with its location
 
 
 def test_driving_the_pinned_file_leaves_this_process_s_jax_as_it_was(corpus):
@@ -97,5 +98,5 @@ def test_driving_the_pinned_file_leaves_this_process_s_jax_as_it_was(corpus):
     from jax._src.pallas.mosaic import lowering
 
     before = {id(p) for table in lowering.lowering_rules.values() for p in table}
-    pipeline_timeline(FigureInputs(corpus, dict), buffer_count=2)
+    pipeline_timeline(2)(FigureInputs(corpus, dict))
     assert {id(p) for table in lowering.lowering_rules.values() for p in table} == before

@@ -113,11 +113,17 @@ def end_of_life() -> str:
 
 
 def counted_notes(notes: Sequence[str]) -> str:
-    """One line for the author's notes: how many, the facts that link nowhere counted apart."""
+    """One line for the author's notes: how many, the facts that link nowhere and the figures not
+    computed at these pins counted apart."""
+    from reader.render.figures.registry import NOT_COMPUTED
+
     nowhere = sum(1 for n in notes if n.endswith(NOWHERE))
+    figures = sum(1 for n in notes if re.match(rf"note: (\S+: )?figure \S+{NOT_COMPUTED}", n))
     kinds = [f"{_many(nowhere, 'placeholder')} that link{'s' if nowhere == 1 else ''} nowhere yet"] \
         if nowhere else []
-    kinds += [_many(len(notes) - nowhere, "other")] if len(notes) > nowhere else []
+    kinds += [f"{_many(figures, 'figure')}{NOT_COMPUTED}"] if figures else []
+    others = len(notes) - nowhere - figures
+    kinds += [_many(others, "other")] if others else []
     return f"{_many(len(notes), 'note')} for the track's author ({', '.join(kinds)}): " \
            "reader build --verbose lists them"
 

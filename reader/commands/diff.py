@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from reader.move.compare import ClaimRuns, diff_sides
     from reader.move.printers import PRINTERS
     from reader.move.sides import is_rev_spec, load_side
+    from reader.render.figures.registry import unreadable
 
     root = Path(args.project)
     old = load_side(root, args.old)
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                          Location(args.old), "e.g. reader diff HEAD~3:pins.toml --record moves/x.json")
     cache = Cache()
     claims = None if args.no_claims else ClaimRuns(args.claim_timeout, max(1, args.jobs))
-    report = diff_sides(root, old, new, cache, claims=claims)
+    report = diff_sides(root, old, new, cache, claims=claims, figures=unreadable)
     sys.stdout.write(PRINTERS[args.format](report))
     if args.record:
         _record(root, rev, old, new, report, cache, Path(args.record))

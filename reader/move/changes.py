@@ -246,7 +246,9 @@ class Uncomputed(Change):
     """The pinned code the extractor could not read."""
     reason: str
     cited_by: tuple[Location, ...] = field(default=())
-    """The prose citing a fact it costs."""
+    """The prose citing a fact (or figure) it costs."""
+    fix: ClassVar[str] = "update the extractor"
+    """What a person does about it."""
 
     @property
     def needs_person(self) -> bool:
@@ -255,7 +257,7 @@ class Uncomputed(Change):
     def explain(self) -> str:
         cites = f"; cited by {', '.join(str(c) for c in self.cited_by)}" if self.cited_by else ""
         return (f"{self.what} cannot be computed at {self.side} ({self.where}: {self.reason})"
-                f"{cites}; update the extractor")
+                f"{cites}; {self.fix}")
 
 
 @dataclass(frozen=True)
@@ -263,6 +265,15 @@ class FactsUncomputed(Uncomputed):
     """Facts one side's extractor cannot compute."""
 
     section: ClassVar[str] = "facts"
+
+
+@dataclass(frozen=True)
+class FiguresUncomputed(Uncomputed):
+    """A computed figure whose maker cannot read one side's pinned code (listed with the facts:
+    the page shows it "not computed at these pins")."""
+
+    section: ClassVar[str] = "facts"
+    fix: ClassVar[str] = "update the figure's maker (reader/render/figures/)"
 
 
 @dataclass(frozen=True)

@@ -250,7 +250,7 @@ def _uncomputed(report: DiffReport, section: str) -> tuple[str, ...]:
     """What needs a person before the section is whole: always shown."""
     return tuple(f"- **Cannot be computed** at {_code(c.side)}: {_code(c.what)} ({_code(c.where)}: "
                  f"{_cell(c.reason)})" + (f"; cited by {', '.join(_code(w) for w in c.cited_by)}"
-                                          if c.cited_by else "") + "; update the extractor."
+                                          if c.cited_by else "") + f"; {c.fix}."
                  for c in report.uncomputed(section))
 
 

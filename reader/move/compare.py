@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from reader.annotations import load_articles
 from reader.annotations.check import FactSource, computed_facts
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.errors import Location
+from reader.errors import Location, ReaderError
 from reader.extract import build_index
 from reader.extract.fact import ExtractError
 from reader.extract.providers import load_rules
@@ -19,7 +20,7 @@ from reader.move.claims import diff_claims
 from reader.move.code import diff_symbols
 from reader.move.notes import annotated_symbols, diff_notes
 from reader.move.sides import Side
-from reader.move.tables import diff_facts, diff_rules
+from reader.move.tables import citations, diff_facts, diff_figures, diff_rules
 from reader.pins import LockEntry
 from reader.progress import say
 
@@ -71,12 +72,19 @@ class ClaimRuns:
     jobs: int = 1
 
 
+FigureReads = Callable[[Corpus, Iterable[str]], Mapping[str, ReaderError]]
+"""The figures of the names that cannot be made from a corpus' pinned code, each with why
+(`reader.render.figures.registry.unreadable`: this layer imports no renderer)."""
+
+
 def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
-               facts: FactSource = computed_facts, claims: ClaimRuns | None = None) -> DiffReport:
+               facts: FactSource = computed_facts, claims: ClaimRuns | None = None,
+               figures: FigureReads | None = None) -> DiffReport:
     """Every change from `old` to `new` for the project's annotations at `root`; fetches both
     sides' files (a cache hit once fetched). `facts` computes a corpus' facts; with `claims`, the
-    claims run with each side's releases installed. What an extractor cannot compute on a side
-    is an `Uncomputed` change, never a stop."""
+    claims run with each side's releases installed; with `figures`, the figures the prose cites
+    are read at both sides. What an extractor cannot compute on a side is an `Uncomputed`
+    change, never a stop."""
     cache = cache or Cache()
     articles = load_articles(root)
     old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache)
@@ -96,6 +104,11 @@ def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
     changes += [r for r in (before, after) if isinstance(r, RulesUncomputed)]
     say("comparing the facts")
     changes.extend(diff_facts(facts(old_corpus), facts(new_corpus), articles, old.label, new.label))
+    if figures is not None:
+        say("reading the figures")
+        cited = citations(articles, "figure")
+        changes.extend(diff_figures(figures(old_corpus, cited), figures(new_corpus, cited), articles,
+                                    old.label, new.label))
     return DiffReport(old.label, new.label, tuple(changes))
 
 

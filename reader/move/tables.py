@@ -1,15 +1,16 @@
-"""Lowering rule tables and computed facts before and after a move, and the prose that cites facts."""
+"""Lowering rule tables, computed facts and figures before and after a move, and the prose citing them."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from reader.annotations import Article
 from reader.annotations.markup import parse
-from reader.errors import Location
+from reader.errors import Location, ReaderError
 from reader.extract.fact import Facts, Unknown
 from reader.extract.ruletable import RuleEntry, RuleTable
-from reader.move.changes import Change, FactChange, FactsUncomputed, RuleChange
+from reader.move.changes import Change, FactChange, FactsUncomputed, FiguresUncomputed, RuleChange
 
 
 def _rule(e: RuleEntry) -> str:
@@ -41,13 +42,14 @@ def _moved(x: RuleEntry, y: RuleEntry) -> bool:
     return (x.rule.path, x.rule.qualname, x.rule.kind) != (y.rule.path, y.rule.qualname, y.rule.kind)
 
 
-def citations(articles: list[Article]) -> dict[str, list[Location]]:
-    """Fact name -> where the prose cites it (`{{fact:NAME}}`): the text's key or note in its file."""
+def citations(articles: list[Article], kind: str = "fact") -> dict[str, list[Location]]:
+    """Fact (or `kind`: figure) name -> where the prose cites it (`{{fact:NAME}}`): the text's key
+    or note in its file."""
     out: dict[str, list[Location]] = {}
     for article in articles:
         for text, where in article.prose():
             for p in parse(text)[0]:
-                if p.kind == "fact" and where not in out.get(p.target, []):
+                if p.kind == kind and where not in out.get(p.target, []):
                     out.setdefault(p.target, []).append(where)
     return out
 
@@ -79,3 +81,14 @@ def _uncomputed(u: Unknown, label: str, cites: dict[str, list[Location]]) -> Fac
     cited = dict.fromkeys(w for name, where in cites.items() if u.covers(name) for w in where)
     return FactsUncomputed(status="unknown", side=label, what=u.what, where=u.where,
                            reason=u.reason, cited_by=tuple(sorted(cited)))
+
+
+def diff_figures(old: Mapping[str, ReaderError], new: Mapping[str, ReaderError], articles: list[Article],
+                 old_label: str = "old", new_label: str = "new") -> list[Change]:
+    """The figures the prose cites that one side's pinned code cannot make (`old`, `new`: name ->
+    why), each with the prose citing it."""
+    cites = citations(articles, "figure")
+    return [FiguresUncomputed(status="unknown", side=label, what=f"figure {name}",
+                              where=e.location or Location(""), reason=e.message,
+                              cited_by=tuple(cites.get(name, ())))
+            for label, side in ((old_label, old), (new_label, new)) for name, e in sorted(side.items())]

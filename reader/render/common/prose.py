@@ -60,6 +60,9 @@ class Prose:
     absent: Callable[[str], str] = lambda _name: ""
     """Why a fact is not computed: where and why its extractor failed at these pins (empty when
     no extractor names it)."""
+    figure_absent: Callable[[str], str] = lambda _name: ""
+    """Why a figure is not computed: where and why its maker failed at these pins (empty when it
+    is made, or no maker has that name)."""
     unresolved: list[str] = field(default_factory=list)
     """Placeholders that linked nowhere, for the build to report."""
     cache: Cache | None = None
@@ -84,9 +87,10 @@ class Prose:
         out = self._markdown(substitute(text, place))
         for token, name in figures.items():
             figure = self.figures(name)
-            if figure is None:
+            absent = figure is None and bool(self.figure_absent(name))  # the build says why
+            if figure is None and not absent:
                 self.unresolved.append(f"figure {name}")
-            shown = figure_html(figure, name, page)
+            shown = figure_html(figure, name, page, absent)
             out = out.replace(f"<p>{token}</p>", shown).replace(token, shown)
         return out
 
@@ -107,10 +111,13 @@ class Prose:
         return self._facts
 
     def absences(self, texts: Iterable[str]) -> list[str]:
-        """Why the facts `texts` cite that are not computed are not (`absent`), each reason once."""
-        cited = [p.target for text in texts for p in parse(text)[0] if p.kind == "fact"]
-        facts = self.load_facts() if cited else {}
-        return list(dict.fromkeys(why for name in cited if name not in facts and (why := self.absent(name))))
+        """Why the facts and figures `texts` cite that are not computed are not (`absent`,
+        `figure_absent`), each reason once."""
+        cited = [p for text in texts for p in parse(text)[0] if p.kind in ("fact", "figure")]
+        facts = self.load_facts() if any(p.kind == "fact" for p in cited) else {}
+        why = [self.absent(p.target) if p.kind == "fact" and p.target not in facts
+               else self.figure_absent(p.target) if p.kind == "figure" else "" for p in cited]
+        return list(dict.fromkeys(filter(None, why)))
 
     def _placeholder(self, p: Placeholder, page: str) -> str:
         if p.kind == "fact":

@@ -11,17 +11,23 @@ against the TPU interpreter running the real `emit_pipeline`.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import html
+import inspect
 import sys
+import traceback
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from pathlib import Path
 from typing import Any
 
+from reader.corpus import Corpus
 from reader.errors import Location, ReaderError
-from reader.render.figures.figure import Figure, FigureInputs
+from reader.extract.parse import parse_ast
+from reader.render.figures.figure import Figure, FigureInputs, Maker
 from reader.workers import isolated
 
 PIPELINE = "jax/_src/pallas/mosaic/pipeline.py"
@@ -35,7 +41,38 @@ BUFFER_COUNTS = (2, 3)
 
 
 class FigureError(ReaderError):
-    """The pinned pipeline could not be executed or driven."""
+    """The pinned pipeline could not be read, executed or driven: the figure is not computed at
+    these pins."""
+
+    def __reduce__(self) -> tuple[type[FigureError], tuple[str, Location | None, str]]:
+        # Raised in the child process: pickled with its location, not just its text.
+        return (type(self), (self.message, self.location, self.hint))
+
+
+SHAPE_HINT = "the pinned pipeline.py changed shape; teach reader/render/figures/pipeline.py its new one"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call the figure's driver makes on the pinned `Scheduler` (`schedule` below)."""
+
+    method: str
+    args: tuple[str, ...]
+    keywords: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"Scheduler.{self.method}({', '.join([*self.args, *(f'{k}=...' for k in self.keywords)])})"
+
+
+CALLS = (
+    Call("__init__", ("step", "indices", "grid", "grid_offsets", "num_stages"), ("trace_scopes",)),
+    Call("initialize_step", ("buffered_ref", "src_ref"), ("step",)),
+    *(Call(m, ("buffered_ref", "ref")) for m in ("copy_in", "wait_in", "copy_out", "wait_out")),
+    Call("advance_slots", ("buffered_ref",)),
+    Call("finalize_step", ("buffered_ref", "dst_ref"), ("lag",)),
+)
+"""What `schedule` calls on the pinned `Scheduler`: `read_pipeline` checks the pinned class takes
+each call before anything runs (tests/test_figures_pipeline.py holds the two to the same calls)."""
 
 
 @dataclass(frozen=True)
@@ -145,8 +182,10 @@ def pinned_pipeline(text: str, where: Location) -> types.ModuleType:
     try:
         exec(compile(text, where.path, "exec"), module.__dict__)  # noqa: S102 - the pinned source
     except Exception as e:  # the pinned file needs a jax the machine does not have
+        line = next((n for f, n in reversed(list(traceback.walk_tb(e.__traceback__)))
+                     if f.f_code.co_filename == where.path), None)
         raise FigureError(f"the pinned pipeline.py does not run on the installed jax: "
-                          f"{type(e).__name__}: {e}", where,
+                          f"{type(e).__name__}: {e}", Location(where.path, line),
                           "install the pinned jax (see pins.toml)") from None
     finally:
         sys.modules.pop(module.__name__, None)
@@ -212,19 +251,131 @@ def pinned_schedules(text: str, where: Location, steps: int,
 def _child_schedules(text: str, where: Location, steps: int,
                      buffer_counts: tuple[int, ...]) -> tuple[tuple[Dma, ...], ...]:
     module = pinned_pipeline(text, where)
-    return tuple(schedule(module, steps, n) for n in buffer_counts)
+    try:
+        return tuple(schedule(module, steps, n) for n in buffer_counts)
+    except Exception as e:
+        failure = pinned_failure(e, where)
+        if failure is None:
+            raise  # reader's own bug: its traceback stops the build
+        raise failure from None
 
 
-def pipeline_timeline(inputs: FigureInputs, buffer_count: int) -> Figure:
-    """The figure `pipeline-buffered-N`: the schedule of a 1-D grid as slots x steps."""
-    corpus = inputs.corpus
+READER = str(Path(__file__).resolve().parents[2]) + "/"
+"""reader's own code: an exception raised there is reader's bug, wherever it was called from."""
+
+
+def pinned_failure(e: BaseException, where: Location) -> FigureError | None:
+    """`e` as the pinned code's failure, or None when it is reader's bug. The innermost frame in
+    either decides (a library's frames, jax's, are passed over: they raise for their caller): the
+    pinned file's, and `e` is a `FigureError` at that line; reader's own, and it is None."""
+    for frame, line in reversed(list(traceback.walk_tb(e.__traceback__))):
+        name = frame.f_code.co_filename
+        if name == where.path:
+            return FigureError(f"the pinned Scheduler, driven as emit_pipeline drives it, raised "
+                               f"{type(e).__name__}: {e}", Location(where.path, line), SHAPE_HINT)
+        if name.startswith(READER):
+            return None
+    return None
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """The pinned pipeline.py, its shape checked: what the figures are drawn from."""
+
+    text: str
+    where: Location
+
+
+def read_pipeline(corpus: Corpus) -> Pinned:
+    """The pinned pipeline.py, once its `Scheduler` is known to take every call of `CALLS` and
+    the module binds the `when` the figure makes eager; a `FigureError` at the pinned code that
+    does not (no jax needed: `reader diff` reports it)."""
     pin = corpus.pin_of(PIPELINE)
     if pin is None or not corpus.has(pin, PIPELINE):
         raise FigureError(f"{PIPELINE} is not in the pins", Location("pins.toml"),
                           "pin jax, or drop the figure")
-    dmas = pinned_schedule(corpus.read_text(pin, PIPELINE), Location(f"{pin}:{PIPELINE}"), STEPS,
-                           buffer_count)
+    text, where = corpus.read_text(pin, PIPELINE), Location(f"{pin}:{PIPELINE}")
+    check_shape(text, where)
+    return Pinned(text, where)
+
+
+def check_shape(text: str, where: Location) -> None:
+    """`FigureError` at the first place where the pinned module is not what `schedule` drives."""
+    tree = parse_ast(text, where.path)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    scheduler = classes.get("Scheduler")
+    if scheduler is None:
+        raise FigureError("the figure drives the pinned `Scheduler`, and pipeline.py defines no "
+                          "class Scheduler", where, SHAPE_HINT)
+    if "when" not in _module_names(tree):
+        raise FigureError("the figure makes the pinned module's `when` eager, and pipeline.py binds "
+                          "no `when`", where, SHAPE_HINT)
+    methods = _methods(scheduler, classes)
+    for call in CALLS:
+        fn = methods.get(call.method)
+        if fn is None:
+            stem = call.method.split("_")[0]  # finalize_step -> finalize: what it may have become
+            near = [m for m in methods if m.split("_")[0] == stem]
+            raise FigureError(f"the figure calls {call}, and the pinned Scheduler has no "
+                              f"{call.method}" + (f" (it has {', '.join(near)})" if near else ""),
+                              Location(where.path, scheduler.lineno), SHAPE_HINT)
+        try:
+            _signature(fn.args).bind(None, *call.args, **dict.fromkeys(call.keywords))
+        except TypeError as e:
+            raise FigureError(f"the figure calls {call}, which the pinned "
+                              f"Scheduler.{call.method}({ast.unparse(fn.args)}) does not take: {e}",
+                              Location(where.path, fn.lineno), SHAPE_HINT) from None
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """The names the module binds at its top level (imports, assignments, definitions)."""
+    out: set[str] = set()
+    for n in tree.body:
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).partition(".")[0] for a in n.names}
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            out |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return out
+
+
+def _methods(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> dict[str, ast.FunctionDef]:
+    """The methods of `cls` and of its bases defined in the same module, the nearest first."""
+    out: dict[str, ast.FunctionDef] = {}
+    for base in reversed([b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in classes]):
+        out.update(_methods(classes[base], classes))
+    out.update({n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)})
+    return out
+
+
+def _signature(args: ast.arguments) -> inspect.Signature:
+    """A `def`'s parameters as `inspect` has them (a default stands in: only its presence counts)."""
+    kind = inspect.Parameter
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    params = [kind(a.arg, kind.POSITIONAL_ONLY if i < len(args.posonlyargs) else kind.POSITIONAL_OR_KEYWORD,
+                   default=kind.empty if d is None else None)
+              for i, (a, d) in enumerate(zip(positional, defaults, strict=True))]
+    if args.vararg:
+        params.append(kind(args.vararg.arg, kind.VAR_POSITIONAL))
+    params += [kind(a.arg, kind.KEYWORD_ONLY, default=kind.empty if d is None else None)
+               for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
+    if args.kwarg:
+        params.append(kind(args.kwarg.arg, kind.VAR_KEYWORD))
+    return inspect.Signature(params)
+
+
+def draw_timeline(pinned: Pinned, _inputs: FigureInputs, buffer_count: int) -> Figure:
+    """The figure `pipeline-buffered-N`: the schedule of a 1-D grid as slots x steps."""
+    dmas = pinned_schedule(pinned.text, pinned.where, STEPS, buffer_count)
     return Figure(timeline_svg(dmas, STEPS, buffer_count))
+
+
+def pipeline_timeline(buffer_count: int) -> Maker[Pinned]:
+    """The maker of `pipeline-buffered-N`."""
+    return Maker(read_pipeline, partial(draw_timeline, buffer_count=buffer_count))
 
 
 _COLORS = {"x": "#1f77b4", "o": "#d62728"}

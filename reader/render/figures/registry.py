@@ -7,23 +7,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import partial
 
 from reader.cache import Cache
+from reader.corpus import Corpus
 from reader.errors import ReaderError
 from reader.render.common.model import Asset
-from reader.render.figures.figure import Figure, FigureInputs, FigureMaker
+from reader.render.figures.figure import Figure, FigureInputs, FigureMaker, Maker
 from reader.render.figures.pipeline import BUFFER_COUNTS, pipeline_timeline
 from reader.render.figures.sm90 import sm90_budget
 from reader.render.recipe.pagecache import page_key
 
 FIGURES: dict[str, FigureMaker] = {
-    **{f"pipeline-buffered-{n}": partial(pipeline_timeline, buffer_count=n) for n in BUFFER_COUNTS},
+    **{f"pipeline-buffered-{n}": pipeline_timeline(n) for n in BUFFER_COUNTS},
     "sm90-budget": sm90_budget,
 }
 """Figure name -> its maker. `reader check` reports a `{{figure:NAME}}` not in here."""
 
 FIGURE_KIND = "figure"
+NOT_COMPUTED = " not computed at these pins"
+"""How the build's note on a figure that cannot be made reads (`figure NAME not computed ...`)."""
 
 
 @dataclass
@@ -34,8 +36,8 @@ class Figures:
     cache: Cache | None = None
     world: str = ""
     """The pages' world key: the pins' blobs, so a pin move makes the figures again."""
-    failures: dict[str, str] = field(default_factory=dict)
-    """Figure name -> why it could not be made."""
+    failures: dict[str, ReaderError] = field(default_factory=dict)
+    """Figure name -> why it could not be made: not computed at these pins."""
     _made: dict[str, Figure | None] = field(default_factory=dict, init=False, repr=False)
 
     def __call__(self, name: str) -> Figure | None:
@@ -54,12 +56,17 @@ class Figures:
             return kept
         try:
             made = maker(self.inputs)
-        except ReaderError as e:
-            self.failures[name] = str(e)
+        except ReaderError as e:  # anything else is reader's bug: it stops the build
+            self.failures[name] = e
             return None
         if self.cache is not None:
             self.cache.put_object(FIGURE_KIND, key, made)
         return made
+
+    def absent(self, name: str) -> str:
+        """Where and why figure `name` is not computed at these pins (`where: reason`), or empty."""
+        failure = self.failures.get(name) if self(name) is None else None
+        return why_not(failure) if failure is not None else ""
 
     def assets(self, names: Iterable[str]) -> list[Asset]:
         """The files the named figures load, once each."""
@@ -70,3 +77,22 @@ class Figures:
                 out[a.src_uri] = a
         return list(out.values())
 
+
+
+def why_not(e: ReaderError) -> str:
+    """A figure's failure as the page says it: where and why, as a fact's absence is said."""
+    return f"{e.location}: {e.message}" if e.location is not None else e.message
+
+
+def unreadable(corpus: Corpus, names: Iterable[str]) -> dict[str, ReaderError]:
+    """The figures of `names` whose maker cannot read the pinned code of `corpus` (`Maker.read`:
+    no jax, no process), each with why: what `reader diff` reports at either side of a move."""
+    out = {}
+    for name in dict.fromkeys(names):
+        maker = FIGURES.get(name)
+        if isinstance(maker, Maker):
+            try:
+                maker.read(corpus)
+            except ReaderError as e:
+                out[name] = e
+    return out

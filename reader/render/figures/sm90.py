@@ -20,7 +20,7 @@ from reader.extract.tokamax_facts import (
     load_sm90_params,
 )
 from reader.render.common.model import Asset
-from reader.render.figures.figure import ASSET_PREFIX, Figure, FigureInputs
+from reader.render.figures.figure import ASSET_PREFIX, Figure, FigureInputs, Maker
 
 SCRIPT = "figures/sm90-budget.js"
 STYLE = "figures/sm90-budget.css"
@@ -66,7 +66,11 @@ def budget_figure_html(p: Sm90Params) -> str:
     )
 
 
-def sm90_budget(inputs: FigureInputs) -> Figure:
-    """The dial for the pinned kernel."""
-    p = load_sm90_params(inputs.corpus)
+def draw_budget(p: Sm90Params, _inputs: FigureInputs) -> Figure:
+    """The dial for the pinned kernel's parameters."""
     return Figure(budget_figure_html(p), (_asset(SCRIPT), _asset(STYLE)))
+
+
+sm90_budget = Maker(load_sm90_params, draw_budget)
+"""The maker of `sm90-budget`: the parameters read at the pins (an `ExtractError` where the
+kernel's source is not of the shape the extractor knows), then the dial."""

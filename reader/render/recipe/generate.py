@@ -42,7 +42,7 @@ from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.common.urls import RULES
 from reader.render.figures.figure import FigureInputs
-from reader.render.figures.registry import Figures
+from reader.render.figures.registry import NOT_COMPUTED, Figures, why_not
 from reader.render.ir.site import IrPages, canonical_failure, wanted
 from reader.render.lab.older import CurrentLabKind
 from reader.render.lab.page import lab_assets, notebook_assets
@@ -172,10 +172,10 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
     lab_refs = _lab_refs(index, labs, cache, world)
     docs = Docs(index, corpus, files)
     facts = partial(load_facts, corpus, index, run.workers)
+    figures = Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world)
     prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
-                  lambda: {f.name: f.value for f in facts()},
-                  Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world),
-                  absent=lambda name: _absent(facts(), name), cache=cache)
+                  lambda: {f.name: f.value for f in facts()}, figures,
+                  absent=lambda name: _absent(facts(), name), figure_absent=figures.absent, cache=cache)
     by_name = {lab.name: lab for lab in labs}
     ir = IrPages(corpus, index, docs.files, by_name, opened.artifacts.results)
     # facts (and where-used lists): now on a cold build; else when a page first needs them
@@ -208,8 +208,8 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]
     warnings += canonical_failure(ready)
-    warnings += [f"figure {name} could not be made: {why}"
-                 for name, why in sorted(figures.failures.items())]
+    warnings += [f"figure {name}{NOT_COMPUTED}: {why_not(e)}; {e.hint}".removesuffix("; ")
+                 for name, e in sorted(figures.failures.items())]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
     articles, labs = world.content.articles.values(), world.labs.values()
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
