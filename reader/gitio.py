@@ -163,6 +163,24 @@ def commit_of(root: Path, rev: str) -> str:
     return _git(repo, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}").strip()
 
 
+def pushed_commit(root: Path) -> str | None:
+    """The newest commit of the project's HEAD that a remote-tracking branch holds (HEAD itself
+    once pushed); None when the checkout has no remote-tracking branches; "" when none holds one."""
+    repo, _ = _project_repo(root, "HEAD", root)
+    remotes = set(_git(repo, "for-each-ref", "--format=%(objectname)", "refs/remotes").split())
+    if not remotes:
+        return None
+    shared = set()
+    for ref in remotes:
+        try:
+            shared.add(_git(repo, "merge-base", "HEAD", ref).strip())
+        except GitError:  # unrelated histories
+            pass
+    if not shared:
+        return ""
+    return max(shared, key=lambda c: int(_git(repo, "show", "-s", "--format=%ct", c).strip()))
+
+
 def folder_at(root: Path, rev: str, folder: Path) -> dict[str, str]:
     """{file name: text} of the files directly in `folder` of the project repository at `rev`."""
     repo, rel = _project_repo(root, rev, folder)

@@ -1,6 +1,6 @@
 """A lab page's notebook links, followed in headless Chromium: "Open in Colab" names the notebook in
-the project's GitHub repository at the commit built (and is left out when no repository is
-configured); "Download .ipynb" serves a valid notebook of the lab."""
+the project's GitHub repository at the commit built (and where the build knows no repository, the
+page says so and how to get the link); "Download .ipynb" serves a valid notebook of the lab."""
 
 from __future__ import annotations
 
@@ -74,6 +74,7 @@ def _fetch(browser, href: str) -> str:
 def test_colab_link_names_the_repository_at_the_commit_and_the_download_is_a_notebook(
         tmp_path, cache, browser, monkeypatch):
     root, commit = _project(tmp_path)
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     monkeypatch.setenv("READER_REPO_URL", "https://github.com/owner/pallas-reader")
     build_site(root, jobs=1)
     for url in serve_folder(root / "site"):
@@ -93,11 +94,15 @@ def test_colab_link_names_the_repository_at_the_commit_and_the_download_is_a_not
     assert nb.cells[-1].source == "assert main([]) == 0"
 
 
-def test_without_a_repository_the_page_offers_the_download_only(tmp_path, cache, browser, monkeypatch):
+def test_without_a_repository_the_page_says_how_to_get_the_link(tmp_path, cache, browser, monkeypatch):
     root, _ = _project(tmp_path)
-    monkeypatch.delenv("READER_REPO_URL", raising=False)
+    for name in ("READER_REPO_URL", "GITHUB_REPOSITORY", "GITHUB_SHA"):
+        monkeypatch.delenv(name, raising=False)
     build_site(root, jobs=1)
     for url in serve_folder(root / "site"):
         links = _links(browser, f"{url}/labs/hello.html")
         assert sorted(links) == ["Download .ipynb"]
+        how = browser.find_element("css selector", ".rd-colab-how").text
+        assert how.startswith("No “Open in Colab” link here: this build knew no GitHub repository"), how
+        assert "READER_REPO_URL=https://github.com/OWNER/NAME" in how and "File › Upload notebook" in how
         nbformat.validate(nbformat.reads(_fetch(browser, links["Download .ipynb"]["href"]), as_version=4))

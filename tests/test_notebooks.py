@@ -1,6 +1,8 @@
 """Each lab's notebook (reader/labs/notebook.py): generated from its module, committed up to date
-in notebooks/, pinning pins.toml's releases in its first cell, and run top to bottom on this
-machine's CPU with its printed errors checked against the lab's references."""
+in notebooks/ with the outputs of its run, pinning pins.toml's releases in its first cell, and run
+top to bottom on this machine's CPU with its printed errors checked against the lab's references
+and its outputs against the committed ones (numbers aside: what `reader notebooks --execute`
+committed is what this run prints)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ import pytest
 
 from kernels import LABS as REGISTRY
 from reader.cli import main as reader
-from reader.labs.notebook import colab_url, notebook_path, run_notebook
+from reader.labs.colab import NO_REPOSITORY, colab_url, github_url, origin_url, project_colab
+from reader.labs.notebook import notebook_path
+from reader.labs.outputs import has_outputs, printed, run_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = list(REGISTRY)
@@ -74,8 +78,55 @@ def test_a_stale_or_stray_notebook_is_reported_and_regenerated(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "notebooks/tiled_matmul.ipynb: out of date" in err and "notebooks/gone.ipynb: no lab makes it" in err
     assert reader(["-C", str(tmp_path), "notebooks"]) == 0
+    assert "1 without outputs: `reader notebooks --execute` runs them" in capsys.readouterr().out
     assert not (tmp_path / "notebooks" / "gone.ipynb").exists()
-    assert "## The roofline" in [c.source for c in nbformat.read(tmp_path / "notebooks" / "tiled_matmul.ipynb", 4).cells]
+    changed = (tmp_path / "notebooks" / "tiled_matmul.ipynb").read_text()
+    assert "## The roofline" in [c.source for c in nbformat.reads(changed, 4).cells]
+    assert not has_outputs(changed)  # its old outputs are not its new inputs'
+    kept = (tmp_path / "notebooks" / "pipelining.ipynb").read_text()
+    assert kept == (ROOT / "notebooks" / "pipelining.ipynb").read_text() and has_outputs(kept)  # untouched
+    assert reader(["-C", str(tmp_path), "notebooks", "--check"]) == 1
+    assert capsys.readouterr().err == ("notebooks/tiled_matmul.ipynb: no outputs; run `reader notebooks --execute`"
+                                       " and commit them\n")
+
+
+def test_the_site_serves_the_committed_notebook_with_its_outputs_while_it_is_up_to_date(tmp_path):
+    from reader.corpus import Project
+    from reader.labs import load_labs
+    from reader.labs.notebook import shipped
+
+    for name in ("kernels", "notebooks"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pins.toml", "pins.lock", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    lab = tmp_path / "kernels" / "pipelining.py"
+    lab.write_text(lab.read_text().replace("# %% ", "# %% Retitled: ", 1))
+    served = shipped(tmp_path, load_labs(tmp_path), Project.load(tmp_path).pins)
+    assert served["tiled_matmul"] == (ROOT / "notebooks" / "tiled_matmul.ipynb").read_text()
+    assert has_outputs(served["tiled_matmul"])
+    assert not has_outputs(served["pipelining"]) and "Retitled: " in served["pipelining"]  # generated now
+
+
+def test_execute_runs_the_notebooks_without_outputs_and_writes_theirs(tmp_path, capsys):
+    for name in ("kernels", "notebooks"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pins.toml", "pins.lock", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    lab = tmp_path / "kernels" / "pipelining.py"  # no other lab imports it
+    first = re.search(r"^# %% (.+)$", lab.read_text(), re.MULTILINE).group(1)
+    lab.write_text(lab.read_text().replace(f"# %% {first}", f"# %% {first}, retitled"))
+    assert reader(["-C", str(tmp_path), "notebooks", "--execute", "nope"]) == 2
+    assert "no lab makes notebooks/nope.ipynb" in capsys.readouterr().err
+    assert reader(["-C", str(tmp_path), "notebooks", "--execute"]) == 0
+    out = capsys.readouterr().out
+    assert "ran notebooks/pipelining.ipynb in " in out and out.count("ran notebooks/") == 1, out
+    assert out.rstrip().endswith("1 written, 0 removed, 10 up to date in notebooks/, 1 run"), out
+    ran = nbformat.read(tmp_path / "notebooks" / "pipelining.ipynb", 4)
+    assert f"## {first}, retitled" in [c.source for c in ran.cells]
+    assert printed(ran) == printed(_notebook("pipelining"))  # what the committed run printed
+    assert [c.execution_count for c in ran.cells if c.cell_type == "code"] == list(range(1, 1 + sum(
+        c.cell_type == "code" for c in ran.cells)))
+    assert all("execution" not in c.metadata for c in ran.cells)
     assert reader(["-C", str(tmp_path), "notebooks", "--check"]) == 0
 
 
@@ -154,6 +205,15 @@ def executed(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", LABS)
+def test_the_committed_outputs_are_what_this_run_prints(executed, name):
+    nb, _, error = executed[name]
+    assert not error, error
+    committed = _notebook(name)
+    assert has_outputs(nbformat.writes(committed)), f"notebooks/{name}.ipynb: run `reader notebooks --execute`"
+    assert printed(committed) == printed(nb), f"notebooks/{name}.ipynb: run `reader notebooks --execute {name}`"
+
+
+@pytest.mark.parametrize("name", LABS)
 def test_notebook_runs_on_a_cpu_and_matches_the_lab_references(executed, name):
     nb, seconds, error = executed[name]
     assert not error, error
@@ -166,3 +226,56 @@ def test_notebook_runs_on_a_cpu_and_matches_the_lab_references(executed, name):
     assert len(errors) == count, (pattern, out[-2000:])
     assert all(e <= tolerance for e in errors), errors
     print(f"{name}: {seconds:.1f} s")
+
+
+def _git(root: Path, *args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(root), "-c", "user.name=r", "-c", "user.email=r@example.invalid", *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _checkout(tmp_path: Path, commits: int = 2) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    _git(root, "init", "-q")
+    for n in range(commits):
+        (root / "f.txt").write_text(str(n))
+        _git(root, "add", "-A")
+        _git(root, "commit", "-q", "-m", f"commit {n}")
+    return root
+
+
+def test_the_colab_link_needs_a_github_repository_and_says_how_to_get_one(tmp_path):
+    assert github_url("git@github.com:owner/reader.git") == "https://github.com/owner/reader"
+    assert github_url("ssh://git@github.com/owner/reader") == "https://github.com/owner/reader"
+    assert github_url("https://github.com/owner/reader.git") == "https://github.com/owner/reader"
+    assert github_url("https://gitlab.com/owner/reader.git") == ""
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert project_colab(bare, {}) == ("", "", NO_REPOSITORY)  # nothing says where
+    assert "READER_REPO_URL=https://github.com/OWNER/NAME" in NO_REPOSITORY
+    root = _checkout(tmp_path)
+    head = _git(root, "rev-parse", "HEAD")
+    assert project_colab(root, {}) == ("", "", NO_REPOSITORY)  # a checkout without a remote
+    assert project_colab(root, {"READER_REPO_URL": "https://github.com/o/r"}) == ("https://github.com/o/r", head, "")
+    actions = {"GITHUB_REPOSITORY": "o/ci", "GITHUB_SHA": "a" * 40, "GITHUB_SERVER_URL": "https://github.com"}
+    assert project_colab(root, actions) == ("https://github.com/o/ci", "a" * 40, "")
+    assert project_colab(bare, {"READER_REPO_URL": "https://github.com/o/r"}).note.startswith("this build is not a commit")
+    assert "not on GitHub" in project_colab(root, {"READER_REPO_URL": "https://gitlab.com/o/r"}).note
+
+
+def test_the_colab_link_follows_origin_at_the_newest_commit_pushed(tmp_path):
+    root = _checkout(tmp_path, commits=3)
+    head, older = _git(root, "rev-parse", "HEAD"), _git(root, "rev-parse", "HEAD~1")
+    _git(root, "remote", "add", "origin", "git@github.com:owner/pallas-reader.git")
+    assert origin_url(root) == "git@github.com:owner/pallas-reader.git"
+    assert project_colab(root, {}) == ("https://github.com/owner/pallas-reader", head, "")  # no remote branch known
+    _git(root, "update-ref", "refs/remotes/origin/main", older)  # pushed up to HEAD~1
+    assert project_colab(root, {}) == ("https://github.com/owner/pallas-reader", older,
+                                       f"as of {older[:7]}, the newest commit of this build on GitHub")
+    _git(root, "update-ref", "refs/remotes/origin/main", head)
+    assert project_colab(root, {}).commit == head
+    _git(root, "worktree", "add", "-q", str(tmp_path / "wt"))  # a worktree reads the shared config
+    assert origin_url(tmp_path / "wt") == "git@github.com:owner/pallas-reader.git"
+    assert origin_url(tmp_path / "wt" / "sub") == "git@github.com:owner/pallas-reader.git"

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import os
 import re
-import time
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from reader.cache import Cache, blob_sha
-from reader.errors import GitError, InputError, Location
+from reader.errors import InputError, Location
 from reader.labs import LabInfo, description
 from reader.pins import Pin
 
@@ -30,9 +28,6 @@ FOLDER = "notebooks"
 """The repository folder of the notebooks (`notebooks/<lab>.ipynb`)."""
 SUPPORT = "lab_support"
 """The folder, beside the notebook, that the lab's helper modules are written into."""
-REPO_ENV = "READER_REPO_URL"
-"""The project's GitHub repository (`https://github.com/OWNER/NAME`): the lab pages' "Open in
-Colab" links open the notebook there, at the commit built; unset, the pages leave the link out."""
 NOTEBOOKS_KIND = "notebooks-v1"
 _MAIN_GUARD = re.compile(r'\n*if __name__ == "__main__":\n    raise SystemExit\(main\(\)\)\s*$')
 
@@ -57,36 +52,6 @@ class NotebookInputs:
 
 def notebook_path(name: str) -> str:
     return f"{FOLDER}/{name}.ipynb"
-
-
-def colab_url(repo_url: str, commit: str, name: str) -> str:
-    """Colab's URL of the notebook in a GitHub repository at `commit`; "" when `repo_url` is not
-    a GitHub repository (Colab opens notebooks from GitHub only) or no commit is known."""
-    found = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?", repo_url.strip())
-    if not found or not re.fullmatch(r"[0-9a-f]{40}", commit):
-        return ""
-    return (f"https://colab.research.google.com/github/{found.group(1)}/{found.group(2)}"
-            f"/blob/{commit}/{notebook_path(name)}")
-
-
-class ColabSource(NamedTuple):
-    """Where the lab pages' Colab links point: a repository URL and a commit ("" when unknown)."""
-
-    repo: str
-    commit: str
-
-
-def project_colab(root: Path) -> ColabSource:
-    """The repository URL and commit the lab pages' Colab links name: `READER_REPO_URL` and the
-    project's HEAD; ("", "") when either is missing."""
-    repo = os.environ.get(REPO_ENV, "").strip()
-    if not repo:
-        return ColabSource("", "")
-    from reader import gitio  # GitPython loads only when a link is wanted
-    try:
-        return ColabSource(repo, gitio.commit_of(root, "HEAD"))
-    except GitError:  # not a git checkout, or no commit yet: no link
-        return ColabSource("", "")
 
 
 def notebook_inputs(root: Path, lab: LabInfo, pins: Mapping[str, Pin],
@@ -231,6 +196,29 @@ def notebooks(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
     return out
 
 
+SHIPPED_KIND = "notebook-shipped"
+
+
+def shipped(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
+            cache: Cache | None = None) -> dict[str, str]:
+    """Every lab's notebook as the site serves it: the committed one, with its outputs, where its
+    inputs are the lab's; else the one generated now (without outputs)."""
+    from reader.labs.outputs import inputs_of
+
+    out = {}
+    for name, text in notebooks(root, labs, pins, cache).items():
+        committed = root / notebook_path(name)
+        kept = committed.read_text(encoding="utf-8") if committed.is_file() else ""
+        key = hashlib.sha1(f"{SHIPPED_KIND}\0{text}\0{kept}".encode()).hexdigest()
+        same = cache.get_json(SHIPPED_KIND, key) if cache is not None else None
+        if not isinstance(same, bool):
+            same = bool(kept) and inputs_of(kept) == text
+            if cache is not None:
+                cache.put_json(SHIPPED_KIND, key, same)
+        out[name] = kept if same else text
+    return out
+
+
 def _intro(lab: LabInfo) -> str:
     lines = [f"# {lab.heading}", "", description(lab.docstring)]
     if lab.exercises:
@@ -302,24 +290,3 @@ else:
 dists = [r.partition(";")[0].partition("==")[0].strip() for r in RELEASES] + ([plugin] if plugin else [])
 print("installed:", ", ".join(f"{d} {installed(d)}" for d in dists if installed(d)))
 print("runtime:", chip or "no TPU or GPU found, so the kernels run in interpret mode on the CPU")'''
-
-
-class Executed(NamedTuple):
-    """An executed notebook (with its outputs) and the seconds it took."""
-
-    notebook: Any
-    seconds: float
-
-
-def run_notebook(path: Path, workdir: Path, timeout: int = 900) -> Executed:
-    """Execute a notebook top to bottom on a fresh Python kernel in `workdir` (nbclient): the
-    executed notebook, with its outputs, and the seconds it took. A failing cell raises
-    `nbclient.exceptions.CellExecutionError`."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(workdir)}}).execute()
-    return Executed(nb, time.perf_counter() - start)

@@ -10,7 +10,7 @@ from reader.cache import blob_sha
 from reader.extract import Index
 from reader.extract.symbols import symbols_of
 from reader.labs import LabArtifacts, LabInfo
-from reader.labs.notebook import colab_url
+from reader.labs.colab import NO_LINK, Colab, colab_link
 from reader.model import Reference
 from reader.render.common.links import linked_refs
 from reader.render.common.model import DefinitionView, Page, SourceDoc, TitledPage
@@ -28,8 +28,8 @@ class LabInputs:
     """The articles that link the lab."""
     artifacts: str
     """The digest of the lab's artifacts (`digest`): the page reads them from `World.artifacts`."""
-    colab: str
-    """Its notebook's "Open in Colab" URL at the project's commit; "" when none is configured."""
+    colab: Colab
+    """Its notebook's "Open in Colab" link, or why there is none."""
     labs: str
     """The digest of the other labs' texts its lowered view shows (`IrPages.labs_digest`)."""
 
@@ -46,7 +46,7 @@ class LabKind:
     def inputs(self, world: World, name: str) -> LabInputs:
         readers = tuple(TitledPage(article_page(a.slug), a.title) for a in world.content.articles.values()
                         if name in a.kernels)
-        colab = colab_url(*world.colab, name)
+        colab = colab_link(world.colab, name)
         return LabInputs(world.labs[name], readers, digest(world.artifacts.results().get(name)), colab,
                          world.ir.labs_digest(lab_page(name)))
 
@@ -61,7 +61,7 @@ class LabKind:
 
 
 def lab_doc(lab: LabInfo, index: Index, refs: Sequence[Reference], resolver: SourceResolver,
-            ready: Mapping[str, LabArtifacts], readers: tuple[TitledPage, ...], colab: str = "") -> LabDoc:
+            ready: Mapping[str, LabArtifacts], readers: tuple[TitledPage, ...], colab: Colab = NO_LINK) -> LabDoc:
     symbols = tuple(symbols_of(lab.text))
     doc = SourceDoc("", lab.path, blob_sha(lab.text.encode()), lab.text, lab_page(lab.name),
                     definitions=tuple(DefinitionView(s) for s in symbols),

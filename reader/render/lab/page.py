@@ -12,7 +12,8 @@ from markupsafe import Markup
 from reader.cache import Cache
 from reader.errors import Location
 from reader.labs import LabArtifacts, LabInfo, description
-from reader.labs.notebook import notebooks
+from reader.labs.colab import NO_LINK, Colab
+from reader.labs.notebook import shipped
 from reader.pins import Pin
 from reader.render.code.annotated import linked_lines, page_markdown, symbol_anchors, with_prose
 from reader.render.code.highlight import highlighted
@@ -42,8 +43,8 @@ class LabDoc:
     artifacts: LabArtifacts = LabArtifacts()
     articles: tuple[TitledPage, ...] = ()
     """The articles that link the lab."""
-    colab: str = ""
-    """Its notebook opened in Colab from the project's repository; "" when none is configured."""
+    colab: Colab = NO_LINK
+    """Its notebook opened in Colab from the project's repository, or why there is no link."""
 
 
 class RenderedLab(NamedTuple):
@@ -77,7 +78,8 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                   failed_at=str(Location(lab.info.path, lab.artifacts.line)),
                   code=Markup(code), lowered=lowered.html,
                   articles=[(rel(here, page), title) for page, title in lab.articles],
-                  notebook=rel_file(here, lab_notebook(lab.info.name)), colab=lab.colab)
+                  notebook=rel_file(here, lab_notebook(lab.info.name)), colab=lab.colab.url,
+                  colab_note=lab.colab.note)
     title = lab.info.heading
     body = with_prose(body, prose.html(description(lab.info.docstring), here))
     return RenderedLab(Page(here, title, page_markdown(title, ["toc"]), body, lowered.parts), assets)
@@ -106,5 +108,6 @@ def _asset_uri(name: str, file: str) -> str:
 
 def notebook_assets(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
                     cache: Cache | None) -> list[Asset]:
-    """The site's copy of every lab's notebook (`labs/<lab>.ipynb`), what its page's download links."""
-    return [Asset(lab_notebook(name), text.encode()) for name, text in notebooks(root, labs, pins, cache).items()]
+    """The site's copy of every lab's notebook (`labs/<lab>.ipynb`), what its page's download links:
+    the committed one with its outputs, where it is up to date."""
+    return [Asset(lab_notebook(name), text.encode()) for name, text in shipped(root, labs, pins, cache).items()]

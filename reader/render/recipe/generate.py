@@ -32,7 +32,7 @@ from reader.labs import (
     load_labs,
     unknown_exercises,
 )
-from reader.labs.notebook import ColabSource, project_colab
+from reader.labs.colab import ColabSource, project_colab
 from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.progress import Quiet, reporting, unsaid
 from reader.render.changes.kind import CHANGES

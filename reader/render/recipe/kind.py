@@ -31,7 +31,7 @@ from reader.editions import Past
 from reader.extract import Index
 from reader.extract.rulehistory import RuleHistory
 from reader.labs import ArtifactRun, LabInfo
-from reader.labs.notebook import ColabSource
+from reader.labs.colab import ColabSource
 from reader.model import Reference
 from reader.render.common.docs import Docs
 from reader.render.common.model import NoteView, Page
