@@ -137,6 +137,25 @@ def test_clicking_a_kernel_line_marks_its_ops_and_an_op_marks_its_line(browser, 
     assert "ir-cur" in op.get_attribute("class")
 
 
+def test_a_selection_stands_alone_the_other_tints_gone_while_it_lasts(browser, site):
+    _open(browser, site)
+    _show_tpu(browser)
+    # the sample's module maps every op to one kernel line: a neighbour from another line, tinted
+    browser.execute_script(
+        f"const op = document.querySelector('#{MODULE} .ir-op[data-k]'), other = op.cloneNode(true);"
+        "other.id = 'ir-neighbour'; other.dataset.k = 'f9-1'; other.className = 'ir-op ir-c3'; op.after(other);")
+    rows = (f"return [...document.querySelectorAll('#{MODULE} .ir-src[data-k], #{MODULE} .ir-op[data-k]')]"
+            ".map(e => [e.id, e.classList.contains('ir-sel'), getComputedStyle(e).backgroundColor])")
+    before = browser.execute_script(rows)
+    tints = {bg for _, _, bg in before}
+    assert len(tints) == 2 and "rgba(0, 0, 0, 0)" not in tints  # each line and its ops tinted alike
+    browser.find_element("css selector", f"#{MODULE} .ir-src[data-k] .ir-c").click()
+    after = browser.execute_script(rows)
+    chosen = {bg for _, sel, bg in after if sel}
+    assert len(chosen) == 1 and chosen.isdisjoint(tints)  # a colour of its own, not a tint
+    assert [(i, bg) for i, sel, bg in after if not sel] == [("ir-neighbour", "rgba(0, 0, 0, 0)")]
+
+
 def test_hovering_a_kernel_line_marks_its_ops_without_scrolling_them(browser, site):
     from selenium.webdriver.common.action_chains import ActionChains
 

@@ -50,7 +50,9 @@ class Spec:
 def resize(block_shape=None):
   return block_shape
 '''
-FILES = {**pallas_files(["load"]), "pkg/scopes.py": SCOPES}
+FAR = ("def target():\n    return 1\n\n\n" + "".join(f"filler_{n} = {n}\n" for n in range(240))
+       + "\n\ndef caller():\n    return target()\n")  # a link at the end to the file's first line
+FILES = {**pallas_files(["load"]), "pkg/scopes.py": SCOPES, "pkg/far.py": FAR}
 TRACK = """title: "A navigation track"
 summary: "Files."
 phases:
@@ -245,3 +247,72 @@ def test_the_sticky_lines_buttons_open_both_from_the_keyboard(browser, server):
     box.send_keys(Keys.ARROW_DOWN)
     assert browser.switch_to.active_element.tag_name == "a"
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_back_after_the_finder_brings_the_page_back_without_it(browser, server):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, f"{server}/{PAGE}")
+    ActionChains(browser).send_keys("t").perform()
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-finder-input"))
+    box.send_keys("pkgcor")
+    wait(browser, lambda b: [a.text for a in b.find_elements("css selector", ".rd-finder-list a")][:1] == ["pkg/core.py"])
+    box.send_keys(Keys.ENTER)
+    wait(browser, lambda b: b.current_url.endswith("/source/pkg/core.py.html"))
+    browser.back()
+    wait(browser, lambda b: b.current_url.endswith(PAGE) and b.execute_script("return document.readyState") == "complete")
+    assert browser.execute_script("return document.querySelectorAll('dialog[open]').length") == 0
+    ActionChains(browser).send_keys("t").perform()  # opened again: empty, not the old query
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-finder-input"))
+    wait(browser, lambda b: box.is_displayed())
+    assert box.get_attribute("value") == ""
+    box.send_keys(Keys.ESCAPE)
+
+
+def test_back_within_a_file_returns_to_where_the_reader_was(browser, server):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    _open(browser, f"{server}/source/pkg/far.py.html")
+    last = FAR.count("\n")
+    link = browser.find_element("css selector", f"#L{last} a[href^='#']")
+    for _ in range(20):  # the wheel, as a reader scrolls, until the call is in view
+        top = browser.execute_script("return arguments[0].getBoundingClientRect().top", link)
+        if 300 < top < 600:
+            break
+        ActionChains(browser).scroll_by_amount(0, int(top - 450)).perform()
+        wait(browser, lambda b: b.execute_script("return new Promise(r => requestAnimationFrame(() => r(true)))"))
+    where = browser.execute_script("return scrollY")
+    assert where > 1000
+    link.click()
+    wait(browser, lambda b: b.execute_script("return scrollY") < where - 1000)  # the definition, at the top
+    browser.back()
+    wait(browser, lambda b: abs(b.execute_script("return scrollY") - where) <= 2, timeout=5)
+    browser.forward()  # and Forward to the definition again
+    wait(browser, lambda b: b.execute_script("return scrollY") < where - 1000, timeout=5)
+
+
+def test_on_a_phone_a_path_in_the_title_breaks_after_a_slash(browser, server):
+    from tests.browser_support import emulate
+
+    emulate(browser, 390, 844)
+    try:
+        browser.get(f"{server}/source/jax/_src/pallas/triton/lowering.py.html")
+        wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+        rows = browser.execute_script("""
+          const h1 = document.querySelector('.md-content h1'), range = document.createRange(), rows = [];
+          let top = null;
+          for (const node of [...h1.childNodes].filter(n => n.nodeType === 3)) {
+            for (let i = 0; i < node.data.length; i++) {
+              range.setStart(node, i); range.setEnd(node, i + 1);
+              const r = range.getClientRects()[0];
+              if (!r) continue;
+              if (top === null || r.top > top + r.height / 2) { rows.push(''); top = r.top; }
+              rows[rows.length - 1] += node.data[i];
+            }
+          }
+          return rows;""")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert "".join(rows) == "jax/_src/pallas/triton/lowering.py" and len(rows) > 1, rows
+    assert all(row.endswith("/") for row in rows[:-1]), rows  # never inside a name

@@ -271,3 +271,23 @@ def test_choosing_a_name_keeps_the_focus(browser, server, size):
         "const a = document.activeElement; return a !== document.body && a.matches(arguments[0])"
         " && (a.getAttribute('href') === arguments[1] || a.closest('[id]').id === arguments[1].slice(1))",
         want, f"#L{line}"))
+
+
+@pytest.mark.parametrize("size", [(1440, 900), PHONE], ids=["1440", "phone"])
+def test_the_drawer_opens_under_its_button_which_stays_in_view(browser, server, size):
+    _load(browser, f"{server}/{PAGE}", size)
+    wait(browser, lambda b: b.find_elements("css selector", ".rd-scope"))
+    toggle = browser.find_element("css selector", ".rd-outline-toggle")
+    toggle.click()
+    wait(browser, _panel_shown)
+    button, panel = _rect(browser, ".rd-outline-toggle"), _rect(browser, ".rd-outline-panel")
+    assert button["bottom"] <= panel["top"] + 1, (button, panel)
+    clear = ("const r = arguments[0].getBoundingClientRect();"
+             "return document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2) === arguments[0]")
+    assert browser.execute_script(clear, toggle)
+    browser.execute_script("window.scrollBy(0, 600)")  # the scope line sticks under the header: the drawer follows
+    wait(browser, lambda b: _rect(b, ".rd-outline-panel")["top"] < panel["top"] - 100)
+    button, panel = _rect(browser, ".rd-outline-toggle"), _rect(browser, ".rd-outline-panel")
+    assert button["bottom"] <= panel["top"] + 1 and browser.execute_script(clear, toggle), (button, panel)
+    toggle.click()  # and it closes the drawer
+    assert not _panel_shown(browser)

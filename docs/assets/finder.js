@@ -133,5 +133,14 @@
     if (e.key === "t" && window.readerSearch) { e.preventDefault(); openFinder(); }
     else if (e.key === "l" && lastLine()) { e.preventDefault(); openGoto(); }
   });
+  // Leaving the page (a file chosen), the finder and go-to-line close, their words cleared: Back
+  // brings the page back as it was before they opened, not a dialog with the old query.
+  window.addEventListener("pagehide", function () {
+    [finder, goto].forEach(function (d) {
+      if (!d) return;
+      d.input.value = "";
+      if (d.dialog.open) d.dialog.close();
+    });
+  });
   window.readerFinder = {files: openFinder, line: openGoto};
 })();

@@ -47,7 +47,7 @@
     var nav = document.querySelector(".rd-outline");
     if (!nav) return;
     var button = /** @type {HTMLElement} */ (nav.querySelector(".rd-outline-toggle"));
-    var panel = nav.querySelector(".rd-outline-panel");
+    var panel = /** @type {HTMLElement} */ (nav.querySelector(".rd-outline-panel"));
     var data = panel.getAttribute("data-outline");
     var filter = null, items = [];
 
@@ -90,9 +90,21 @@
       if (refocus) button.focus();
     }
 
+    // The drawer hangs under its button, wherever the scope line holding it is (in the page's flow
+    // at its top, stuck under the header once scrolled): the button stays in view beside it.
+    var placing = false;
+    function place() {
+      placing = false;
+      if (drawer() && shown()) panel.style.setProperty("--rd-drawer-top", Math.round(button.getBoundingClientRect().bottom + 4) + "px");
+    }
+    window.addEventListener("scroll", function () {
+      if (!placing && drawer() && shown()) { placing = true; requestAnimationFrame(place); }
+    }, {passive: true});
+
     button.addEventListener("click", function () {
       var open = !shown();
       set(open, !drawer());
+      place();
       if (open) {
         markCurrent();
         if (drawer() && filter) filter.focus();

@@ -268,12 +268,39 @@
     }
   });
   window.addEventListener("resize", function () { close(false); });
-  window.addEventListener("hashchange", function () { close(false); fromHash(true); });
+  // A fragment followed (a link, a search result) scrolls to its line; Back or Forward to an entry
+  // of this page returns to where the reader was on it (the browser scrolls to the fragment
+  // instead): each entry gets an id in its state once shown, and its last scroll position is kept
+  // by that id (`places`), read at `popstate`, before the browser's own scroll is reported.
+  var places = {}, back = null;
+  function entry() { return history.state && typeof history.state === "object" ? history.state.rdEntry : null; }
+  function mark() {
+    if (entry()) return;
+    var state = history.state && typeof history.state === "object" ? history.state : {};
+    var id = Date.now().toString(36) + "." + Math.random().toString(36).slice(2, 8);
+    try { history.replaceState(Object.assign({}, state, {rdEntry: id}), ""); } catch (err) { /* left unmarked */ }
+  }
+  window.addEventListener("popstate", function () {
+    var id = entry();
+    back = id && id in places ? places[id] : null;
+  });
+  window.addEventListener("scroll", function () {
+    var id = entry();
+    if (id && back === null) places[id] = window.scrollY;
+  }, {passive: true});
+  window.addEventListener("hashchange", function () {
+    var returning = back, known = !!entry();
+    back = null;
+    mark();
+    close(false);
+    fromHash(!known);
+    if (returning !== null) window.scrollTo(0, returning);
+  });
   document.documentElement.classList.add("rd-js");
   // Scrolled once the lines exist, and again once fonts and images have moved them, unless the
   // reader has scrolled or picked other lines meanwhile.
   var initial = location.hash, scrolled = null;
-  document.addEventListener("DOMContentLoaded", function () { fromHash(true); scrolled = window.scrollY; });
+  document.addEventListener("DOMContentLoaded", function () { mark(); fromHash(true); scrolled = window.scrollY; });
   window.addEventListener("load", function () {
     if (location.hash === initial && scrolled !== null && Math.abs(window.scrollY - scrolled) < 2) fromHash(true);
   });
@@ -345,4 +372,17 @@ document.addEventListener("DOMContentLoaded", function () {
     entries.forEach(function (e) { check(e.target); });
   });
   boxes.forEach(function (box) { seen.observe(box); });
+});
+
+// A path in the page's title (a source or diff page's) breaks after a slash, not inside a name
+// (on a phone, "mosaic/lo|wering.py"): a <wbr> after each slash.
+document.addEventListener("DOMContentLoaded", function () {
+  var title = document.querySelector(".md-content h1");
+  if (!title || title.children.length || title.textContent.indexOf("/") < 0) return;
+  var parts = title.textContent.split("/");
+  title.textContent = "";
+  parts.forEach(function (part, i) {
+    if (i) title.append("/", document.createElement("wbr"));
+    title.append(part);
+  });
 });
