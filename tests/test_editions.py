@@ -94,6 +94,23 @@ def test_the_switcher_opens_the_same_page_in_the_other_edition(moved_site):
     assert f'href="../../../../{old}/{source}" class="md-version__link"' in (site / source).read_text()
 
 
+def test_the_switcher_and_banner_are_spliced_into_the_header():
+    """The switcher after the site's title (its first topic's span, spans inside it too), the
+    banner before material's header, found by their tags (a script's string is no header); every
+    other byte of the page as it was."""
+    now, before = Edition("2", "jax 2", ""), Edition("1", "jax 1", "1/", "abc")
+    head = '<html><head><script>const h = \'<header class="md-header">\';</script></head><body>'
+    topic = ('<header class="md-header md-header--shadow">\n<div class="md-header__topic">\n  '
+             '<span class="md-ellipsis">Track <span>&lt;/span&gt;</span> </span>')
+    rest = ('<div class="md-header__topic" data-md-component="header-topic"><span class="md-ellipsis">'
+            'The page</span></div></header><main><span class="md-ellipsis"></span></main></body></html>')
+    switcher = Switcher(before, (now, before), {})
+    marked = switcher.mark(head + topic + rest, "a/x.html")
+    assert marked == head + switcher.banner("a/x.html") + topic + switcher.selector("a/x.html") + rest
+    plain = head + "<header><p>no material header</p></header>"
+    assert Switcher(now, (now, before), {}).mark(plain, "a/x.html") == plain
+
+
 def test_a_page_missing_from_the_other_edition_switches_to_its_home():
     now, before = Edition("2", "jax 2", ""), Edition("1", "jax 1", "1/", "abc")
     switcher = Switcher(before, (now, before), {"2": frozenset({"a/x.html"})})

@@ -34,6 +34,17 @@ def test_missing_file_missing_anchor_and_escaping_links_are_reported(tmp_path):
                       ("../../etc/passwd", "leaves"), ("img/missing.svg", "no")}
 
 
+def test_only_elements_attributes_are_read(tmp_path):
+    """A link in a comment, a script's string or a note's text is none; every element's id and
+    name count, quoted or not."""
+    write(tmp_path, "index.html", '<!-- <a href="gone.html">old</a> -->'
+                                  '<script>const a = \'<a href="nope.html">\' + "<p id=x>";</script>'
+                                  '<p>&lt;a href="text.html"&gt;</p>'
+                                  '<input name="pick" id=picked><a href=#picked>p</a><a href="#pick">q</a>'
+                                  "<a href='#x'>x</a>")
+    assert [(b.href, b.reason) for b in check_links(tmp_path)] == [("#x", "no id 'x' in index.html")]
+
+
 def test_absolute_links_break_plain_file_browsing(tmp_path):
     write(tmp_path, "index.html", '<a href="/a.html">x</a>')
     write(tmp_path, "a.html", "")

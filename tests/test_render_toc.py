@@ -9,7 +9,8 @@ from reader.render.common.toc import toc_tokens
 def test_headings_with_ids_nest_and_headings_without_are_left_out():
     page = ('<div class="rd-indexed">' + render_markdown("## The cost of $N$\n\n### Per block\n")
             + '</div><h2 id="rd-read-main" class="rd-read-title"><code>pkg/call.py</code></h2>'
-            + "<h2>no id</h2><h4 id='deep'>too deep</h4><h3 id=\"rd-x\">A &amp; B</h3>")
+            + "<h2>no id</h2><h4 id='deep'>too deep</h4><h3 id=\"rd-x\">A &amp; B</h3>"
+            + '<!-- <h2 id="old">commented out</h2> --><script>"<h3 id=\'s\'>a string</h3>"</script>')
     tokens = toc_tokens(page)
     assert [(t["id"], t["name"], [c["id"] for c in t["children"]]) for t in tokens] == [
         ("h-the-cost-of-n", "The cost of \\(N\\)", ["h-per-block"]),

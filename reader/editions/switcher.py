@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import html
 import posixpath
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 
 from reader.editions.listing import Edition
 
@@ -79,12 +79,71 @@ class Switcher:
                 f'</div></aside>')
 
     def mark(self, output: str, url: str) -> str:
-        """`output` (a page of this edition at `url`) with the switcher in its header and the banner
-        above it."""
-        output = _TOPIC.sub(lambda m: m.group(0) + self.selector(url), output, count=1)
+        """`output` (a page of this edition at `url`) with the switcher after the site's title in
+        its header and the banner above the header; the page's other bytes as they were."""
+        places = _Header.find(output)
+        if places.title_end is not None:
+            output = output[:places.title_end] + self.selector(url) + output[places.title_end:]
         banner = self.banner(url)
-        return output.replace('<header class="md-header', banner + '<header class="md-header', 1) \
-            if banner else output
+        if banner and places.header is not None:
+            output = output[:places.header] + banner + output[places.header:]
+        return output
 
 
-_TOPIC = re.compile(r'<div class="md-header__topic">\s*<span class="md-ellipsis">.*?</span>', re.S)
+class _Header(HTMLParser):
+    """Where material's header starts in a page and where the site's title in it ends (the first
+    `md-header__topic`'s `md-ellipsis` span), as offsets into the page's text. A tokenizer that
+    knows where each tag starts (the standard library's), so that the page is spliced, not parsed
+    and written anew; it stops at the end of the header."""
+
+    header: int | None = None
+    title_end: int | None = None
+
+    def __init__(self, page: str):
+        super().__init__(convert_charrefs=False)
+        self._page = page
+        self._state = "header"  # then "topic", "first" (the topic's first element), "title"
+        self._spans = 0
+
+    @classmethod
+    def find(cls, page: str) -> _Header:
+        found = cls(page)
+        try:
+            found.feed(page)
+        except _Done:
+            pass
+        return found
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if self._state == "header" and tag == "header" and "md-header" in classes:
+            self.header, self._state = self._offset(), "topic"
+        elif self._state == "topic" and tag == "div" and "md-header__topic" in classes:
+            self._state = "first"
+        elif self._state == "first":
+            if not (tag == "span" and "md-ellipsis" in classes):
+                raise _Done  # material's title is the topic's first element
+            self._state = "title"
+        elif self._state == "title" and tag == "span":
+            self._spans += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._state == "title" and tag == "span":
+            if self._spans == 0:
+                self.title_end = self._page.index(">", self._offset()) + 1
+                raise _Done
+            self._spans -= 1
+        elif tag == "header":
+            raise _Done
+
+    def _offset(self) -> int:
+        """The offset in the page of the tag being read (`getpos()` counts lines and columns)."""
+        line, column = self.getpos()
+        start = 0
+        for _ in range(line - 1):
+            start = self._page.index("\n", start) + 1
+        return start + column
+
+
+class _Done(Exception):
+    """The header was read: nothing after it is needed."""
