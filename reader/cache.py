@@ -1,218 +1,27 @@
-"""The content-addressed cache: blobs by git sha, pin manifests, derived results; atomic writes."""
+"""The content-addressed cache: blobs by git sha, pin manifests, derived results (by the code version,
+`reader.versions`), written atomically (`reader.atomic`)."""
 
 from __future__ import annotations
 
-import base64
-import functools
 import hashlib
-import itertools
 import json
 import os
 import pickle
-import platform
-import re
 import shutil
-import signal
-import sys
-import tempfile
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
+from reader.atomic import atomic_write
+from reader.versions import code_version
+
 
 def blob_sha(data: bytes) -> str:
     """The git blob sha of `data`: sha1 of `blob <len>\\0` + data."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
-    """Write `data` so that `path` never holds a partial file: temp file in the same folder, then rename.
-
-    `durable` also flushes the data to the disk before the rename (what a crash of the machine
-    needs); a result that can be computed again (a derived result) skips that: a killed process
-    cannot leave it partial either way.
-    """
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            if durable:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-_TEMPS = itertools.count()
-
-
-def _temp_beside(path: Path) -> tuple[int, str]:
-    """A new file beside `path` (its folders made when missing), open for writing: named by this
-    process and a counter (a build writes thousands; `mkstemp`'s random names cost more), by
-    `mkstemp` when that name is taken (a dead process's leftover)."""
-    tmp = f"{path.parent}/.{path.name}.{os.getpid()}-{next(_TEMPS)}.tmp"
-    for _ in range(2):
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:
-            break
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-
-
-JOURNAL = ".reader-journal.json"
-"""What `atomic_write_all` is about to write, kept in the files' folder until every file is written:
-a process killed in between leaves it, and `finish_interrupted` completes the write."""
-
-
-def atomic_write_all(files: dict[Path, bytes]) -> None:
-    """Replace several files (in one folder) all or none, even if the process is killed.
-
-    The new bytes go into a journal first (written atomically), then each file is replaced, then
-    the journal is removed. SIGTERM, SIGINT and SIGHUP wait until the files are written; a SIGKILL
-    in between leaves the journal, which the next `finish_interrupted` of the folder completes.
-    If a write fails, the files already replaced get their old bytes back."""
-    if not files:
-        return
-    folder = _one_folder(files)
-    before = {p: p.read_bytes() if p.is_file() else None for p in files}
-    journal = {"files": {p.name: {"old": _sha_or_empty(before[p]), "new": base64.b64encode(data).decode()}
-                         for p, data in files.items()}}
-    done: list[Path] = []
-    with _signals_deferred():
-        atomic_write(folder / JOURNAL, json.dumps(journal).encode())
-        try:
-            for path, data in files.items():
-                atomic_write(path, data)
-                done.append(path)
-        except BaseException:
-            for path in done:
-                old = before[path]
-                if old is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    atomic_write(path, old)
-            raise
-        finally:
-            (folder / JOURNAL).unlink(missing_ok=True)
-
-
-def finish_interrupted(folder: Path) -> list[str]:
-    """Complete the write a killed `atomic_write_all` left in `folder`; returns the files written.
-
-    Each file must still hold its old or its new bytes (else a person changed it since: an error
-    naming the journal)."""
-    from reader.errors import InputError, Location
-
-    journal = folder / JOURNAL
-    try:
-        files = json.loads(journal.read_bytes())["files"]
-        new = {name: base64.b64decode(entry["new"]) for name, entry in files.items()}
-    except FileNotFoundError:
-        return []
-    except (ValueError, KeyError, TypeError):
-        journal.unlink(missing_ok=True)  # cut short while written: nothing was replaced yet
-        return []
-    for name, entry in files.items():
-        path = folder / name
-        now = _sha_or_empty(path.read_bytes() if path.is_file() else None)
-        if now not in (entry["old"], blob_sha(new[name])):
-            raise InputError(f"an interrupted write left {journal}, but {name} changed since",
-                             Location(str(path)), f"check {', '.join(sorted(files))}, then delete "
-                             f"{journal}")
-    with _signals_deferred():
-        for name, data in new.items():
-            atomic_write(folder / name, data)
-        journal.unlink()
-    return sorted(new)
-
-
-def _sha_or_empty(data: bytes | None) -> str:
-    return "" if data is None else blob_sha(data)
-
-
-def _one_folder(files: dict[Path, bytes]) -> Path:
-    folders = {p.parent.resolve() for p in files}
-    if len(folders) != 1:
-        raise ValueError(f"atomic_write_all writes files of one folder, not {sorted(folders)}")
-    return next(iter(folders))
-
-
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGTERM, SIGINT and SIGHUP received in the block take effect when it ends (the main
-    thread only: elsewhere signals keep their handlers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    kinds = [signal.SIGTERM, signal.SIGINT] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
-    previous = {k: signal.signal(k, lambda number, _frame: caught.append(number)) for k in kinds}
-    try:
-        yield
-    finally:
-        for kind, handler in previous.items():
-            signal.signal(kind, handler)
-        for number in caught[:1]:
-            signal.raise_signal(number)
-
-
-SHAPING = ("Python", "libcst", "ruamel.yaml", "Pygments", "Markdown", "pymdown-extensions", "nh3",
-           "Jinja2", "MarkupSafe", "mkdocs", "mkdocs-material", "selectolax")
-"""What shapes reader's results and pages besides its own code and inputs: the interpreter (its
-`ast`) and the libraries that parse, highlight, convert Markdown, sanitise, template, lay out and
-read HTML back.
-Their versions are part of `code_version()`, so every cache key names them."""
-
-
-@functools.cache
-def code_version() -> str:
-    """A hash of reader's own source and of `library_versions()`: derived results are keyed by the
-    code that produced them, an upgraded library included."""
-    package = Path(__file__).resolve().parent
-    h = hashlib.sha1(json.dumps(library_versions(), sort_keys=True).encode())
-    for path in sorted(package.rglob("*")):
-        if path.suffix in {".py", ".j2", ".json", ".css", ".js"} and path.is_file():
-            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-@functools.cache
-def library_versions() -> dict[str, str]:
-    """The version of each of `SHAPING` as installed ("absent" if not)."""
-    return installed_versions(SHAPING)
-
-
-def installed_versions(names: Sequence[str]) -> dict[str, str]:
-    """The version of each distribution as installed ("absent" if not; "Python": the
-    interpreter's), read from the `.dist-info` folder names on `sys.path`, the first found winning
-    as for an import (`importlib.metadata` takes ~20 ms a name here)."""
-    wanted = {_canonical(name): name for name in names}
-    found = {"Python": f"{platform.python_implementation()} {platform.python_version()}"}
-    for entry in sys.path:
-        try:
-            folders = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for folder in folders:
-            stem = folder.removesuffix(".dist-info")
-            dist, _, version = stem.partition("-")
-            name = wanted.get(_canonical(dist))
-            if stem != folder and name and name not in found:
-                found[name] = version
-    return {name: found.get(name, "absent") for name in names}
 
 
 def _json(data: bytes | None) -> Any | None:

@@ -18,7 +18,7 @@ from mkdocs.structure.pages import Page as MkPage
 from mkdocs.structure.toc import get_toc
 
 from reader import __version__
-from reader.cache import Cache, code_version, library_versions
+from reader.cache import Cache
 from reader.editions import Switcher
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
@@ -27,6 +27,7 @@ from reader.render.common.toc import toc_tokens
 from reader.render.recipe.generate import generate_site
 from reader.render.track.navigation import Generated, nav_pages
 from reader.stencil import TEMPLATE, Stencils, eligible
+from reader.versions import code_version, library_versions
 
 log = logging.getLogger("mkdocs.plugins.reader")
 

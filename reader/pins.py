@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from reader.cache import finish_interrupted
+from reader.atomic import finish_interrupted
 from reader.errors import Location, PinError, UnsafeSourceError
 from reader.inputs import read_input, shown
 

@@ -16,7 +16,8 @@ from typing import NamedTuple
 import filelock
 
 from reader import editions, site_patch
-from reader.cache import Cache, atomic_write
+from reader.atomic import atomic_write
+from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.labs import load_labs

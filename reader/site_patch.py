@@ -26,11 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from reader.cache import atomic_write, code_version
+from reader.atomic import atomic_write
 from reader.linkcheck import read_part
 from reader.render.common.model import SLOT, Slot
 from reader.render.common.toc import toc_tokens
 from reader.render.track.navigation import Generated
+from reader.versions import code_version
 
 _ENCODING = ("utf-8", "xmlcharrefreplace")
 """How mkdocs writes a page (`mkdocs.commands.build._build_page`)."""
@@ -152,7 +153,7 @@ def frame_key(generated: Generated) -> str:
 def setup_key(root: Path, docs: str) -> str:
     """What a build reads besides the generated pages: mkdocs.yml, the docs folder (names, sizes,
     times), reader's code and the versions of mkdocs, the theme, Markdown and jinja (both in
-    `code_version`: `cache.SHAPING`), the environment mkdocs.yml reads, and the build date (the
+    `code_version`: `versions.SHAPING`), the environment mkdocs.yml reads, and the build date (the
     sitemap's)."""
     h = hashlib.sha1(f"{_FORMAT}\0{code_version()}\0{sys.version_info[:2]}".encode())
     h.update((root / "mkdocs.yml").read_bytes())

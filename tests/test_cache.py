@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 from pathlib import Path
 
-import pytest
-
-from reader.cache import (
-    JOURNAL,
-    KEPT,
-    Cache,
-    atomic_write_all,
-    blob_sha,
-    code_version,
-    finish_interrupted,
-)
-from reader.errors import InputError
+from reader.cache import KEPT, Cache
+from reader.versions import code_version
 
 
 def test_objects_round_trip_and_a_corrupt_entry_reads_as_missing(tmp_path: Path):
@@ -115,63 +104,3 @@ def test_a_killed_build_leaves_nothing_in_place_and_prune_removes_its_staging(tm
     assert Cache(tmp_path).get_json("t", "ab12") is None
     Cache(tmp_path).prune()
     assert list((tmp_path / "derived").iterdir()) == []
-
-
-def test_atomic_write_makes_its_folders_and_leaves_no_temp_file(tmp_path, monkeypatch):
-    import itertools
-
-    from reader import cache as cache_module
-    from reader.cache import atomic_write
-
-    target = tmp_path / "a" / "b" / "file.bin"
-    atomic_write(target, b"one", durable=False)
-    assert target.read_bytes() == b"one"
-    # a dead process's leftover holds the next temp name: the write goes through anyway
-    monkeypatch.setattr(cache_module, "_TEMPS", itertools.count(7))
-    leftover = target.parent / f".file.bin.{os.getpid()}-7.tmp"
-    leftover.write_bytes(b"old")
-    atomic_write(target, b"two")
-    assert target.read_bytes() == b"two"
-    assert sorted(p.name for p in target.parent.iterdir()) == [leftover.name, "file.bin"]
-
-
-def test_the_code_version_names_the_versions_of_the_libraries_that_shape_the_output(monkeypatch):
-    import importlib.metadata
-    import platform
-
-    from reader import cache as cache_mod
-
-    found = cache_mod.library_versions()
-    assert list(found) == list(cache_mod.SHAPING)
-    assert found["Python"] == f"{platform.python_implementation()} {platform.python_version()}"
-    for name in cache_mod.SHAPING[1:]:
-        assert found[name] == importlib.metadata.version(name), name
-    # Another Pygments (or any of them): another code version, so no derived result is shared.
-    versions = []
-    for pygments in ("2.21.0", "2.22.0"):
-        monkeypatch.setattr(cache_mod, "library_versions", lambda p=pygments: {**found, "Pygments": p})
-        cache_mod.code_version.cache_clear()
-        versions.append(cache_mod.code_version())
-    cache_mod.code_version.cache_clear()
-    assert versions[0] != versions[1]
-
-
-def test_a_journal_left_by_a_killed_write_is_completed_and_a_changed_file_refused(tmp_path: Path):
-    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
-    a.write_bytes(b"old a")
-    b.write_bytes(b"old b")
-    atomic_write_all({a: b"new a", b: b"new b"})
-    assert (a.read_bytes(), b.read_bytes()) == (b"new a", b"new b") and not (tmp_path / JOURNAL).exists()
-    # What a SIGKILL after the journal and the first file leaves: the rest is written on the next read.
-    journal = {"files": {"a.txt": {"old": blob_sha(b"new a"), "new": "YWFh"},
-                         "b.txt": {"old": blob_sha(b"new b"), "new": "YmJi"}}}
-    (tmp_path / JOURNAL).write_text(json.dumps(journal))
-    a.write_bytes(b"aaa")
-    assert finish_interrupted(tmp_path) == ["a.txt", "b.txt"]
-    assert (a.read_bytes(), b.read_bytes()) == (b"aaa", b"bbb") and not (tmp_path / JOURNAL).exists()
-    # A file edited by hand since: nothing is overwritten, the journal is named.
-    (tmp_path / JOURNAL).write_text(json.dumps(journal).replace(blob_sha(b"new b"), blob_sha(b"bbb")))
-    a.write_bytes(b"edited")
-    with pytest.raises(InputError, match="but a.txt changed since"):
-        finish_interrupted(tmp_path)
-    assert a.read_bytes() == b"edited"

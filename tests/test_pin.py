@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from reader import cache as cache_mod
+from reader import atomic
+from reader.atomic import JOURNAL
 from reader.cache import Cache, blob_sha
 from reader.cli import main
 from reader.corpus import Corpus, Project
@@ -146,10 +147,10 @@ def test_a_failed_write_leaves_pins_and_lock_as_they_were(demo, monkeypatch):
             raise OSError("disk full")
         real(src, dst)
 
-    monkeypatch.setattr(cache_mod.os, "replace", flaky)
+    monkeypatch.setattr(atomic.os, "replace", flaky)
     with pytest.raises(OSError, match="disk full"):
         move_pin(root, "jax", "v1", cache=Cache())
-    monkeypatch.setattr(cache_mod.os, "replace", real)
+    monkeypatch.setattr(atomic.os, "replace", real)
     # The lock was renamed into place first, then restored when pins.toml failed.
     assert len(calls) >= 2 and _snapshot(root) == before
     assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
@@ -259,18 +260,18 @@ def test_a_release_that_records_another_commit_is_refused_naming_both(demo, tmp_
 
 KILLED_MID_WRITE = """
 import os, signal, sys
-from reader import cache
+from reader import atomic
 from reader.cli import main
-real, written = cache.atomic_write, []
+real, written = atomic.atomic_write, []
 
 def write_then_die(path, data, durable=True):
     real(path, data, durable)
-    if path.name in (cache.JOURNAL, "pins.toml", "pins.lock"):
+    if path.name in (atomic.JOURNAL, "pins.toml", "pins.lock"):
         written.append(path.name)
     if len(written) == 2:  # the journal, then one of the two files
         os.kill(os.getpid(), getattr(signal, sys.argv[1]))
 
-cache.atomic_write = write_then_die
+atomic.atomic_write = write_then_die
 sys.exit(main(["pin", "jax", "--to", "v1"]))
 """
 
@@ -284,13 +285,13 @@ def test_a_pin_killed_between_its_two_files_leaves_both_new(demo, cache, sig):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == -getattr(signal, sig), done.stderr
     if sig == "SIGTERM":  # it waited until both files were written
-        assert not (root / cache_mod.JOURNAL).exists() and _snapshot(root) != old
+        assert not (root / JOURNAL).exists() and _snapshot(root) != old
     else:  # killed outright: one file new, the journal says what the other must hold
-        assert (root / cache_mod.JOURNAL).exists() and (root / "pins.toml").read_bytes() == old[0]
+        assert (root / JOURNAL).exists() and (root / "pins.toml").read_bytes() == old[0]
     pins = load_pins(root / "pins.toml")  # what every command reads first
     assert pins["jax"].commit == upstream.commits[1]
     assert load_lock(root / "pins.lock", pins)["jax"].files == _shas(tree(1))
-    assert not (root / cache_mod.JOURNAL).exists()
+    assert not (root / JOURNAL).exists()
     assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
 
 

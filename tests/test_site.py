@@ -220,7 +220,8 @@ def test_stencilled_pages_equal_the_theme_rendering(tmp_path, cache, monkeypatch
 
 
 def test_a_build_removes_the_results_of_other_reader_versions(project, cache):
-    from reader.cache import KEPT, code_version
+    from reader.cache import KEPT
+    from reader.versions import code_version
 
     old = cache.root / "derived" / "0123456789abcdef" / "highlight" / "ab" / "abcd"
     old.parent.mkdir(parents=True)

@@ -30,7 +30,8 @@ from reader.annotations.model import (
     SymbolLines,
     Was,
 )
-from reader.cache import Cache, finish_interrupted
+from reader.atomic import finish_interrupted
+from reader.cache import Cache
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input
 

@@ -12,7 +12,7 @@ from reader.annotations.accept import DELETE, Stamp, edit_notes
 from reader.annotations.load import load_all
 from reader.annotations.model import Note, ResolvedNote, Status
 from reader.annotations.resolve import resolve
-from reader.cache import atomic_write
+from reader.atomic import atomic_write
 from reader.corpus import Corpus, Project
 from reader.errors import InputError
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.cache import library_versions
 from reader.commands import add_quiet
 from reader.profile import profiling
 from reader.progress import reporter, reporting
+from reader.versions import library_versions
 
 if TYPE_CHECKING:
     from reader.site import BuildReport

@@ -8,7 +8,8 @@ import tempfile
 from functools import partial
 from pathlib import Path
 
-from reader.cache import Cache, atomic_write
+from reader.atomic import atomic_write
+from reader.cache import Cache
 from reader.errors import InputError
 from reader.fetch import pip_download_sdist
 from reader.lockfile import lock_from_listing, lock_pin

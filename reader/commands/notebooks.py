@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reader.cache import atomic_write_all
+from reader.atomic import atomic_write_all
 from reader.errors import InputError, Location
 
 

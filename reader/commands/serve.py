@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from reader.cache import atomic_write
+from reader.atomic import atomic_write
 from reader.errors import InputError, Location, ReaderError
 from reader.site_patch import FileStat
 

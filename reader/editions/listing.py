@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from reader.cache import Cache, atomic_write
+from reader.atomic import atomic_write
+from reader.cache import Cache
 from reader.editions.records import load_moves
 from reader.errors import GitError, InputError, Location
 from reader.move.record import MoveRecord

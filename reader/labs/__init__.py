@@ -27,8 +27,9 @@ from types import ModuleType
 from typing import NamedTuple
 
 from reader import __version__
-from reader.cache import Cache, installed_versions
+from reader.cache import Cache
 from reader.errors import InputError, LabError, Location
+from reader.versions import installed_versions
 
 ARTIFACTS_KIND = "lab-artifacts-v1"
 """Kept across code versions (`derived/kept/`), so not covered by `code_version()`: bump the

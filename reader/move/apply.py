@@ -14,7 +14,7 @@ from typing import Any
 from reader.annotations.accept import DELETE, edit_items, edit_notes, rewrite_links
 from reader.annotations.markup import parse
 from reader.annotations.model import Article, Note, Quote, ReadSpec
-from reader.cache import atomic_write_all
+from reader.atomic import atomic_write_all
 from reader.corpus import Corpus
 from reader.move.changes import ClaimChange
 from reader.move.notes import CorpusFiles

@@ -11,7 +11,8 @@ from typing import NamedTuple
 import tomlkit
 
 from reader import gitio
-from reader.cache import Cache, atomic_write_all
+from reader.atomic import atomic_write_all
+from reader.cache import Cache
 from reader.errors import FetchError, GitError, InputError, Location, VerificationError
 from reader.fetch import (
     ArchiveSource,

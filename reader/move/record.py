@@ -184,6 +184,6 @@ def move_record(report: DiffReport, old_rev: str, old: list[Article], new: list[
 
 
 def write_record(record: MoveRecord, path: Path) -> None:
-    from reader.cache import atomic_write
+    from reader.atomic import atomic_write
 
     atomic_write(path, (json.dumps(record.to_json(), indent=1, sort_keys=True) + "\n").encode())

@@ -13,7 +13,8 @@ from typing import Any
 from reader.annotations.accept import DELETE, Stamp, edit_notes
 from reader.annotations.load import ANNOTATIONS_DIR, load_file
 from reader.annotations.model import Note
-from reader.cache import Cache, atomic_write_all, blob_sha
+from reader.atomic import atomic_write_all
+from reader.cache import Cache, blob_sha
 from reader.errors import ReaderError
 from reader.pins import LockEntry, load_lock, load_pins
 from reader.review.anchoring import Refusal, accepted, reanchored
