@@ -127,7 +127,8 @@ def test_diff_reads_both_sides_in_newer_syntax(modern, monkeypatch, tmp_path, ca
     locked = "".join(f'"{p}" = "{blob_sha(t.encode())}"\n' for p, t in sorted(files.items()))
     (small.root / "new.lock").write_text(f'[small]\ncommit = "{commit}"\n\n[small.files]\n{locked}')
     capsys.readouterr()
-    assert _run(small, monkeypatch, "diff", "pins.toml", "new.toml", "--format", "json") == 0
+    # exit 1: describe's signature changed around the note's unchanged line, so it is re-read
+    assert _run(small, monkeypatch, "diff", "pins.toml", "new.toml", "--format", "json") == 1
     changes = json.loads(capsys.readouterr().out)["changes"]
     symbols = {(c["qualname"], c["status"]): c for c in changes if c["section"] == "symbols"}
     assert set(symbols) == {("describe", "signature"), ("describe", "body")}
@@ -135,8 +136,10 @@ def test_diff_reads_both_sides_in_newer_syntax(modern, monkeypatch, tmp_path, ca
     assert (sig["old_signature"], sig["new_signature"]) == (
         "def describe[S](spec: S, width: int=8) -> str",
         "def describe[S: int](spec: S, width: int=8) -> str")
-    notes = {c["note"]: c["status"] for c in changes if c["section"] == "notes"}
-    assert notes == {"tour-describe": "unchanged", "tour-blockspec": "unchanged"}
+    notes = {c["note"]: (c["status"], c["needs_person"]) for c in changes if c["section"] == "notes"}
+    assert notes == {"tour-describe": ("unchanged", True), "tour-blockspec": ("unchanged", False)}
+    describe = next(c for c in changes if c.get("note") == "tour-describe")
+    assert describe["proposal"]["reason"] == "its code is unchanged; the code around it in describe changed"
 
 
 @pytest.fixture(scope="module")
