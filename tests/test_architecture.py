@@ -60,12 +60,14 @@ def test_the_import_layers_hold():
     assert done.returncode == 0, done.stdout[-3000:]
 
 
-def layered(pyproject: str) -> set[str]:
-    """The modules the `layers` import-linter contract places."""
+def layered(pyproject: str, contract: str = "layers") -> set[str]:
+    """The modules an import-linter contract names: a `layers` contract's layers, a `forbidden`
+    one's sources."""
     import tomllib
 
     contracts = tomllib.loads(pyproject)["tool"]["importlinter"]["contracts"]
-    layers = next(c for c in contracts if c["id"] == "layers")["layers"]
+    found = next(c for c in contracts if c["id"] == contract)
+    layers = found.get("layers", found.get("source_modules", []))
     return {name.strip() for layer in layers for name in re.split(r"[|:]", layer)}
 
 
@@ -79,6 +81,22 @@ def top_level(root: Path) -> set[str]:
 def test_the_layers_contract_places_every_module_and_package():
     """A package the contract does not name is checked by no layer: it could import anything."""
     assert top_level(ROOT) - layered((ROOT / "pyproject.toml").read_text()) == set()
+
+
+def test_every_module_but_gitio_is_kept_from_gitpython():
+    assert top_level(ROOT) - layered((ROOT / "pyproject.toml").read_text(), "git") == {"reader.gitio"}
+
+
+def render_modules(root: Path) -> set[str]:
+    """The modules under reader/render/ (`reader.render.code.view`), its packages' `__init__` aside."""
+    return {".".join(p.relative_to(root).with_suffix("").parts) for p in (root / "reader" / "render").rglob("*.py")
+            if p.name != "__init__.py"}
+
+
+def test_the_recipe_contract_places_every_module_under_render():
+    """A module is placed by its own name or by its package's (`reader.render.ir`)."""
+    named = layered((ROOT / "pyproject.toml").read_text(), "recipe")
+    assert {m for m in render_modules(ROOT) if not any(m == n or m.startswith(f"{n}.") for n in named)} == set()
 
 
 def test_a_package_the_layers_leave_out_is_named(tmp_path: Path):
