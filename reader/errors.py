@@ -27,9 +27,13 @@ class ReaderError(Exception):
         self.hint = hint
         super().__init__(str(self))
 
+    @property
+    def brief(self) -> str:
+        """`location: message`, without the hint: where and why, as a page says it."""
+        return f"{self.location}: {self.message}" if self.location else self.message
+
     def __str__(self) -> str:
-        text = f"{self.location}: {self.message}" if self.location else self.message
-        return f"{text}; {self.hint}" if self.hint else text
+        return f"{self.brief}; {self.hint}" if self.hint else self.brief
 
 
 class InputError(ReaderError):

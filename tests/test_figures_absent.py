@@ -1,6 +1,7 @@
 """A computed figure whose pinned code is missing or of a shape its maker does not know is "not
 computed at these pins": the page says where and why (once), the build succeeds and counts it,
-`reader diff` lists it; a bug in reader's own figure code still stops the build."""
+`reader diff` lists it and `reader check` finds the text citing it; a bug in reader's own figure
+code still stops the build."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reader.cli import main
+from reader.commands.serve import check_notes
 from reader.errors import Location
 from reader.render.common.prose import Prose
 from reader.render.figures import pipeline, registry
@@ -190,6 +192,20 @@ def test_a_move_to_a_reshaped_pipeline_is_listed_by_diff_and_the_site_builds_wit
             "pipeline.py:5: the figure calls Scheduler.finalize_step(buffered_ref, dst_ref, lag=...), "
             "and the pinned Scheduler has no finalize_step (it has finalize)); cited by "
             "annotations/tour.yaml:10; update the figure's maker (reader/render/figures/)") in text
+
+    assert main(["check"]) == 1  # the CI gate: the text citing them is a finding, as for facts
+    assert ("annotations/tour.yaml:10: cites figures that cannot be computed at the pins: "
+            f"pipeline-buffered-2, pipeline-buffered-3 (small:{PIPELINE}:5: the figure calls "
+            "Scheduler.finalize_step(buffered_ref, dst_ref, lag=...), and the pinned Scheduler has no "
+            "finalize_step (it has finalize)); update the figure's maker (reader/render/figures/), "
+            "then re-read this text") in capsys.readouterr().out.splitlines()
+    problems, _ = check_notes(small.root, small.root / "site", small.root / "review.json")
+    assert [p for p in problems if "cites figures" in p] == [  # reader serve's check says the same
+        f"annotations/tour.yaml:10: cites figures that cannot be computed at the pins: "
+        f"pipeline-buffered-2, pipeline-buffered-3 (small:{PIPELINE}:5: the figure calls "
+        "Scheduler.finalize_step(buffered_ref, dst_ref, lag=...), and the pinned Scheduler has no "
+        "finalize_step (it has finalize)); update the figure's maker (reader/render/figures/), "
+        "then re-read this text"]
 
     assert main(["build", "--jobs", "1"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,13 +14,16 @@ from reader.annotations.model import Article, Problem, ResolvedNote, Severity, S
 from reader.annotations.resolve import PinnedSymbols, file_problem, resolve, where
 from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.errors import Location
+from reader.errors import Location, ReaderError
 from reader.extract.fact import Facts, Unknown
 from reader.extract.parse import ParseError
 from reader.extract.providers import load_facts
 
 FactSource = Callable[[Corpus], Facts]
 """The facts computed at a corpus' pins, with those that could not be."""
+FigureReads = Callable[[Corpus, Iterable[str]], Mapping[str, ReaderError]]
+"""The figures of the names whose maker cannot read a corpus' pinned code, each with why
+(`reader.render.figures.registry.unreadable`: this layer imports no renderer)."""
 
 
 def computed_facts(corpus: Corpus) -> Facts:
@@ -68,12 +71,16 @@ class _Context:
     slugs: frozenset[str]
     kernels: frozenset[str]
     figures: Collection[str]
+    unread: Mapping[str, ReaderError]
+    """The cited figures whose maker cannot read the pinned code, each with why."""
 
 
 def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = computed_facts,
-          cache: Cache | None = None, *, figures: Collection[str]) -> CheckReport:
+          cache: Cache | None = None, *, figures: Collection[str],
+          figure_reads: FigureReads | None = None) -> CheckReport:
     """Check every `annotations/*.yaml` under `root`; opens the corpus only if there is a note.
-    `figures` are the names `{{figure:NAME}}` may cite (`render.figures.FIGURES`).
+    `figures` are the names `{{figure:NAME}}` may cite (`render.figures.FIGURES`); with
+    `figure_reads`, a text citing one that cannot be made at the pins is a finding.
 
     `cache` keeps parsed annotation files between runs (a file is parsed again when it changes).
     """
@@ -91,8 +98,11 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
         problems.append(Problem(where, e.message, e.hint))
         known = Facts((), (Unknown(("**",), where, e.message, e.hint),))
     kernels = frozenset(p.stem for p in (root / "kernels").glob("*.py") if p.stem != "__init__")
+    cited = [p.target for a in articles for text, _ in a.prose() for p in parse(text)[0]
+             if p.kind == "figure" and p.target in figures]
+    unread = figure_reads(corpus, cited) if figure_reads and cited else {}
     ctx = _Context(root, corpus, PinnedSymbols(corpus), known, frozenset(a.slug for a in articles),
-                   kernels, figures)
+                   kernels, figures, unread)
     problems += _duplicate_ids(articles)
     reports = []
     for article in articles:
@@ -233,6 +243,12 @@ def _check_markup(text: str, loc: Location, ctx: _Context) -> list[Problem]:
         out.append(Problem(loc, f"cites facts that cannot be computed at the pins: {cited} "
                                 f"(see {u.where})",
                            "update the extractor, then re-read this text", Severity.FINDING))
+    unread = {p.target: e for p in found if p.kind == "figure" and (e := ctx.unread.get(p.target))}
+    for why in dict.fromkeys(e.brief for e in unread.values()):
+        which = ", ".join(n for n, e in unread.items() if e.brief == why)
+        out.append(Problem(loc, f"cites figures that cannot be computed at the pins: {which} ({why})",
+                           "update the figure's maker (reader/render/figures/), then re-read this "
+                           "text", Severity.FINDING))
     return out
 
 

@@ -203,7 +203,7 @@ def check_notes(root: Path, site: Path, review_file: Path) -> tuple[tuple[str, .
     from reader.annotations.model import Severity
     from reader.cache import Cache
     from reader.corpus import Corpus, Project
-    from reader.render.figures.registry import FIGURES
+    from reader.render.figures.registry import FIGURES, unreadable
     from reader.review.gather import digest, gather
 
     cache = Cache()
@@ -215,7 +215,8 @@ def check_notes(root: Path, site: Path, review_file: Path) -> tuple[tuple[str, .
 
     try:
         with cache.staged():
-            report = checking.check(root, opened, checking.computed_facts, cache, figures=FIGURES)
+            report = checking.check(root, opened, checking.computed_facts, cache, figures=FIGURES,
+                                    figure_reads=unreadable)
             problems = tuple(str(p) for p in report.problems if p.severity is not Severity.NOTICE)
             review = gather(root, site, report, corpus[0], cache) if corpus else None
     except Exception as e:  # a bug must not stop the server: shown as the build's are

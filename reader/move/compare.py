@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from reader.annotations import load_articles
-from reader.annotations.check import FactSource, computed_facts
+from reader.annotations.check import FactSource, FigureReads, computed_facts
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
-from reader.errors import Location, ReaderError
+from reader.errors import Location
 from reader.extract import build_index
 from reader.extract.fact import ExtractError
 from reader.extract.providers import load_rules
@@ -70,11 +69,6 @@ class ClaimRuns:
     timeout: float = 120.0
     """Seconds one claim may take."""
     jobs: int = 1
-
-
-FigureReads = Callable[[Corpus, Iterable[str]], Mapping[str, ReaderError]]
-"""The figures of the names that cannot be made from a corpus' pinned code, each with why
-(`reader.render.figures.registry.unreadable`: this layer imports no renderer)."""
 
 
 def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,

@@ -66,7 +66,7 @@ class Figures:
     def absent(self, name: str) -> str:
         """Where and why figure `name` is not computed at these pins (`where: reason`), or empty."""
         failure = self.failures.get(name) if self(name) is None else None
-        return why_not(failure) if failure is not None else ""
+        return failure.brief if failure is not None else ""
 
     def assets(self, names: Iterable[str]) -> list[Asset]:
         """The files the named figures load, once each."""
@@ -76,12 +76,6 @@ class Figures:
             for a in made.assets if made is not None else ():
                 out[a.src_uri] = a
         return list(out.values())
-
-
-
-def why_not(e: ReaderError) -> str:
-    """A figure's failure as the page says it: where and why, as a fact's absence is said."""
-    return f"{e.location}: {e.message}" if e.location is not None else e.message
 
 
 def unreadable(corpus: Corpus, names: Iterable[str]) -> dict[str, ReaderError]:

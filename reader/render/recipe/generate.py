@@ -42,7 +42,7 @@ from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.common.urls import RULES
 from reader.render.figures.figure import FigureInputs
-from reader.render.figures.registry import NOT_COMPUTED, Figures, why_not
+from reader.render.figures.registry import NOT_COMPUTED, Figures
 from reader.render.ir.site import IrPages, canonical_failure, wanted
 from reader.render.lab.older import CurrentLabKind
 from reader.render.lab.page import lab_assets, notebook_assets
@@ -208,7 +208,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]
     warnings += canonical_failure(ready)
-    warnings += [f"figure {name}{NOT_COMPUTED}: {why_not(e)}; {e.hint}".removesuffix("; ")
+    warnings += [f"figure {name}{NOT_COMPUTED}: {e}"
                  for name, e in sorted(figures.failures.items())]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
     articles, labs = world.content.articles.values(), world.labs.values()
