@@ -47,6 +47,15 @@ def wait(browser, condition, timeout: float = 15):
     return WebDriverWait(browser, timeout).until(condition)
 
 
+def rendered(browser) -> None:
+    """Returns once the page has rendered a whole frame since the call, so that its geometry is
+    what the reader sees: an element with `content-visibility: auto` inserted before (the code
+    and IR views' lines) counts its placeholder size until the frame that finds it near the
+    viewport has run, and the observers that paint or lay out as the view moves have run too."""
+    browser.execute_async_script("const done = arguments[arguments.length - 1];"
+                                 "requestAnimationFrame(() => requestAnimationFrame(() => done()));")
+
+
 def build_small_site(tmp: Path, files: dict[str, str], track: str, annotations: dict[str, str],
                      extra: dict[str, str] | None = None, paths: tuple[str, ...] = ("pkg",),
                      release: str = "") -> tuple[Path, str]:

@@ -17,7 +17,7 @@ from reader.render.code.highlight import highlight
 from reader.render.ir import view as irview
 from reader.render.ir.lowered import Rules, parse_lowered
 from reader.render.ir.view import IrSite, kernel_file, render_lowered
-from tests.browser_support import CONTRAST_JS, chromium, wait
+from tests.browser_support import CONTRAST_JS, chromium, rendered, wait
 from tests.test_render_ir import HERE, LAB, SAMPLE, TPU, TPU_RULES, _tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,9 +78,12 @@ def _open(browser, site: Path, fragment: str = "") -> None:
 
 
 def _painted(browser, module: str) -> None:
-    """Wait for the module's panes, which irview.js loads from their script."""
+    """Wait for the module's panes, which irview.js loads from their script, and for their lines'
+    layout: a line just painted counts 1.5em high (irview.css) until the next frame lays it out
+    (the TPU module's line 3 was at 48 px in its pane, then at 230 px)."""
     wait(browser, lambda b: b.execute_script(
         f"return !!document.querySelector('#{module} .ir-view:not([aria-busy]) .ir-line, #{module} .ir-view:not([aria-busy]) .ir-op')"))
+    rendered(browser)
 
 
 def _selected(browser, cls: str) -> list[str]:
@@ -125,11 +128,12 @@ def test_clicking_a_kernel_line_marks_its_ops_and_an_op_marks_its_line(browser, 
     ops = _ops_of(browser, key)
     assert ops and _selected(browser, "ir-op") == ops
     assert _selected(browser, "ir-src") == [line.get_attribute("id")]
-    # the first op is scrolled into its pane's view
+    # the first op is scrolled into its pane's view (the scroll corrected over the next frames, as
+    # the lines it passed are laid out)
     first = browser.find_element("id", ops[0])
-    assert browser.execute_script(
+    wait(browser, lambda b: b.execute_script(
         "const p = arguments[0].closest('.ir-scroll').getBoundingClientRect(),"
-        " r = arguments[0].getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom", first)
+        " r = arguments[0].getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom", first))
     browser.execute_script("document.querySelectorAll('.ir-sel').forEach(e => e.classList.remove('ir-sel'))")
     op = browser.find_element("id", ops[-1])
     op.find_element("css selector", ".ir-n").click()
@@ -163,6 +167,7 @@ def test_hovering_a_kernel_line_marks_its_ops_without_scrolling_them(browser, si
     _show_tpu(browser)
     browser.execute_script("document.head.insertAdjacentHTML('beforeend',"
                            " '<style>.ir-scroll { max-height: 8rem !important; }</style>')")  # panes that scroll
+    rendered(browser)  # the smaller panes laid out before their geometry is read
     scroll_tops = f"return [...document.querySelectorAll('#{MODULE} .ir-scroll')].map(p => p.scrollTop)"
     hidden = browser.execute_script(  # the kernel lines whose first op is out of its pane's view
         "return [...document.querySelectorAll(`#${arguments[0]} .ir-src[data-k]`)].filter(l => {"
