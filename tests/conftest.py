@@ -96,9 +96,13 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> Forks:
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once for the session from the repository's pins (the default cache:
-    CI fetches them first); its folder."""
+    CI fetches them first); its folder. `READER_REAL_SITE` names one built already (`reader build`
+    of this checkout) to read instead."""
     from reader.site import build_site
 
+    built = os.environ.get("READER_REAL_SITE")
+    if built:
+        return Path(built).resolve()
     site = tmp_path_factory.mktemp("real") / "site"
     build_site(REPO_ROOT, site)
     return site
