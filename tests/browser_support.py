@@ -197,6 +197,40 @@ probe.remove();
 return columns;
 """
 
+# Each note beside its lines (its notes' view laid out as a grid: not a phone's), as a reader sees
+# it without a hover: {lines, chars, hidden, cut, prose, proseHidden, claim, shut}: the characters
+# of its text (its head, 'more' and a claim's head aside), those its fold (or its notes' fold) hides,
+# those hidden while laid out (cut: a fold), those of its prose (not a claim's example) and of them
+# hidden, and whether it has a claim and the claim is shut.
+NOTES_JS = """
+const out = [], range = document.createRange();
+for (const note of document.querySelectorAll('.rd-margin .rd-mn')) {
+  if (getComputedStyle(note.closest('.rd-noted')).display !== 'grid') continue;
+  let clip = Infinity;  // the bottom of what its fold (or its notes' fold) shows
+  for (const box of [note, note.closest('.rd-ns')]) {
+    const style = box && getComputedStyle(box);
+    if (style && style.maxHeight !== 'none' && style.overflow !== 'visible')
+      clip = Math.min(clip, box.getBoundingClientRect().top + parseFloat(style.maxHeight));
+  }
+  const got = {lines: note.getAttribute('data-lines'), chars: 0, hidden: 0, cut: 0, prose: 0, proseHidden: 0,
+               claim: !!note.querySelector('.rd-claim'), shut: !!note.querySelector('.rd-claim-shut')};
+  const walker = document.createTreeWalker(note, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    if (t.parentElement.closest('.rd-note-head, .rd-more, .rd-claim-head')) continue;
+    const claim = !!t.parentElement.closest('.rd-claim');
+    for (let i = 0; i < t.data.length; i++) {
+      if (/\\s/.test(t.data[i])) continue;
+      range.setStart(t, i); range.setEnd(t, i + 1);
+      const r = range.getClientRects()[0], gone = !r || r.bottom > clip + 1;
+      got.chars++; got.hidden += gone; got.cut += !!r && gone;
+      if (!claim) { got.prose++; got.proseHidden += gone; }
+    }
+  }
+  out.push(got);
+}
+return out;
+"""
+
 # Scroll to the end as a reader does, a screen at a time, letting the page paint between steps.
 SCROLL_STEP_JS = """
 const before = window.scrollY;

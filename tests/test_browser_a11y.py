@@ -250,9 +250,8 @@ def test_axe_finds_no_serious_violation_on_a_diff_page_in_either_view(browser, d
         browser.execute_script("document.querySelector('.rd-diff-files details').open = true;"
                                "document.querySelector('.rd-diff-steps button[data-step=\"1\"]').click()")
         wait(browser, lambda b: b.find_elements("css selector", ".rd-diff-files li a"))
-        if view == "unified":
-            browser.find_element("css selector", ".rd-diff-unified .rd-expand button").click()
-            wait(browser, lambda b: b.find_elements("css selector", ".rd-diff-unified .rd-ctx[data-l]"))
+        browser.find_element("css selector", f".rd-diff-{view} .rd-expand button").click()
+        wait(browser, lambda b: b.find_elements("css selector", f".rd-diff-{view} .rd-ctx"))  # noqa: B023
         violations = axe_violations(browser, scheme)
         if violations:
             found[view] = violations

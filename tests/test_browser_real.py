@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import chromium, serve_folder, wait
+from tests.browser_support import NOTES_JS, chromium, serve_folder, wait
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -136,3 +136,94 @@ def test_side_by_side_keeps_mosaic_lowerings_hunk_heads_in_one_row(server, brows
     finally:
         browser.execute_script("localStorage.removeItem('reader.diffView')")
         browser.set_window_size(1400, 1000)
+
+
+def _results(browser) -> list[tuple[str, str]]:
+    """The search's results shown: (the link, its second line: where it is)."""
+    return browser.execute_script(
+        "return [...document.querySelectorAll('a.rd-sr')].map(a => [a.getAttribute('href'),"
+        " (a.innerText.split('\\n')[1] || '').trim()]);")
+
+
+def test_blokspec_offers_blockspec_and_a_q_url_opens_its_results(server, browser):
+    _open(browser, f"{server}/index.html?q=BlokSpec")
+    offer = wait(browser, lambda b: b.find_elements("css selector", ".rd-sr-offer"), timeout=30)[0]
+    assert offer.text == "BlockSpec"
+    assert browser.find_element("css selector", ".rd-search-status").text == "No results for BlokSpec"
+    _open(browser, f"{server}/index.html?q=BlockSpec")  # a shared link: the dialog open on its results
+    results = wait(browser, lambda b: _results(b), timeout=30)
+    assert browser.find_element("css selector", "input.rd-search-input").get_attribute("value") == "BlockSpec"
+    assert results[0][0].endswith(f"{CORE}#L566") and results[0][1] == "jax/_src/pallas/core.py:566", results[:3]
+
+
+def test_a_pattern_finds_every_lowering_rule_def_of_mosaic_lowering(server, browser):
+    import re
+
+    page = "source/jax/_src/pallas/mosaic/lowering.py.html"
+    _open(browser, f"{server}/{page}")
+    lines = browser.execute_script("return [...document.querySelectorAll('.rd-k > div[id^=L]')].map(l => l.textContent)")
+    wanted = [f"jax/_src/pallas/mosaic/lowering.py:{n}" for n, text in enumerate(lines, 1)
+              if re.search("def _.*_lowering_rule", text)]
+    assert len(wanted) > 100
+    browser.execute_script("document.querySelector('.rd-search-open').click()")
+    box = wait(browser, lambda b: b.find_element("css selector", "input.rd-search-input"))
+    box.send_keys("/def _.*_lowering_rule/")
+    wait(browser, lambda b: f"{len(wanted)} lines match in jax/_src/pallas/mosaic/lowering.py"
+         in b.find_element("css selector", ".rd-search-status").text, timeout=30)
+    while browser.execute_script(  # the list shows 20 at a time
+            "const m = document.querySelector('.rd-sr-group .rd-sr-more'); if (m) m.click(); return !!m"):
+        pass
+    assert [where for _, where in _results(browser)] == wanted
+
+
+def test_note_excerpts_start_and_end_between_words(server, browser):
+    """The issue's excerpt read '…he comment points at': each note result's text starts and ends
+    on a word of the note (its page's text), not inside one."""
+    import re
+
+    _open(browser, f"{server}/index.html?q=comment points at in:notes")
+    wait(browser, lambda b: b.find_elements("css selector", "a.rd-sr .rd-sr-x"), timeout=30)
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('a.rd-sr')].filter(a => a.querySelector('.rd-sr-x'))"
+        ".map(a => [a.getAttribute('href'), a.querySelector('.rd-sr-x').textContent]);")
+    assert any("pallas-call.html#note-pc-primitive-hijax" in href for href, _ in shown), shown
+    for href, excerpt in shown:
+        _open(browser, href)
+        note = browser.execute_script("const n = document.getElementById(location.hash.slice(1));"
+                                      " return n && n.closest('.rd-mn, .rd-note, section, article').textContent")
+        words = " ".join(note.split())
+        body = excerpt.strip("…").split()
+        head, tail = r"\W+".join(map(re.escape, body[:3])), r"\W+".join(map(re.escape, body[-3:]))
+        assert re.search(rf"(?<!\w){head}", words) and re.search(rf"{tail}(?!\w)", words), (href, excerpt)
+
+
+
+
+@pytest.mark.parametrize("page", ["articles/pallas-call.html", "source/jax/_src/pallas/pallas_call.py.html"])
+def test_no_note_of_pallas_call_is_hidden_entirely(server, browser, page):
+    """At 1280x800 every note beside pallas_call.py's lines shows some of its text without a hover
+    or a click: the first (line 70) showed only 'line 70 GitHub ↗ more', 9 of 93 nothing."""
+    browser.set_window_size(1280, 800)
+    try:
+        _open(browser, f"{server}/{page}")
+        browser.execute_script("document.head.insertAdjacentHTML('beforeend',"  # every chunk laid out
+                               "'<style>.rd-k { content-visibility: visible !important; }</style>')")
+        notes = browser.execute_script(NOTES_JS)
+        assert len(notes) > 40 and notes[0]["lines"].startswith("L70"), notes[:2]
+        assert [n["lines"] for n in notes if n["hidden"] == n["chars"]] == []
+    finally:
+        browser.set_window_size(1400, 1000)
+
+
+def test_a_name_in_a_note_says_where_it_is_defined_not_0_uses(server, browser):
+    """'_check_block_mappings' linked in a note on core.py's page, hovered: the scope line names
+    its file (it showed '0 × _check_block_mappings')."""
+    _open(browser, f"{server}/{CORE}")
+    wait(browser, lambda b: b.execute_script("return document.querySelector('.rd-scope-where').textContent"))
+    x, y = browser.execute_script("""
+      const a = [...document.querySelectorAll('.rd-mn a')].find(a => a.textContent.trim() === '_check_block_mappings');
+      a.scrollIntoView({block: 'center'}); const b = a.getBoundingClientRect();
+      return [b.x + b.width / 2, b.y + b.height / 2];""")
+    browser.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+    count = wait(browser, lambda b: b.find_element("css selector", ".rd-scope-count").text)
+    assert count == "_check_block_mappings is defined in jax/_src/pallas/mosaic/lowering.py"
