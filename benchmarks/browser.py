@@ -60,6 +60,7 @@ from tests.browser_support import (  # noqa: E402
     CHROMIUM,
     COLUMNS_JS,
     FLAGS,
+    NOTES_JS,
     SCROLL_STEP_JS,
     WRAPS_JS,
     emulate,
@@ -178,47 +179,13 @@ def layout_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport])
 
 # ---- notes -------------------------------------------------------------------------------------
 
-# Every note in a margin (where the notes stand beside the lines), its text's characters (the head
-# and buttons aside) and those a reader does not see without a click or a hover: cut by a fold (its
-# own, or its block's notes' before), or not laid out (a shut claim). A note is folded when a fold
-# cuts some of its text. In a claim or not. And the claim examples' and the code's type sizes.
-NOTES_JS = """
-const out = {notes: 0, folded: 0, empty: 0, claims: 0, shut: 0, prose: 0, proseHidden: 0, chars: 0, hidden: 0,
-             example: null, label: null, code: null};
-const range = document.createRange();
+# Each note's text seen and hidden: tests/browser_support.py's NOTES_JS (a note is folded when a fold
+# cuts some of its text; a shut claim's example is not laid out). And the claim examples' and the
+# code's type sizes.
+SIZES_JS = """
 const px = el => el ? parseFloat(getComputedStyle(el).fontSize) : null;
-for (const note of document.querySelectorAll('.rd-margin .rd-mn')) {
-  if (getComputedStyle(note.closest('.rd-noted')).display !== 'grid') continue;
-  out.notes++;
-  let clip = Infinity;  // the bottom of what its fold (or its notes' fold) shows
-  for (const box of [note, note.closest('.rd-ns')]) {
-    const style = getComputedStyle(box);
-    if (style.maxHeight !== 'none' && style.overflow !== 'visible')
-      clip = Math.min(clip, box.getBoundingClientRect().top + parseFloat(style.maxHeight));
-  }
-  const walker = document.createTreeWalker(note, NodeFilter.SHOW_TEXT);
-  let chars = 0, hidden = 0, cut = 0;
-  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-    if (t.parentElement.closest('.rd-note-head, .rd-more, .rd-claim-head')) continue;
-    const claim = !!t.parentElement.closest('.rd-claim');
-    for (let i = 0; i < t.data.length; i++) {
-      if (/\\s/.test(t.data[i])) continue;
-      range.setStart(t, i); range.setEnd(t, i + 1);
-      const r = range.getClientRects()[0], gone = !r || r.bottom > clip + 1;
-      chars++; hidden += gone; cut += !!r && gone;
-      if (!claim) { out.prose++; out.proseHidden += gone; }
-    }
-  }
-  out.chars += chars; out.hidden += hidden;
-  out.folded += cut > 0;
-  out.empty += chars > 0 && hidden === chars;
-  out.claims += !!note.querySelector('.rd-claim');
-  out.shut += !!note.querySelector('.rd-claim-shut');
-}
-out.example = px(document.querySelector('.rd-claim-code code'));
-out.label = px(document.querySelector('.rd-claim-head'));
-out.code = px(document.querySelector('.rd-k > div'));
-return out;
+return {example: px(document.querySelector('.rd-claim-code code')), label: px(document.querySelector('.rd-claim-head')),
+        code: px(document.querySelector('.rd-k > div'))};
 """
 
 
@@ -230,18 +197,20 @@ def noted_pages(site: Path) -> list[str]:
 
 
 def measure_notes(site: Path, pages: list[str], size: Viewport) -> dict[str, float]:
-    totals: dict[str, float] = {}
+    totals: dict[str, float] = dict.fromkeys(("notes", "folded", "claims", "shut", "empty", "chars", "hidden",
+                                              "prose", "proseHidden"), 0)
     with browser(size) as driver:
         for rel in pages:
             load(driver, site / rel)
             driver.execute_script("document.head.insertAdjacentHTML('beforeend',"
                                   "'<style>.rd-k { content-visibility: visible !important; }</style>')")
             driver.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-            got = driver.execute_script(NOTES_JS)
-            for key, value in got.items():
-                if key in ("example", "label", "code"):
-                    totals[key] = totals.get(key) or value
-                else:
+            for key, value in driver.execute_script(SIZES_JS).items():
+                totals[key] = totals.get(key) or value
+            for note in driver.execute_script(NOTES_JS):
+                for key, value in (("notes", 1), ("folded", note["cut"] > 0), ("claims", note["claim"]),
+                                   ("shut", note["shut"]), ("empty", 0 < note["chars"] == note["hidden"]),
+                                   *((k, note[k]) for k in ("chars", "hidden", "prose", "proseHidden"))):
                     totals[key] = totals.get(key, 0) + value
     return totals
 
