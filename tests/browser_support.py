@@ -41,6 +41,27 @@ def chromium(profile: Path, logs: bool = False) -> Iterator:
     driver.quit()
 
 
+def browser_fixture(logs: bool = False):
+    """A test module's `browser` fixture: one `chromium` for the module, its profile in a folder of
+    the session's."""
+
+    @pytest.fixture(scope="module")
+    def browser(tmp_path_factory):
+        yield from chromium(tmp_path_factory.mktemp("chromium-profile"), logs=logs)
+
+    return browser
+
+
+def server_fixture(site: str = "site"):
+    """A test module's `server` fixture: the folder its fixture `site` gives, served over HTTP."""
+
+    @pytest.fixture(scope="module")
+    def server(request):
+        yield from serve_folder(request.getfixturevalue(site))
+
+    return server
+
+
 def wait(browser, condition, timeout: float = 15):
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -54,6 +75,34 @@ def rendered(browser) -> None:
     viewport has run, and the observers that paint or lay out as the view moves have run too."""
     browser.execute_async_script("const done = arguments[arguments.length - 1];"
                                  "requestAnimationFrame(() => requestAnimationFrame(() => done()));")
+
+
+def load(browser, url: str, fresh: bool = False) -> None:
+    """Opens `url` and waits until its document is complete; `fresh` opens a blank page first, so
+    that a URL differing only in its fragment loads a new document."""
+    if fresh:
+        browser.get("about:blank")
+    browser.get(url)
+    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def rect(browser, css: str) -> dict | None:
+    """The bounding rectangle of the first element `css` selects (top, bottom, left, right, width,
+    height, x, y), None when there is none."""
+    return browser.execute_script(
+        "const e = document.querySelector(arguments[0]); return e && e.getBoundingClientRect().toJSON();", css)
+
+
+def console_errors(browser) -> list[str]:
+    """The console's errors since the last call (the log is drained); needs `chromium(logs=True)`."""
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def press(browser, *keys) -> None:
+    """Sends `keys` to whatever has the focus, as a user types them."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).send_keys(*keys).perform()
 
 
 def build_small_site(tmp: Path, files: dict[str, str], track: str, annotations: dict[str, str],

@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.browser_support import (
+    browser_fixture,
     build_small_site,
-    chromium,
+    console_errors,
+    load,
     pallas_files,
     search,
-    serve_folder,
+    server_fixture,
     wait,
 )
 
@@ -71,14 +73,10 @@ def site(tmp_path_factory) -> Path:
     return build_small_site(tmp, FILES, TRACK, {"demo.yaml": ARTICLE}, paths=("pkg", "jax"))[0]
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    yield from serve_folder(site)
+server = server_fixture()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"), logs=True)
+browser = browser_fixture(logs=True)
 
 
 def _rect(browser, element) -> dict:
@@ -148,14 +146,10 @@ def _requests(browser) -> list[str]:
     return out
 
 
-def _errors(browser) -> list[str]:
-    """The console's errors since the last call (drained)."""
-    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+_errors = console_errors
 
 
-def _load(browser, url: str) -> None:
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+_load = load
 
 
 PAGES = ("index.html", "articles/demo.html", "lowering-rules.html", "source/pkg/core.py.html")

@@ -7,16 +7,20 @@ from it."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.browser_support import (
     CONTRAST_JS,
+    browser_fixture,
     build_small_site,
-    chromium,
+    load,
     pallas_files,
+    press,
     serve_folder,
+    server_fixture,
     wait,
 )
 from tests.test_filediff import demo  # noqa: F401  (the demo moved and built once)
@@ -140,14 +144,10 @@ def site(tmp_path_factory) -> Path:
                             paths=("pkg", "jax"))[0]
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    yield from serve_folder(site)
+server = server_fixture()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+browser = browser_fixture()
 
 
 def _report(violations: list[dict]) -> str:
@@ -280,16 +280,10 @@ def _tab_to(browser, selector: str, limit: int = 200) -> None:
     raise AssertionError(f"Tab never reached {selector}; it went through {seen}")
 
 
-def _press(browser, *keys) -> None:
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    ActionChains(browser).send_keys(*keys).perform()
+_press = press
 
 
-def _load(browser, url: str) -> None:
-    browser.get("about:blank")
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+_load = partial(load, fresh=True)
 
 
 def test_the_line_menu_is_reached_opened_and_closed_from_the_keyboard(browser, server):

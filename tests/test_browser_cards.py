@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import CONTRAST_JS, build_small_site, chromium, serve_folder, wait
+from tests.browser_support import (
+    CONTRAST_JS,
+    browser_fixture,
+    build_small_site,
+    console_errors,
+    load,
+    server_fixture,
+    wait,
+)
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
@@ -55,23 +63,16 @@ def site(tmp_path_factory) -> Path:
     return build_small_site(tmp_path_factory.mktemp("cards"), FILES, TRACK, {"demo.yaml": ARTICLE})[0]
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    yield from serve_folder(site)
+server = server_fixture()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"), logs=True)
+browser = browser_fixture(logs=True)
 
 
-def _load(browser, url: str) -> None:
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+_load = load
 
 
-def _errors(browser) -> list[str]:
-    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+_errors = console_errors
 
 
 def _hover(browser, css: str):

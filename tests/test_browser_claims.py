@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, wait
+from tests.browser_support import browser_fixture, build_small_site, wait
 
 pytestmark = pytest.mark.browser
 
@@ -94,9 +94,7 @@ def site(tmp_path_factory) -> str:
                             release="small==1.0")[0].as_uri()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+browser = browser_fixture()
 
 
 def test_the_page_shows_the_claim_checked_at_the_pins_and_copies_it_runnable(browser, site, tmp_path):

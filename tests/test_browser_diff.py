@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import chromium, wait
+from tests.browser_support import browser_fixture, load, wait
 from tests.test_filediff import demo  # noqa: F401  (the demo moved and built once)
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+browser = browser_fixture()
 
 
-def _open(browser, url: str) -> None:
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+_open = load
 
 
 def _shown(browser) -> list[str]:

@@ -13,9 +13,11 @@ from tests.browser_support import (
     COLUMNS_JS,
     SCROLL_STEP_JS,
     WRAPS_JS,
+    browser_fixture,
     build_small_site,
-    chromium,
     emulate,
+    load,
+    rect,
     wait,
 )
 
@@ -61,24 +63,17 @@ def site(tmp_path_factory):
     return build_small_site(tmp_path_factory.mktemp("browser-layout"), FILES, TRACK, {"wide.yaml": ARTICLE})[0]
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+browser = browser_fixture()
 
 
 def _load(browser, url: str, width: int, height: int) -> None:
     emulate(browser, width, height)
-    browser.get("about:blank")
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    load(browser, url, fresh=True)
     wait(browser, lambda b: b.execute_script("return !!document.querySelector('.rd-k.rd-on')"))
     browser.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-def _rect(browser, selector: str) -> dict:
-    return browser.execute_script(
-        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
-        "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width};", selector)
+_rect = rect
 
 
 def _scrolled_height(browser) -> tuple[int, int]:

@@ -5,11 +5,18 @@ tint keeps a contrast of at least 4.5:1 in both colour schemes."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from tests.browser_support import CONTRAST_JS, build_small_site, chromium, wait
+from tests.browser_support import (
+    CONTRAST_JS,
+    browser_fixture,
+    build_small_site,
+    load,
+    wait,
+)
 from tests.golden import CALL, CORE
 
 pytestmark = pytest.mark.browser
@@ -58,15 +65,10 @@ def site(project) -> str:
     return project[0].as_uri()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+browser = browser_fixture()
 
 
-def _load(browser, url: str) -> None:
-    browser.get("about:blank")  # a new document even when only the fragment differs
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+_load = partial(load, fresh=True)
 
 
 def _selected(browser) -> list[str]:

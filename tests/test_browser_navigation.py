@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, pallas_files, serve_folder, wait
+from tests.browser_support import build_small_site, chromium, pallas_files, server_fixture, wait
 
 pytestmark = pytest.mark.browser
 
@@ -86,9 +86,7 @@ def site(tmp_path_factory) -> Path:
                             paths=("pkg", "jax"))[0]
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    yield from serve_folder(site)
+server = server_fixture()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, wait
+from tests.browser_support import (
+    browser_fixture,
+    build_small_site,
+    load,
+    rect,
+    wait,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -80,23 +86,16 @@ def site(tmp_path_factory) -> str:
     return build_small_site(tmp, FILES, TRACK, {"notes.yaml": ARTICLE})[0].as_uri()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+browser = browser_fixture()
 
 
 def _load(browser, url: str, width: int = 1400) -> None:
     browser.set_window_size(width, 1000)
-    browser.get("about:blank")
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    load(browser, url, fresh=True)
     wait(browser, lambda b: b.execute_script("return !!document.querySelector('.rd-k.rd-on')"))
 
 
-def _rect(browser, selector: str) -> dict:
-    return browser.execute_script(
-        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
-        "return {top: r.top, bottom: r.bottom, height: r.height, left: r.left, right: r.right};", selector)
+_rect = rect
 
 
 def _note(note_id: str) -> str:

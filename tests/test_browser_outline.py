@@ -9,7 +9,16 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, search, serve_folder, wait
+from tests.browser_support import (
+    browser_fixture,
+    build_small_site,
+    console_errors,
+    load,
+    rect,
+    search,
+    server_fixture,
+    wait,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -59,25 +68,18 @@ def site(tmp_path_factory) -> Path:
     return build_small_site(tmp_path_factory.mktemp("outline"), FILES, TRACK, {"rules.yaml": ARTICLE})[0]
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    yield from serve_folder(site)
+server = server_fixture()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"), logs=True)
+browser = browser_fixture(logs=True)
 
 
 def _load(browser, url: str, size: tuple[int, int]) -> None:
     browser.set_window_size(*size)
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    load(browser, url)
 
 
-def _rect(browser, css: str) -> dict:
-    return browser.execute_script(
-        "var el = document.querySelector(arguments[0]); return el && el.getBoundingClientRect().toJSON();", css)
+_rect = rect
 
 
 def _panel_shown(browser) -> bool:
@@ -85,8 +87,7 @@ def _panel_shown(browser) -> bool:
         "return getComputedStyle(document.querySelector('.rd-outline-panel')).display !== 'none'")
 
 
-def _errors(browser) -> list[str]:
-    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+_errors = console_errors
 
 
 @pytest.mark.parametrize("size", [DESKTOP, WIDE, PHONE], ids=["desktop", "wide", "phone"])

@@ -5,9 +5,11 @@ mosaic/lowering.py's diff honouring `#new-L555` on a fresh load and keeping its 
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from tests.browser_support import NOTES_JS, chromium, serve_folder, wait
+from tests.browser_support import NOTES_JS, browser_fixture, load, server_fixture, wait
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -15,20 +17,13 @@ CORE = "source/jax/_src/pallas/core.py.html"
 LOWERING = "diffs/jax/_src/pallas/mosaic/lowering.py.html"
 
 
-@pytest.fixture(scope="module")
-def server(real_site):
-    yield from serve_folder(real_site)
+server = server_fixture("real_site")
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
+browser = browser_fixture()
 
 
-def _open(browser, url: str) -> None:
-    browser.get("about:blank")
-    browser.get(url)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+_open = partial(load, fresh=True)
 
 
 def test_blockspecs_references_list_its_uses_with_their_code_and_links(server, browser):

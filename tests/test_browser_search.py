@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from tests.browser_support import (
+    browser_fixture,
     build_small_site,
-    chromium,
     pallas_files,
     search,
-    serve_folder,
+    server_fixture,
     wait,
 )
 
@@ -99,14 +99,10 @@ def site(tmp_path_factory) -> Path:
     return build_small_site(tmp, FILES, TRACK, {"sems.yaml": ARTICLE}, paths=("pkg", "jax"))[0]
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    yield from serve_folder(site)
+server = server_fixture()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    yield from chromium(tmp_path_factory.mktemp("chromium-profile"), logs=True)
+browser = browser_fixture(logs=True)
 
 
 def _href(a) -> str:
