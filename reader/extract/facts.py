@@ -1,6 +1,11 @@
 """Computed facts for `{{fact:NAME}}`: flat dotted names -> numbers, text or lists, each with the
 pinned file and line it comes from. `reader facts` lists them; `reader check` validates names.
 
+This module is their catalogue and their run: the names (`NAMES`), then each group of facts from
+its extractor (`rule_facts.py`, `structure_facts.py`, `tokamax_facts.py`, `tpu_facts.py`, the
+sm90 barriers and the corpus's counts below), on two processes, a group whose extractor cannot read
+the pins an `Unknown`.
+
 Every name is documented in `NAMES` below (a test keeps the two in step): `{a|b}` is one of the
 alternatives, `*` one dotted component, `**` the rest of the name.
 """
@@ -24,8 +29,9 @@ from reader.extract.fact import (
 )
 from reader.extract.index import Index, build_index
 from reader.extract.parse import ParseError
+from reader.extract.rule_facts import rule_facts
 from reader.extract.rules import rule_tables
-from reader.extract.ruletable import BACKENDS, RuleTable
+from reader.extract.ruletable import RuleTable
 from reader.extract.sm90_source import (
     ARG_SPECS_PATH,
     COMMON_PATH,
@@ -34,14 +40,8 @@ from reader.extract.sm90_source import (
     bound_name,
     source,
 )
-from reader.extract.structures import (
-    BACKEND_REGISTRAR,
-    PALLAS_CALL_P,
-    ClassInfo,
-    PrimitiveRule,
-    Structures,
-    structures,
-)
+from reader.extract.structure_facts import structure_facts
+from reader.extract.structures import structures
 from reader.extract.tokamax_facts import hopper_facts, load_sm90_params, sm90_facts
 from reader.extract.tpu_facts import load_tpu_facts
 from reader.model import QualName, module_of
@@ -202,212 +202,6 @@ def _two_processes(groups: list[_Group], workers: Workers,
     here = {id(g): g.outcome() for g in groups if not (split and g.apart)}
     here.update(zip(map(id, apart), there(), strict=True))
     return [here[id(g)] for g in groups]
-
-
-# rules ------------------------------------------------------------------------------------------
-_TPU_KEYS = {"TC": "tc", "SC_SCALAR_SUBCORE": "sc_scalar", "SC_VECTOR_SUBCORE": "sc_vector"}
-
-
-def _key_name(table: RuleTable) -> str:
-    if table.backend == "tpu":
-        return _TPU_KEYS.get(table.key, table.key.lower())
-    return table.key.replace("/", "_").lower()
-
-
-def _table_source(index: Index, backend: str) -> tuple[str, int]:
-    """Where a backend's table is defined (`lowering_rules = ...`)."""
-    b = next(b for b in BACKENDS if b.name == backend)
-    sym = index.symbol(b.module, b.table)
-    return (index.files[b.module][1], sym.line) if sym and b.module in index.files else ("", 0)
-
-
-def rule_facts(tables: list[RuleTable], index: Index) -> list[Fact]:
-    out: list[Fact] = []
-    by_backend: dict[str, list[RuleTable]] = {}
-    for t in tables:
-        by_backend.setdefault(t.backend, []).append(t)
-    names_by_backend: dict[str, set[str]] = {}
-    for backend, group in by_backend.items():
-        at = _table_source(index, backend)
-        for t in group:
-            if t.key:
-                out.append(Fact(f"rules.{backend}.{_key_name(t)}.count", len(t.entries),
-                                f"primitives in the {backend} table for {t.key}", *at))
-        union = {e.primitive.key: e for t in group for e in t.entries}
-        names = {e.primitive.name for e in union.values()}
-        names_by_backend[backend] = names
-        prefix = f"rules.{backend}" + (".union" if group[0].key else "")
-        out.append(Fact(f"{prefix}.count", len(union), f"distinct primitives {backend} lowers", *at))
-        if group[0].key:
-            out.append(Fact(f"{prefix}.names.count", len(names),
-                            f"distinct primitive names {backend} lowers", *at))
-        out += _registration_facts(backend, group, at)
-    if "tpu" in by_backend:
-        out += _tpu_all_cores(by_backend["tpu"], _table_source(index, "tpu"))
-    out += _cross_backend(names_by_backend, tables)
-    return out
-
-
-def _registration_facts(backend: str, group: list[RuleTable], at: tuple[str, int]) -> list[Fact]:
-    forms: dict[str, int] = {}
-    paths: set[str] = set()
-    for t in group:
-        for e in t.entries:
-            forms[e.form] = forms.get(e.form, 0) + 1
-            paths.add(e.path)
-    out = [Fact(f"rules.{backend}.registrations.{form}.count", n,
-                f"{backend} rules registered by {form}", *at) for form, n in sorted(forms.items())]
-    out += [Fact(f"rules.{backend}.modules.count", len(paths), f"files registering {backend} rules",
-                 *at),
-            Fact(f"rules.{backend}.modules.names", sorted(paths), f"files registering {backend} rules",
-                 *at)]
-    return out
-
-
-def _tpu_all_cores(group: list[RuleTable], at: tuple[str, int]) -> list[Fact]:
-    common = set.intersection(*[t.primitives() for t in group])
-    names = sorted({e.primitive.name for t in group for e in t.entries if e.primitive.key in common})
-    return [Fact("rules.tpu.all_cores.count", len(common), "TPU primitives on every core type", *at),
-            Fact("rules.tpu.all_cores.names", names, "TPU primitives on every core type", *at)]
-
-
-def _cross_backend(names: dict[str, set[str]], tables: list[RuleTable]) -> list[Fact]:
-    out = []
-    for backend, own in names.items():
-        others = set().union(*[n for b, n in names.items() if b != backend])
-        only = sorted(own - others)
-        out += [Fact(f"rules.only.{backend}.count", len(only), f"primitive names only {backend} lowers"),
-                Fact(f"rules.only.{backend}.names", only, f"primitive names only {backend} lowers")]
-    common = sorted(set.intersection(*names.values())) if names else []
-    out += [Fact("rules.all_backends.count", len(common), "primitive names every backend lowers"),
-            Fact("rules.all_backends.names", common, "primitive names every backend lowers")]
-    keys_by_name: dict[str, set[str]] = {}
-    for t in tables:
-        for e in t.entries:
-            keys_by_name.setdefault(e.primitive.name, set()).add(e.primitive.key)
-    shared = sorted(n for n, keys in keys_by_name.items() if len(keys) > 1)
-    out += [Fact("rules.shared_names.count", len(shared), "names of two different primitives"),
-            Fact("rules.shared_names.names", shared, "names of two different primitives")]
-    return out
-
-
-# structures ----------------------------------------------------------------------------------
-_CORE = "jax/_src/pallas/core.py"
-_TPU = "jax/_src/pallas/mosaic/core.py"
-_GPU = "jax/_src/pallas/mosaic_gpu/core.py"
-_CLASSES = {
-    "blockspec": (_CORE, "BlockSpec"), "gridspec": (_CORE, "GridSpec"),
-    "blockmapping": (_CORE, "BlockMapping"), "gridmapping": (_CORE, "GridMapping"),
-    "buffered": (_CORE, "Buffered"), "costestimate": (_CORE, "CostEstimate"),
-    "tpu.compilerparams": (_TPU, "CompilerParams"),
-    "tpu.prefetchscalargridspec": (_TPU, "PrefetchScalarGridSpec"),
-    "gpu.compilerparams": (_GPU, "CompilerParams"), "gpu.blockspec": (_GPU, "BlockSpec"),
-}
-_ENUMS = {
-    "memory_spaces.core": (_CORE, "MemorySpace"), "memory_spaces.tpu": (_TPU, "MemorySpace"),
-    "memory_spaces.gpu": (_GPU, "MemorySpace"), "tpu.core_types": (_TPU, "CoreType"),
-    "tpu.semaphore_types": (_TPU, "SemaphoreType"),
-    "tpu.grid_dimension_semantics": (_TPU, "GridDimensionSemantics"),
-    "gpu.semaphore_types": (_GPU, "SemaphoreType"),
-    "gpu.primitive_semantics": (_GPU, "PrimitiveSemantics"),
-}
-_STANDARD_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batching", "lowering", "dce",
-                   "typecheck", "discharge")
-
-
-def structure_facts(s: Structures, index: Index) -> list[Fact]:
-    return [*_pallas_call_facts(s, index), *_class_facts(s), *_pipeline_facts(s)]
-
-
-def _source(index: Index, module: str, qualname: str) -> tuple[str, int]:
-    sym = index.symbol(module, qualname)
-    return (index.files[module][1], sym.line) if sym else ("", 0)
-
-
-def _pallas_call_facts(s: Structures, index: Index) -> list[Fact]:
-    sig = s.pallas_call
-    if sig is None:
-        return []
-    prim_at = _source(index, *PALLAS_CALL_P)
-    backend_at = _source(index, *BACKEND_REGISTRAR)
-    out = [Fact("pallas_call.line", sig.line, "where pallas_call is defined", sig.path, sig.line),
-           Fact("pallas_call.params.count", len(sig.params), "pallas_call's parameters",
-                sig.path, sig.line),
-           Fact("pallas_call.params.names", [p.name for p in sig.params], "pallas_call's parameters",
-                sig.path, sig.line),
-           Fact("pallas_call.params.keyword_only.count",
-                sum(p.kind == "keyword" for p in sig.params), "keyword-only parameters",
-                sig.path, sig.line)]
-    registered = [r for r in s.pallas_call_rules if r.registry != "mlir.lower_per_platform"]
-    out.append(Fact("pallas_call.rules.count", len(registered), "rules registered for pallas_call_p",
-                    *prim_at))
-    out.append(Fact("pallas_call.rules.kinds", sorted({r.kind for r in registered}),
-                    "kinds of rules registered for pallas_call_p", *prim_at))
-    for kind in _STANDARD_KINDS:
-        rules = [r for r in registered if r.kind == kind]
-        first = rules[0] if rules else None
-        out.append(Fact(f"pallas_call.rules.{kind}.count", len(rules), f"{kind} rules of pallas_call_p",
-                        *(_at(first) if first else prim_at)))
-        if first:
-            out.append(Fact(f"pallas_call.rules.{kind}", first.rule, f"the {kind} rule of pallas_call_p",
-                            first.path, first.line))
-    platforms = [r for r in s.pallas_call_rules if r.registry == "mlir.lower_per_platform"]
-    out += [Fact("pallas_call.platforms.count", len(platforms), "platforms pallas_call lowers for",
-                 *(_at(platforms[0]) if platforms else ("", 0))),
-            Fact("pallas_call.platforms.names", [r.platform for r in platforms],
-                 "platforms pallas_call lowers for", *(_at(platforms[0]) if platforms else ("", 0))),
-            Fact("pallas_call.backends.count", len(s.backend_lowerings),
-                 "CompilerParams classes registered with a backend lowering", *backend_at),
-            Fact("pallas_call.backends.names", [r.kind for r in s.backend_lowerings],
-                 "CompilerParams classes registered with a backend lowering", *backend_at)]
-    return out
-
-
-def _at(r: PrimitiveRule) -> tuple[str, int]:
-    return r.path, r.line
-
-
-def _class_facts(s: Structures) -> list[Fact]:
-    out = []
-    for name, (path, qual) in _CLASSES.items():
-        c = s.find(path, qual)
-        if c is None:
-            continue
-        out += [Fact(f"{name}.line", c.line, f"where {qual} is defined", c.path, c.line),
-                Fact(f"{name}.fields.count", len(c.fields), f"fields of {qual}", c.path, c.line),
-                Fact(f"{name}.fields.names", [f.name for f in c.fields], f"fields of {qual}",
-                     c.path, c.line),
-                Fact(f"{name}.methods.count", len(c.methods), f"methods of {qual}", c.path, c.line)]
-    for name, (path, qual) in _ENUMS.items():
-        e = s.find(path, qual)
-        out += _enum_facts(name, e) if e else []
-    return out
-
-
-def _enum_facts(name: str, c: ClassInfo) -> list[Fact]:
-    members = [m.name for m in c.members if not m.name.startswith("_")]
-    return [Fact(f"{name}.count", len(members), f"members of {c.qualname}", c.path, c.line),
-            Fact(f"{name}.names", members, f"members of {c.qualname}", c.path, c.line)]
-
-
-def _pipeline_facts(s: Structures) -> list[Fact]:
-    if not s.pipeline_classes:
-        return []
-    preds = s.schedule_predicates
-    path = s.pipeline_classes[0].path if s.pipeline_classes else ""
-    out = [Fact("pipeline.predicates.count", len(preds), "the Scheduler's predicates", path,
-                preds[0].line if preds else 0),
-           Fact("pipeline.predicates.names", [p.name for p in preds], "the Scheduler's predicates",
-                path, preds[0].line if preds else 0),
-           Fact("pipeline.classes.count", len(s.pipeline_classes), "classes of pipeline.py", path),
-           Fact("pipeline.classes.names", [c.qualname for c in s.pipeline_classes],
-                "classes of pipeline.py", path),
-           Fact("pipeline.functions.count", len(s.pipeline_functions),
-                "module-level functions of pipeline.py", path)]
-    for c in s.pipeline_classes:
-        out.append(Fact(f"pipeline.{c.qualname.lower()}.methods.count", len(c.methods),
-                        f"methods of {c.qualname}", c.path, c.line))
-    return out
 
 
 # tokamax ---------------------------------------------------------------------------------------
