@@ -11,7 +11,7 @@ from pygments.lexer import RegexLexer, bygroups
 from pygments.lexers.python import PythonLexer
 from pygments.token import Keyword, Name, String, Text
 
-from reader.render.code.lexing import JoinedLexer, _starts
+from reader.render.code.lexing import CHECKED, JoinedLexer, _starts, checked
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORNERS = [
@@ -100,3 +100,10 @@ def test_every_rule_that_matches_is_among_those_tried_at_its_character(python):
             for rule in state.rules:
                 if rule[0](text, pos):
                     assert rule in tried, (name, pos, char, rule[0].__self__.pattern)
+
+
+def test_the_installed_pygments_is_one_the_joined_lexer_was_checked_on():
+    """A new pygments in requirements.lock fails here: run this file's tests on it, then add it to
+    lexing.CHECKED (until then a build lexes with pygments' own loop)."""
+    assert checked(), (pygments.__version__, CHECKED)
+    assert checked("2.21.0") and not checked("2.2.1") and not checked("3.0")

@@ -125,3 +125,16 @@ def test_pygments_own_lexer_and_the_joined_one_highlight_alike(monkeypatch):
     joined = hl.highlight(text)
     assert hl._python.cache_info().currsize and hl._plain[0] == len(text)
     assert plain == joined and len(plain.lines) == text.count("\n")
+
+
+def test_a_pygments_the_joined_lexer_was_not_checked_on_lexes_with_its_own_loop(monkeypatch):
+    from pathlib import Path
+
+    from reader.render.code import highlight as hl
+
+    text = Path(hl.__file__).read_text()
+    monkeypatch.setattr(hl, "PLAIN_CHARS", 0)
+    joined = hl.highlight(text)
+    hl._python.cache_clear()
+    monkeypatch.setattr(hl, "checked", lambda: False)
+    assert hl.highlight(text) == joined and not hl._python.cache_info().currsize

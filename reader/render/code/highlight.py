@@ -19,7 +19,7 @@ from pygments.token import STANDARD_TYPES, Text, _TokenType
 from reader.cache import Cache
 from reader.model import SourceFile, split_lines
 from reader.progress import track
-from reader.render.code.lexing import JoinedLexer
+from reader.render.code.lexing import JoinedLexer, checked
 
 HIGHLIGHT_KIND = "highlight"
 HIGHLIGHT_VERSION = "3"
@@ -245,7 +245,10 @@ _plain = [0]
 
 def _tokens(text: str) -> Iterator[tuple[_TokenType, str]]:
     """`pygments.lex(text, PythonLexer(...))`: the lexer's own input preparation, then its tokens
-    (`lexing.JoinedLexer`: the same tokens, faster once built)."""
+    (`lexing.JoinedLexer`: the same tokens, faster once built, on the pygments it was checked on)."""
+    if not checked():  # a pygments whose internals the joined lexer was not checked on
+        yield from pygments.lex(text, _pygments())
+        return
     if not _python.cache_info().currsize and _plain[0] < PLAIN_CHARS:
         _plain[0] += len(text)
         yield from pygments.lex(text, _pygments())

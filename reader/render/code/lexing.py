@@ -10,6 +10,13 @@ start with it (`_starts` reads that from the parsed pattern; a rule it cannot re
 all). The tokens are pygments' own, byte for byte (tests/test_lexing.py compares them over real
 files); a state whose rules cannot be joined (a backreference, flags that differ) is tried rule by
 rule, as pygments does.
+
+Why not pygments' own loop: it takes 5x this module's CPU time on the pinned files (42.0 s
+against 8.4 s on the 946 files, benchmarks/lexing.py), most of a cold build's highlighting. What
+it costs: it reads pygments' internals (a lexer's processed rules in `_tokens`,
+`_preprocess_lexer_input`, the loop's state moves), which a release may change; so it is pinned to
+the releases in `CHECKED`, and any other lexes with pygments' own loop (the same tokens, slower)
+until tests/test_lexing.py passes on it and it is added there.
 """
 
 from __future__ import annotations
@@ -19,8 +26,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pygments
 from pygments.lexer import ExtendedRegexLexer, Lexer, RegexLexer
 from pygments.token import Error, Whitespace, _TokenType
+
+CHECKED = ("2.21",)
+"""The pygments releases (major.minor) whose internals `JoinedLexer` follows, its tokens compared
+with pygments' own on each by tests/test_lexing.py."""
+
+
+def checked(version: str = pygments.__version__) -> bool:
+    """Whether `JoinedLexer` may lex for this pygments release (see `CHECKED`)."""
+    return ".".join(version.split(".")[:2]) in CHECKED
+
 
 Rule = tuple[Callable[..., re.Match[str] | None], object, object]
 """One of pygments' processed rules: (its pattern's `match`, its action, its new state)."""
