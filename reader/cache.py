@@ -299,19 +299,27 @@ class Cache:
 
     # locking -------------------------------------------------------------------
     @contextmanager
-    def locked(self, what: str = "fetch", on_wait=None) -> Iterator[None]:
+    def locked(self, what: str = "fetch", on_wait: Callable[[], None] | None = None) -> Iterator[None]:
         """Hold the cache's lock for `what`; `on_wait` is called once if another process holds it."""
-        import filelock  # a fetch's import: a command that only reads the cache does without it
-
         self.root.mkdir(parents=True, exist_ok=True)
-        lock = filelock.FileLock(str(self.root / f".{what}.lock"))
-        try:
-            lock.acquire(timeout=0)
-        except filelock.Timeout:
-            if on_wait:
-                on_wait()
-            lock.acquire()
-        try:
+        with held(self.root / f".{what}.lock", on_wait):
             yield
-        finally:
-            lock.release()
+
+
+@contextmanager
+def held(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the file lock at `path` while the block runs; when another process holds it, call
+    `on_wait` once (it may raise instead of waiting), then wait for it."""
+    import filelock  # a fetch's import: a command that only reads the cache does without it
+
+    lock = filelock.FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        if on_wait:
+            on_wait()
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()

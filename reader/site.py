@@ -13,11 +13,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-import filelock
-
 from reader import editions, site_patch
 from reader.atomic import atomic_write
-from reader.cache import Cache
+from reader.cache import Cache, held
 from reader.corpus import Corpus, Project
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.labs import load_labs
@@ -295,20 +293,15 @@ def lock_path(site_dir: Path) -> Path:
 
 @contextmanager
 def _build_lock(site_dir: Path, wait: bool) -> Iterator[None]:
-    lock = filelock.FileLock(str(lock_path(site_dir)))
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
+    def busy() -> None:
         if not wait:
             raise BusyError(f"another reader build is writing {site_dir.name}/",
                             Location(str(lock_path(site_dir))),
                             "wait for it to finish, or run without --no-wait to wait") from None
         say(f"another reader build is writing {site_dir.name}/; waiting for it to finish")
-        lock.acquire()
-    try:
+
+    with held(lock_path(site_dir), busy):
         yield
-    finally:
-        lock.release()
 
 
 def recover(site_dir: Path) -> None:
