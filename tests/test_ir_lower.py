@@ -84,6 +84,34 @@ def test_every_printed_op_once(ladder):
         assert lines == sorted(lines)
 
 
+def test_triton_ops_read_back_without_failing_imports(monkeypatch):
+    """MLIR looks for a dialect's Python module under `jaxlib.mlir.dialects`; jaxlib keeps
+    Triton's elsewhere, and each Triton op read back tried (and failed) four imports."""
+    import builtins
+
+    from kernels import lowering_ladder
+    from reader.ir import lower
+    failed = []
+    real = builtins.__import__
+
+    def watched(name, *args, **kwargs):
+        try:
+            return real(name, *args, **kwargs)
+        except ImportError:
+            failed.append(name)
+            raise
+    exp_add = lowering_ladder.lowerings()[0]
+    monkeypatch.setattr(builtins, "__import__", watched)
+    (module,) = lower.lower_all([_only(exp_add, "triton")], lower.locator(ROOT))
+    assert any(op["op"].startswith("tt.") for op in module["ops"])
+    assert not [name for name in failed if name.endswith(".tt")]
+
+
+def _only(lowering, backend):
+    import dataclasses
+    return dataclasses.replace(lowering, backends=(backend,))
+
+
 def test_source_file_maps_project_and_pins(tmp_path):
     site = tmp_path / "venv" / "lib" / "site-packages"
     assert source_file(str(site / "jax/experimental/pallas/ops/tpu/flash_attention.py"), tmp_path, (site,)) == \
