@@ -3,8 +3,10 @@ release wheel (an archive may leave out files the wheel carries, and the other w
 
 from __future__ import annotations
 
+import bisect
 import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -164,23 +166,50 @@ class WheelSource:
 
 def pip_download_sdist(release: str, dest: Path) -> Path:
     """The source archive of `release` from the package index, via `pip download`."""
-    return _pip_download(release, dest, ["--no-binary", ":all:"], (".tar.gz", ".zip"))
+    return _pip_download(release, dest, ["--no-binary", ":all:"], (".tar.gz", ".zip"),
+                         "source archive")
 
 
 def pip_download_wheel(release: str, dest: Path) -> Path:
     """A wheel of `release` from the package index (whatever Python it asks for), via `pip download`."""
-    return _pip_download(release, dest, ["--only-binary", ":all:", "--ignore-requires-python"], (".whl",))
+    return _pip_download(release, dest, ["--only-binary", ":all:", "--ignore-requires-python"], (".whl",),
+                         "wheel")
 
 
-def _pip_download(release: str, dest: Path, kind: list[str], suffixes: tuple[str, ...]) -> Path:
+def _pip_download(release: str, dest: Path, kind: list[str], suffixes: tuple[str, ...],
+                  what: str) -> Path:
     cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *kind,
            "--retries", "1", "--timeout", "20", "-d", str(dest), release]
     done = subprocess.run(cmd, capture_output=True, text=True)
     archives = sorted(p for p in dest.iterdir() if p.name.endswith(suffixes))
     if done.returncode != 0 or not archives:
         last = (done.stderr.strip().splitlines() or ["no archive"])[-1]
-        raise FetchError(f"pip download failed: {last[:300]}")
+        versions = _listed(done.stderr)
+        if versions:  # the index answered, with the versions it has: not this one
+            raise FetchError(f"the package index has no {what} of {release} (the nearest it "
+                             f"has: {', '.join(_nearest(release, versions))})", None,
+                             "name a release the index has (`pip index versions NAME` lists them)")
+        raise FetchError(f"pip download failed: {last[:300]}", None,
+                         "check the name and version, and that the package index is reachable")
     return archives[0]
+
+
+def _listed(said: str) -> list[str]:
+    """The versions pip says the index has (`(from versions: A, B)`); none when it could not ask
+    (offline, no such project: pip lists `none` for both)."""
+    listed = re.search(r"\(from versions: ([^)]*)\)", said)
+    versions = [v.strip() for v in listed.group(1).split(",")] if listed else []
+    return [] if versions == ["none"] else versions
+
+
+def _nearest(release: str, versions: list[str]) -> list[str]:
+    """The versions (in pip's order) on either side of `release`'s: two below, one above."""
+    at = bisect.bisect([_version_key(v) for v in versions], _version_key(release.partition("==")[2]))
+    return versions[max(at - 2, 0):at + 1]
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
 
 
 def read_archive(archive: Path, wanted: dict[str, str]) -> Iterator[FileData]:

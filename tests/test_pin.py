@@ -314,3 +314,27 @@ def test_a_pin_killed_at_any_moment_leaves_both_files_old_or_both_new(demo, cach
         commit = pins["jax"].commit
         assert commit in upstream.commits[:2]
         assert load_lock(root / "pins.lock", pins)["jax"].files == _shas(tree(upstream.commits.index(commit)))
+
+
+PIP_SAYS = ("ERROR: Could not find a version that satisfies the requirement jax==0.11.3 (from "
+            "versions: 0.1, 0.11.1, 0.11.2, 0.12.0, 0.12.0.1)\n"
+            "ERROR: No matching distribution found for jax==0.11.3\n")
+
+
+@pytest.mark.parametrize("said, message", [
+    (PIP_SAYS, "--release jax==0.11.3: the package index has no source archive of jax==0.11.3 "
+               "(the nearest it has: 0.11.1, 0.11.2, 0.12.0); name a release the index has"),
+    (PIP_SAYS.replace("0.1, 0.11.1, 0.11.2, 0.12.0, 0.12.0.1", "none"),  # offline, or no such name
+     "--release jax==0.11.3: pip download failed: ERROR: No matching distribution found for "
+     "jax==0.11.3; check the name and version, and that the package index is reachable"),
+])
+def test_a_release_the_index_lacks_is_named_with_its_neighbours_and_nothing_is_written(
+        demo, monkeypatch, capsys, said, message):
+    _, root = demo
+    before = _snapshot(root)
+    monkeypatch.setattr("reader.fetch.subprocess.run",
+                        lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", said))
+    assert main(["-C", str(root), "pin", "jax", "--release", "jax==0.11.3"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith(f"reader: error: {message}") and "Traceback" not in err
+    assert _snapshot(root) == before

@@ -173,7 +173,11 @@ def move_pin(root: Path, name: str, target: str, release: str = "", cache: Cache
         def archive() -> Path:
             if not downloaded:
                 say(f"{name}: downloading the {release} source archive")
-                downloaded.append(download(release, Path(tmp)))
+                try:
+                    downloaded.append(download(release, Path(tmp)))
+                except FetchError as e:  # named by the argument: nothing is written yet
+                    raise FetchError(f"--release {release}: {e.message}", e.location,
+                                     e.hint) from None
             return downloaded[0]
 
         recorded = None if target else recorded_commit(archive(), release)
