@@ -253,6 +253,15 @@ class ArtifactRun:
         """Whether the child process is still to be waited for."""
         return self.proc is not None
 
+    def stop(self) -> None:
+        """End the child process, its results unwanted (the build failed before it was done)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.communicate()
+            self.proc = None
+        if self.out is not None:
+            _remove(self.out)
+
     def results(self) -> Mapping[str, LabArtifacts]:
         """Wait for the child process; cache what it produced."""
         if self.proc is not None and self.out is not None:

@@ -17,12 +17,12 @@ from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
 from reader.editions import Past, load_past
+from reader.errors import InputError
 from reader.extract import Index
 from reader.extract.fact import Facts
 from reader.extract.providers import load_facts, load_rules
 from reader.extract.rulehistory import RuleHistory, start_history
 from reader.extract.ruletable import RuleTable
-from reader.extract.symbols import symbols_of
 from reader.labs import (
     ArtifactRun,
     LabArtifacts,
@@ -101,12 +101,11 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     return _assemble(world, track, files, pages, pages_cache, notebooks=older is None)
 
 
-def _defines(corpus: Corpus, path: str, symbol: str) -> bool:
+def _defines(index: Index, path: str, symbol: str) -> bool:
     """Whether `path` is a pinned file that defines `symbol` (any symbol when empty)."""
-    pin = corpus.pin_of(path)
-    if not pin or not corpus.has(pin, path):
-        return False
-    return not symbol or any(s.qualname == symbol for s in symbols_of(corpus.read_text(pin, path)))
+    module = module_of(path)
+    found = index.files.get(module)
+    return found is not None and found[1] == path and (not symbol or index.symbol(module, symbol) is not None)
 
 
 def pinned_files(corpus: Corpus) -> list[SourceFile]:
@@ -136,8 +135,6 @@ def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | Non
     """Start the slow readers, then read the rest while the pinned files are scanned."""
     root = corpus.project.root
     labs = load_labs(root) if older is None else list(older.labs)
-    if older is None:  # an older edition shows the current labs' exercises it lacks as such
-        unknown_exercises(labs, partial(_defines, corpus))
     canonical = [canonical_lab()] if labs and older is None and wanted(corpus) else []  # pinned kernels lowered
     # the labs' jax run: a child process from here on (none for an older edition)
     artifacts = ArtifactRun(root, [*labs, *canonical] if older is None else [], cache)
@@ -148,6 +145,12 @@ def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | Non
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
         load_articles(root, cache), load_past(corpus, files, cache)))
+    if older is None:  # an older edition shows the current labs' exercises it lacks as such
+        try:
+            unknown_exercises(labs, partial(_defines, index))
+        except InputError:
+            artifacts.stop()
+            raise
     colab = project_colab(root) if older is None else ColabSource("", "")
     return Opened(labs, artifacts, history, index, articles, past, colab)
 
