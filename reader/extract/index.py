@@ -3,17 +3,19 @@ and the where-used lists; name resolution itself is `names.Resolver`."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from reader.cache import Cache
 from reader.corpus import Corpus, PinnedPath
 from reader.errors import InputError, Location
 from reader.extract.names import Resolver
-from reader.extract.parse import located
+from reader.extract.parse import located, parse_ast
 from reader.extract.references import Use, references_of, uses_by_target
 from reader.extract.scan import FileSummary, summarize
 from reader.model import QualName, Reference, Symbol, module_of
@@ -87,10 +89,16 @@ class Index(Resolver):
             self._refs[module] = found
         return self._refs[module]
 
-    def references_in(self, text: str, path: str) -> list[Reference]:
-        """References of code outside the pins (a lab in `kernels/`), resolved against the corpus."""
-        return self.references_of(summarize(text, module_of(path), path.endswith("__init__.py"),
-                                            path))
+    def references_in(self, text: str, path: str, blob: str = "") -> list[Reference]:
+        """References of code outside the pins (a lab in `kernels/`, an older edition's file),
+        resolved against the corpus; `blob`: the text's, whose scan the cache may hold (an older
+        edition's build scanned its files)."""
+        module = module_of(path)
+        data = self._store.cache.get_json(SCAN_KIND, _cache_key(blob, module)) \
+            if blob and self._store is not None else None
+        summary = FileSummary.from_json(data) if isinstance(data, dict) else \
+            summarize(text, module, path.endswith("__init__.py"), path)
+        return self.references_of(summary)
 
     @cached_property
     def _uses(self) -> dict[QualName, list[Use]]:
@@ -113,10 +121,23 @@ def index_from_sources(sources: dict[str, str], pin: str = "src") -> Index:
     return Index(summaries, {module_of(p): PinnedPath(pin, p) for p in sources})
 
 
+Beside = Callable[[str, str, ast.Module], object]
+"""What else a scan computes from a file's tree while it has it: (text, path, tree) -> JSON data,
+kept in the cache by the file's blob (a page's scopes: `render.code.scopes.scope_data`)."""
+
+
 def _scan_job(job: tuple[str, str, bool, str]) -> dict:
     """One file's summary as JSON; `job` is (text, module, is_package, `pin:path` for errors)."""
     text, module, is_package, where = job
     return summarize(text, module, is_package, where).to_json()
+
+
+def _scan_beside(job: tuple[str, str, bool, str, Beside]) -> tuple[dict, object]:
+    """`_scan_job`, and `beside`'s data from the same tree."""
+    text, module, is_package, where, beside = job
+    tree = parse_ast(text, where)
+    return (summarize(text, module, is_package, where, tree).to_json(),
+            beside(text, where.split(":", 1)[-1], tree))
 
 
 def corpus_key(corpus: Corpus, kind: str) -> str:
@@ -147,9 +168,10 @@ def lazy_index(corpus: Corpus, cache: Cache | None = None) -> Index:
 
 
 def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | None = None,
-                pool: Executor | None = None) -> Callable[[], Index]:
+                pool: Executor | None = None, beside: tuple[str, Beside] | None = None) -> Callable[[], Index]:
     """`build_index` in two steps: the scans start on `pool` now, and the returned function
-    waits for them and gives the Index (the caller works in between)."""
+    waits for them and gives the Index (the caller works in between). `beside`: (cache kind,
+    function) computed from each scanned file's tree too, kept by the file's blob."""
     cache = cache or corpus.cache
     files = {module_of(f.path): f for f in corpus.all_files() if f.path.endswith(".py")}
     summaries = _Summaries(corpus, cache, files)
@@ -158,16 +180,22 @@ def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | N
         key = _cache_key(corpus.blob(pin, path), module)
         if not cache.has(SCAN_KIND, key):
             missing.append((module, pin, path, key))
-    jobs = [(corpus.read_text(pin, path), module, path.endswith("__init__.py"), located(pin, path))
+    jobs = [(corpus.read_text(pin, path), module, path.endswith("__init__.py"), located(pin, path),
+             *([beside[1]] if beside else []))
             for module, pin, path, _ in missing]
-    started = pool.map(_scan_job, jobs, chunksize=4) if pool is not None and len(jobs) >= 8 else None
+    scan: Callable[[Any], Any] = _scan_beside if beside else _scan_job
+    started = pool.map(scan, jobs, chunksize=4) if pool is not None and len(jobs) >= 8 else None
 
     def finish() -> Index:
         if started is not None:
             results = list(counted("scanning files", started, len(jobs)))
         else:
-            results = (workers or Workers(2)).map(_scan_job, jobs, "scanning files", chunk=4, least=8)
-        for (module, _, _, key), data in zip(missing, results, strict=True):
+            results = (workers or Workers(2)).map(scan, jobs, "scanning files", chunk=4, least=8)
+        for (module, pin, path, key), result in zip(missing, results, strict=True):
+            data = result
+            if beside:
+                data, also = result
+                cache.put_json(beside[0], corpus.blob(pin, path), also)
             cache.put_json(SCAN_KIND, key, data)
             summaries.loaded[module] = FileSummary.from_json(data)
         return Index(summaries, files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))

@@ -46,21 +46,31 @@ def scopes_uri(path: str) -> str:
     return f"{SCOPES_DIR}/{path}.js"
 
 
+SCOPES_KIND = "scopes"
+"""The cache's kind of a file's scope data, by its blob (the index's scan computes it beside its
+summary from the same tree: `scope_data`)."""
+
+
+def scope_data(text: str, path: str, tree: ast.Module | None = None) -> list[list[object]]:
+    """The file's scopes as its script's rows (`tree`: parsed already)."""
+    return [[s.start, s.end, s.kind, s.qualname, " ".join(s.names), s.body] for s in scopes(text, path, tree)]
+
+
 def scope_script(path: str, blob: str, text: str, cache: Cache | None) -> Asset:
     """The file's scopes as its page's script (kept in the cache by the file's blob)."""
-    data = cache.get_json("scopes", blob) if cache else None
+    data = cache.get_json(SCOPES_KIND, blob) if cache else None
     if data is None:
-        data = [[s.start, s.end, s.kind, s.qualname, " ".join(s.names), s.body] for s in scopes(text, path)]
+        data = scope_data(text, path)
         if cache:
-            cache.put_json("scopes", blob, data)
+            cache.put_json(SCOPES_KIND, blob, data)
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return Asset(scopes_uri(path), f"readerScopes.add({json.dumps(path)},{body});\n".encode())
 
 
-def scopes(text: str, path: str) -> list[Scope]:
+def scopes(text: str, path: str, tree: ast.Module | None = None) -> list[Scope]:
     """Every class and function of the file, outer before inner; none when it does not parse."""
     try:
-        tree = parse_ast(text, path)
+        tree = tree or parse_ast(text, path)
     except (ReaderError, SyntaxError, ValueError):
         return []
     return sorted(_walk(tree.body, ""), key=lambda s: (s.start, -s.end))

@@ -68,7 +68,7 @@ class DiffKind:
         assert previous is not None, "diff pages exist only with a previous edition"
         doc = replace(world.docs[inputs.path], notes=inputs.notes, page=diff_page(inputs.path))
         old_text = previous.text(doc.pin, doc.path)
-        refs = world.index.references_in(old_text, doc.path)
+        refs = world.index.references_in(old_text, doc.path, inputs.diff.old_blob)
         old = SourceDoc(doc.pin, doc.path, inputs.diff.old_blob, old_text, doc.page,
                         refs=linked_refs(world.index, refs), notes=inputs.was)
         pin = world.corpus.pins[doc.pin]

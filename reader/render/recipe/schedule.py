@@ -31,6 +31,7 @@ from reader.extract import Index
 from reader.extract.index import start_index
 from reader.model import SourceFile
 from reader.render.code.highlight import submit_highlighting
+from reader.render.code.scopes import SCOPES_KIND, scope_data
 from reader.render.common.model import Page
 from reader.render.common.prose import Prose
 from reader.render.recipe.pagecache import PageCache
@@ -93,7 +94,7 @@ class Schedule:
                                   here=True)
         if profile.active() is not None:
             self._paths = {corpus.blob(pin, path): path for pin, path in corpus.all_files()}
-        finish = start_index(corpus, cache, self.workers, pool)
+        finish = start_index(corpus, cache, self.workers, pool, (SCOPES_KIND, scope_data))
         alongside = meanwhile()
         return Indexed(finish(), alongside)
 
