@@ -18,13 +18,12 @@ from reader.atomic import atomic_write
 from reader.cache import Cache, held
 from reader.corpus import Corpus, Project
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
-from reader.labs import load_labs
 from reader.linkcheck import BrokenLink, check_changed, check_links
 from reader.profile import mark
 from reader.progress import current, say, unsaid
 from reader.render.common.model import Slot
 from reader.render.common.urls import html_of
-from reader.render.recipe.generate import Older, generate_site
+from reader.render.recipe.generate import Older, Started, generate_site, start_slow
 from reader.render.track.navigation import Generated, PageCount
 from reader.workers import Workers
 
@@ -139,16 +138,20 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                 return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage,
                                notes=tuple(generated.warnings), missing=_missing(root, cache))
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
+    started = None
     try:
+        # The current edition's slow readers (the labs' jax run, the rule history) start first, so
+        # that they run beside the older editions' pages, not after them.
+        started = _start_slow(root, cache, jobs) if with_older and generated is None else None
         t = time.perf_counter()
-        older = _older_editions(root, jobs, cache) if with_older else []
+        older = _older_editions(root, jobs, cache, started) if started is not None else []
         if older:
             steps.append(StepTime("older editions' pages", time.perf_counter() - t))
         everyone = editions.editions(root) if older else ()
         seen = {e.version: _outputs(g) for e, g in older}
         renamed = {e.version: _renamed(g) for e, g in older}
         switcher = editions.Switcher(everyone[0], everyone, seen, renamed) if older else None
-        built = _mkdocs_build(root, fresh, jobs, cache, keep_going, generated, switcher)
+        built = _mkdocs_build(root, fresh, jobs, cache, keep_going, generated, switcher, started)
         steps = [*steps, *built.steps]
         if built.failures and not keep_going:  # mkdocs did not run: the site stays as it was
             shutil.rmtree(fresh, ignore_errors=True)
@@ -182,6 +185,9 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise
+    finally:
+        if started is not None:
+            started.stop()
     notes = [*(built.generated.warnings if built.generated is not None else ()),
              *(f"{edition.version}: {w}" for edition, g in older for w in g.warnings)]
     return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), built.counts,
@@ -190,20 +196,24 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                        notes=tuple(notes), missing=_missing(root, cache, with_older))
 
 
-def _older_editions(root: Path, jobs: int | None,
-                    cache: Cache) -> list[tuple[editions.Edition, Generated]]:
-    """Each older edition's pages: its project as committed before its move, with the current labs."""
-    found = editions.editions(root)[1:]
-    if not found:
-        return []
-    labs = tuple(load_labs(root))
+def _start_slow(root: Path, cache: Cache, jobs: int | None) -> Started | None:
+    """The current edition's slow readers, started now when the site has older editions (else
+    the current edition's build starts them first anyway)."""
+    if len(editions.editions(root)) < 2:
+        return None
     with unsaid():  # the current pins first: an older edition's file its sources lack may be one of theirs
-        Corpus.open(Project.load(root), cache)
+        corpus = Corpus.open(Project.load(root), cache)
+    return start_slow(corpus, cache, Workers(jobs))
+
+
+def _older_editions(root: Path, jobs: int | None, cache: Cache,
+                    started: Started) -> list[tuple[editions.Edition, Generated]]:
+    """Each older edition's pages: its project as committed before its move, with the current labs."""
     out = []
-    for edition in found:
+    for edition in editions.editions(root)[1:]:
         say(f"generating the {edition.version} edition's pages")
         folder = editions.checkout(root, edition, cache)
-        older = Older(labs, "../" * edition.folder.count("/"))
+        older = Older(tuple(started.labs), "../" * edition.folder.count("/"))
         out.append((edition, generate_site(folder, "track.yaml", jobs, cache, older)))
     return out
 
@@ -374,7 +384,7 @@ class _Built:
 def _mkdocs_build(root: Path, out: Path, jobs: int | None,
                   cache: Cache | None = None, keep_going: bool = False,
                   generated: Generated | None = None,
-                  switcher: editions.Switcher | None = None) -> _Built:
+                  switcher: editions.Switcher | None = None, started: Started | None = None) -> _Built:
     """Generate the pages (unless given), then run mkdocs with them (not when a lab failed,
     unless `keep_going`)."""
     from mkdocs.commands.build import build
@@ -398,7 +408,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
         if generated is None:
             say("generating pages")
             t = time.perf_counter()
-            generated = generate_site(root, plugin.config.track, jobs, cache)
+            generated = generate_site(root, plugin.config.track, jobs, cache, started=started)
             steps.append(StepTime("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         plugin.switcher = switcher

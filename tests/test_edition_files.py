@@ -97,3 +97,25 @@ def test_an_older_edition_links_the_sites_one_copy_of_the_theme(project, tmp_pat
     for link in links:  # each resolves to a file of the site
         assert (page.parent / link).resolve().is_file(), link
     assert "../assets/search.js" in links  # its own search, over its own index
+
+
+def test_the_current_editions_slow_readers_start_before_the_older_editions_pages(
+        project, tmp_path, monkeypatch, capsys):
+    """The labs' jax run and the rule history start first and run beside the older edition's pages:
+    the current edition's build is handed them (they were started after the older edition's pages)."""
+    import reader.site as site
+
+    calls: list[str] = []
+    start, generate = site.start_slow, site.generate_site
+
+    def start_slow(*args, **kwargs):
+        calls.append("slow readers started")
+        return start(*args, **kwargs)
+
+    def generate_site(root, *args, **kwargs):
+        calls.append("older edition's pages" if kwargs.get("started") is None else "current edition's pages")
+        return generate(root, *args, **kwargs)
+    monkeypatch.setattr(site, "start_slow", start_slow)
+    monkeypatch.setattr(site, "generate_site", generate_site)
+    _build(project, tmp_path / "cache", tmp_path / "site", monkeypatch, capsys)
+    assert calls == ["slow readers started", "older edition's pages", "current edition's pages"]

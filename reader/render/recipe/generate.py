@@ -55,14 +55,47 @@ from reader.render.search.index import search_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
+from reader.workers import Workers
 
 
 def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
-                  cache: Cache | None = None, older: Older | None = None) -> Generated:
-    """Every page of the project at `root`: its pins, outline, annotations and labs."""
+                  cache: Cache | None = None, older: Older | None = None,
+                  started: Started | None = None) -> Generated:
+    """Every page of the project at `root`: its pins, outline, annotations and labs (`started`:
+    their slow readers, started before: `start_slow`)."""
     with unsaid():
         corpus = Corpus.open(Project.load(root), cache, verify=True)
-    return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older)
+    return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older,
+                    started)
+
+
+@dataclass(frozen=True)
+class Started:
+    """The current edition's slow readers, which a build starts before anything else so that they
+    run beside all the rest (an older edition's pages among it): the labs' jax run (a child process)
+    and the rule history's release reads (processes of their own, on `workers`)."""
+
+    labs: list[LabInfo]
+    artifacts: ArtifactRun
+    history: Callable[[Iterable[RuleTable]], RuleHistory | None]
+    workers: Workers
+
+    def stop(self) -> None:
+        """End what is still running (the build failed before it used them; a no-op after)."""
+        self.artifacts.stop()
+        self.workers.close()
+
+
+def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
+               labs: list[LabInfo] | None = None) -> Started:
+    """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
+    kernels lowered, when the pins have them) and its rule history."""
+    labs = load_labs(corpus.project.root) if labs is None else labs
+    canonical = [canonical_lab()] if labs and wanted(corpus) else []
+    artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
+    with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
+        history = start_history(corpus, workers, cache)
+    return Started(labs, artifacts, history, workers)
 
 
 @dataclass(frozen=True)
@@ -75,7 +108,7 @@ class Older:
 
 
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None,
-             older: Older | None = None) -> Generated:
+             older: Older | None = None, started: Started | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
     The recipe, one call a step: open -> gather -> collect -> render -> assemble. `Schedule`
@@ -89,7 +122,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     with Schedule(jobs) as run:
         # open: what comes from outside the process (the labs' child, the rule history's reads,
         # git and fetches for the previous edition), the pinned files scanned meanwhile
-        opened = open_sources(corpus, files, cache, run, older)
+        opened = open_sources(corpus, files, cache, run, older, started)
         # gather: the world the kinds share (the notes at the pins, the files as pages show them,
         # the prose's resolver and facts, the lowered views)
         world = gather(corpus, track, cache, files, opened, run)
@@ -131,17 +164,14 @@ class Opened:
 
 
 def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
-                 older: Older | None) -> Opened:
-    """Start the slow readers, then read the rest while the pinned files are scanned."""
+                 older: Older | None, started: Started | None = None) -> Opened:
+    """Start the slow readers (unless `started` already: an older edition runs none), then read the
+    rest while the pinned files are scanned."""
     root = corpus.project.root
-    labs = load_labs(root) if older is None else list(older.labs)
-    canonical = [canonical_lab()] if labs and older is None and wanted(corpus) else []  # pinned kernels lowered
-    # the labs' jax run: a child process from here on (none for an older edition)
-    artifacts = ArtifactRun(root, [*labs, *canonical] if older is None else [], cache)
-    # the rule history: the releases not kept, read on processes of their own (quiet: no bars
-    # of theirs beside the build's) from now on
-    with reporting(Quiet()):
-        history = start_history(corpus, run.workers, cache)
+    if started is None:
+        started = start_slow(corpus, cache, run.workers, None if older is None else [])
+    labs = started.labs if older is None else list(older.labs)
+    artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
         load_articles(root, cache), load_past(corpus, files, cache)))
