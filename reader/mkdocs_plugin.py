@@ -139,10 +139,10 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                 output = _to_shared(output, page.file.dest_uri, self.shared, self.switcher.here.folder)
         body = self.bodies.get(page.file.src_uri)
         if body is None:
-            return output
+            return compact(output)
         if SLOT not in output:
             raise PluginError(f"reader: the page {page.file.src_uri} lost its content slot")
-        output = _SKIP.sub(_SKIP_LINK, output, count=1)
+        output = compact(_SKIP.sub(_SKIP_LINK, output, count=1))  # the layout's; the body is not in yet
         head = output[:output.index(SLOT)].encode("utf-8", errors="xmlcharrefreplace")
         self.slots[page.file.src_uri] = Slot(page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
@@ -187,6 +187,19 @@ def _to_shared(output: str, dest: str, shared: frozenset[str], folder: str) -> s
         target = posixpath.normpath(posixpath.join(here, m.group(2)))
         return f"{m.group(1)}{up}{m.group(2)}" if target in shared else m.group(0)
     return _RELATIVE.sub(rewrite, output)
+
+
+_KEPT = re.compile(r"(<(pre|script|textarea|style)\b.*?</\2>)", re.S)
+_INDENT = re.compile(r"[ \t]*\n[ \t\n]*")
+
+
+def compact(layout: str) -> str:
+    """The theme's layout with each run of white space that holds a line break as one line break
+    (its templates' indentation: a sixth of the site's HTML), which renders the same; `<pre>`,
+    `<script>`, `<textarea>` and `<style>` are kept as they are."""
+    parts = _KEPT.split(layout)  # [text, kept, its tag's name, text, kept, its tag's name, ..., text]
+    return "".join(_INDENT.sub("\n", part) if i % 3 == 0 else part
+                   for i, part in enumerate(parts) if i % 3 != 2)
 
 
 _ROOTED = re.compile(r'((?:href|src)=")/(?!/)')

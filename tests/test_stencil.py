@@ -77,3 +77,16 @@ def test_the_stock_layout_fills_every_page_after_the_first_of_a_folder(tmp_path,
     root = _project(tmp_path, "")
     _rendered, filled = _both(root, tmp_path, monkeypatch)
     assert filled == 3  # m2..m4
+
+
+def test_the_layout_is_compacted_and_the_pages_body_is_kept_as_rendered():
+    """The theme's indentation goes (a run of white space holding a line break is one line break),
+    `<pre>`, `<script>`, `<textarea>` and `<style>` keep theirs; a page's body is filled in after."""
+    from reader.mkdocs_plugin import compact
+
+    layout = ('<nav>\n    <ul>\n      <li>\n        <a href="x.html">\n          X\n        </a>\n'
+              '      </li>\n    </ul>\n  </nav>\n  <pre>a\n    b</pre>\n  <script>if (a)\n    b();</script>'
+              '<style>\n  p {}\n</style>  <textarea>\n  kept</textarea>')
+    assert compact(layout) == ('<nav>\n<ul>\n<li>\n<a href="x.html">\nX\n</a>\n</li>\n</ul>\n</nav>\n'
+                               '<pre>a\n    b</pre>\n<script>if (a)\n    b();</script><style>\n  p {}\n'
+                               '</style>  <textarea>\n  kept</textarea>')
