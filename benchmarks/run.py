@@ -279,7 +279,7 @@ def build(tmp: Path) -> None:
     build of the source pages alone, on the same files; warm rebuilds; peak memory; the site."""
     clone = _clone(tmp / "clone")
     seed = tmp / "cache-first-run"
-    first = run(_reader(clone, "build", "--site", str(tmp / "site-first-run"), verbose=False), _env(seed, clone))
+    first = run(_reader(clone, "build", "--site", str(tmp / "site-first-run"), verbose=False), _env(seed, clone), cwd=clone)
     printed = len((first.stderr + first.stdout).splitlines())
     print(f"  the first run (`reader build` in a fresh clone, an empty cache): {first.seconds:.0f} s, "
           f"{printed} lines printed (scripts/venv adds one)")
@@ -295,10 +295,10 @@ def build(tmp: Path) -> None:
         pyccos.append(run([PYCCO, "-p", "-s", "-d", str(tmp / "pycco"),
                            *[str(f.relative_to(tmp / "src")) for f in files]], cwd=tmp / "src"))
         cache = _cold_cache(tmp / f"cache-{i}", sources=seed)
-        colds.append(run(_reader(clone, "build", "--site", str(tmp / f"site-{i}")), _env(cache, clone)))
+        colds.append(run(_reader(clone, "build", "--site", str(tmp / f"site-{i}")), _env(cache, clone), cwd=clone))
         pages_cache = _cold_cache(tmp / f"cache-pages-{i}", sources=seed)
         sources.append(run(_reader(pages, "build", "--site", str(tmp / f"site-pages-{i}")),
-                           _env(pages_cache, clone)))
+                           _env(pages_cache, clone), cwd=pages))
     pycco, cold, alone = (_median(runs) for runs in (pyccos, colds, sources))
     if RUNS > 1:
         note(f"medians of {RUNS} alternating runs; pycco {_spread(pyccos)}, reader all in "
@@ -312,29 +312,29 @@ def build(tmp: Path) -> None:
          f"{_steps(alone.stdout)}")
     site, cache = tmp / f"site-{RUNS - 1}", tmp / f"cache-{RUNS - 1}"
     _site_size(site)
-    after = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone))
+    after = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone), cwd=clone)
     row("first rebuild after that cold build", after.seconds, pycco.seconds, "s", "pycco",
         "renders no page, <= 2 s", after.seconds <= 2 and _rendered(after.stdout) == 0)
     note(f"{_steps(after.stdout)}; CPU {after.cpu:.2f} s")
-    warm = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone))
+    warm = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone), cwd=clone)
     row("warm rebuild, nothing changed", warm.seconds, pycco.seconds, "s", "pycco", "<= 2 s",
         warm.seconds <= 2)
     note(_steps(warm.stdout))
     _edit_one_note(clone)
-    one = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone))
+    one = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone), cwd=clone)
     row("warm rebuild after editing one note", one.seconds, pycco.seconds, "s", "pycco", "<= 2 s",
         one.seconds <= 2)
     note(_steps(one.stdout))
     note(f"CPU {one.cpu:.2f} s (user + system; the wall time is noisy on a shared machine)")
     for label, edit in (("a section's body", _edit_section), ("a lab's docstring", _edit_docstring)):
         edit(clone)
-        edited = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone))
+        edited = run(_reader(clone, "build", "--site", str(site)), _env(cache, clone), cwd=clone)
         row(f"warm rebuild after editing {label}", edited.seconds, pycco.seconds, "s", "pycco",
             "<= 2 s", edited.seconds <= 2)
         note(f"{_steps(edited.stdout)}; CPU {edited.cpu:.2f} s")
     serve_saved(clone, site, cache, one)
     memory = run(_reader(clone, "build", "--site", str(tmp / "site-memory")),
-                 _env(_cold_cache(tmp / "cache-memory", seed, sources=seed), clone), memory=True)
+                 _env(_cold_cache(tmp / "cache-memory", seed, sources=seed), clone), cwd=clone, memory=True)
     row("peak memory of a cold build (process tree)", memory.peak_mb, pycco.peak_mb or
         pycco.max_rss_mb, "MB", "pycco", "<= 1 GB", memory.peak_mb <= 1024)
     note(f"a run of its own (sampling costs CPU); its largest single process: "
@@ -433,8 +433,8 @@ def serve_saved(project: Path, site: Path, cache: Path, build_one: Run) -> None:
     """`reader serve` on the warm site: from a note's save to the served article showing it
     (polled over http every 20 ms), against `reader build` after the same edit; and the CPU the
     server spent on it. A browser shows it at most one poll later (200 ms: reader/serve_http.py)."""
-    proc = subprocess.Popen(_reader(project, "serve", "--port", "0", "--site", str(site)),
-                            env={**os.environ, **_env(cache)}, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(_reader(project, "serve", "--port", "0", "--site", str(site)), cwd=project,
+                            env={**os.environ, **_env(cache, project)}, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
