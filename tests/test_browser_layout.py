@@ -18,6 +18,7 @@ from tests.browser_support import (
     emulate,
     load,
     rect,
+    rendered,
     wait,
 )
 
@@ -70,7 +71,7 @@ def _load(browser, url: str, width: int, height: int) -> None:
     emulate(browser, width, height)
     load(browser, url, fresh=True)
     wait(browser, lambda b: b.execute_script("return !!document.querySelector('.rd-k.rd-on')"))
-    browser.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    rendered(browser)
 
 
 _rect = rect

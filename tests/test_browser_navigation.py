@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import build_small_site, chromium, pallas_files, server_fixture, wait
+from tests.browser_support import (
+    build_small_site,
+    chromium,
+    pallas_files,
+    rendered,
+    server_fixture,
+    wait,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -279,15 +286,15 @@ def test_back_within_a_file_returns_to_where_the_reader_was(browser, server):
         if 300 < top < 600:
             break
         ActionChains(browser).scroll_by_amount(0, int(top - 450)).perform()
-        wait(browser, lambda b: b.execute_script("return new Promise(r => requestAnimationFrame(() => r(true)))"))
+        rendered(browser)
     where = browser.execute_script("return scrollY")
     assert where > 1000
     link.click()
     wait(browser, lambda b: b.execute_script("return scrollY") < where - 1000)  # the definition, at the top
     browser.back()
-    wait(browser, lambda b: abs(b.execute_script("return scrollY") - where) <= 2, timeout=5)
+    wait(browser, lambda b: abs(b.execute_script("return scrollY") - where) <= 2)
     browser.forward()  # and Forward to the definition again
-    wait(browser, lambda b: b.execute_script("return scrollY") < where - 1000, timeout=5)
+    wait(browser, lambda b: b.execute_script("return scrollY") < where - 1000)
 
 
 def test_on_a_phone_a_path_in_the_title_breaks_after_a_slash(browser, server):
