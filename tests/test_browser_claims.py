@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.browser_support import browser_fixture, build_small_site, wait
+from tests.browser_support import browser_fixture, build_small_site, load, wait
 
 pytestmark = pytest.mark.browser
 
@@ -125,7 +125,7 @@ def test_the_page_shows_the_claim_checked_at_the_pins_and_copies_it_runnable(bro
 
 
 def test_where_notes_crowd_a_claim_shuts_to_its_head_and_its_button_opens_it(browser, site):
-    browser.get(f"{site}/articles/claims.html#L44")
+    load(browser, f"{site}/articles/claims.html#L44", fresh=True)  # loaded at the line, not moved there
     wait(browser, lambda b: b.execute_script("return document.querySelector('.rd-claim-shut')"))
     shut = browser.execute_script(
         "return [...document.querySelectorAll('.rd-mn')].map(n => [n.querySelector('.rd-note-body').textContent.slice(0, 12),"

@@ -4,6 +4,8 @@ both editions in both views."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from tests.browser_support import browser_fixture, load, wait
@@ -15,7 +17,7 @@ pytestmark = pytest.mark.browser
 browser = browser_fixture()
 
 
-_open = load
+_open = partial(load, fresh=True)  # a new document even when only the fragment differs
 
 
 def _shown(browser) -> list[str]:
@@ -208,7 +210,6 @@ def test_a_line_in_the_url_is_marked_and_shown_on_a_fresh_load_in_both_views(dem
                                    ("split", "old-L9", OLD, "    total = a + b")):
         _open(browser, url)
         _choose(browser, view)  # kept for the next load
-        browser.get("about:blank")
         _open(browser, f"{url}#{line}")
         wait(browser, lambda b, side=side, text=text: b.execute_script(SELECTED, side) == [text])
         top = browser.execute_script(

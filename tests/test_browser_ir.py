@@ -17,7 +17,7 @@ from reader.render.code.highlight import highlight
 from reader.render.ir import view as irview
 from reader.render.ir.lowered import Rules, parse_lowered
 from reader.render.ir.view import IrSite, kernel_file, render_lowered
-from tests.browser_support import CONTRAST_JS, chromium, rendered, wait
+from tests.browser_support import CONTRAST_JS, chromium, load, rendered, wait
 from tests.test_render_ir import HERE, LAB, SAMPLE, TPU, TPU_RULES, _tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,10 +71,11 @@ def browser(tmp_path_factory):
     yield from chromium(tmp_path_factory.mktemp("chrome-ir"), logs=True)
 
 
-def _open(browser, site: Path, fragment: str = "") -> None:
-    browser.get((site / "labs" / "lowering_ladder.html").as_uri() + fragment)
-    wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
-    _painted(browser, "ir-exp_add_kernel-jaxpr")
+def _open(browser, site: Path, fragment: str = "", shown: str = "ir-exp_add_kernel-jaxpr") -> None:
+    """The lab's page loaded anew, its `shown` module painted (not the last test's page moved to the
+    fragment, its scroll restored: a link to an op found the module's tab shown already)."""
+    load(browser, (site / "labs" / "lowering_ladder.html").as_uri() + fragment, fresh=True)
+    _painted(browser, shown)
 
 
 def _painted(browser, module: str) -> None:
@@ -204,7 +205,7 @@ def test_runs_of_ops_far_from_the_panes_view_are_painted_when_a_selection_needs_
 
 def test_a_link_to_an_op_of_a_hidden_module_shows_its_tab_and_selects_it(browser, site):
     op = f"{MODULE}-{_op_lines()[-1]}"
-    _open(browser, site, f"#{op}")
+    _open(browser, site, f"#{op}", shown=MODULE)
     wait(browser, lambda b: b.execute_script(f"return !!document.getElementById('{op}')"))
     assert _tpu_tab(browser).get_attribute("aria-selected") == "true"
     assert browser.find_element("id", MODULE).is_displayed()

@@ -76,7 +76,7 @@ browser = browser_fixture(logs=True)
 
 def _load(browser, url: str, size: tuple[int, int]) -> None:
     browser.set_window_size(*size)
-    load(browser, url)
+    load(browser, url, fresh=True)
 
 
 _rect = rect
