@@ -222,3 +222,63 @@ def test_a_name_in_a_note_says_where_it_is_defined_not_0_uses(server, browser):
     browser.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
     count = wait(browser, lambda b: b.find_element("css selector", ".rd-scope-count").text)
     assert count == "_check_block_mappings is defined in jax/_src/pallas/mosaic/lowering.py"
+
+
+_MORE_OVER_HEAD = """
+const out = [];
+for (const more of document.querySelectorAll('.rd-mn > .rd-more:not([hidden])')) {
+  const m = more.getBoundingClientRect();
+  for (const a of more.parentElement.querySelectorAll('.rd-note-head a')) {
+    for (const r of a.getClientRects())
+      if (r.left < m.right && m.left < r.right && r.top < m.bottom && m.top < r.bottom)
+        out.push([more.parentElement.getAttribute('data-lines'), a.textContent]);
+  }
+}
+return out;
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900)])
+def test_a_folded_notes_more_button_covers_none_of_its_head(server, browser, size):
+    """At 1440 'more' sat over pallas_call.py's first note's 'GitHub ↗' link."""
+    browser.set_window_size(*size)
+    try:
+        _open(browser, f"{server}/source/jax/_src/pallas/pallas_call.py.html")
+        assert wait(browser, lambda b: b.find_elements("css selector", ".rd-mn > .rd-more:not([hidden])"))
+        assert browser.execute_script(_MORE_OVER_HEAD) == []
+    finally:
+        browser.set_window_size(1400, 1000)
+
+
+_SPLIT_NAMES = """
+const out = [], range = document.createRange();
+for (const code of [...document.querySelectorAll('#uses-BlockSpec > .rd-refs a.rd-refs-row code')].slice(0, 80)) {
+  const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), nodes = [];
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) nodes.push(t);
+  for (const t of nodes) for (const m of t.data.matchAll(/\\w{2,}/g)) {
+    range.setStart(t, m.index); range.setEnd(t, m.index + m[0].length);
+    const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+    if (tops.size > 1) out.push(m[0]);
+  }
+}
+return out;
+"""
+
+
+def test_on_a_phone_the_uses_list_wraps_its_code_between_names(server, browser):
+    """At 390 px the rows of BlockSpec's list wrapped anywhere ('Memor' / 'ySpace.ANY'); now where
+    the code view wraps: after a dot, a bracket or a comma, and at spaces."""
+    from tests.browser_support import emulate
+
+    emulate(browser, 390, 844)
+    try:
+        _open(browser, f"{server}/{CORE}#uses-BlockSpec")
+        wait(browser, lambda b: b.find_elements("css selector", "#uses-BlockSpec > .rd-refs a.rd-refs-row"), timeout=30)
+        wrapped = browser.execute_script(
+            "return [...document.querySelectorAll('#uses-BlockSpec > .rd-refs a.rd-refs-row')].slice(0, 80)"
+            ".filter(a => a.getClientRects()[0].height > 1.5 * parseFloat(getComputedStyle(a).lineHeight)).length")
+        assert wrapped > 5  # the case: rows longer than the phone's width
+        assert browser.execute_script(_SPLIT_NAMES) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})

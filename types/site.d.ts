@@ -2,7 +2,7 @@
 // and the ones they find on the page: Material's document$ and the site's own KaTeX.
 
 interface ReaderCards { add(page: string, data: unknown): void }
-interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data: unknown): void; add(views: Element[]): void }
+interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data: unknown): void; add(views: Element[]): void; cuts(text: string): number[] }
 interface ReaderDiff { lines: number; line(n: number): void }
 interface ReaderFinder { files(): void; line(): void }
 interface ReaderIr { put(id: string, html: string): void }

@@ -131,7 +131,12 @@
     chunk.classList.add("rd-on");
     chunk.dispatchEvent(new Event("rd-painted", {bubbles: true}));  // scope.js marks names again
   }
-  window.readerCode = {paint: paint, put: put, add: add};
+  function cuts(text) {  // where a line of code may wrap besides its spaces (refs.js's rows too)
+    var out = /** @type {number[]} */ ([]);
+    text.replace(CUT, function (match, offset) { out.push(offset); return ""; });
+    return out;
+  }
+  window.readerCode = {paint: paint, put: put, add: add, cuts: cuts};
   document.querySelectorAll(".rd-code[data-paint]").forEach(load);  // as soon as the view is parsed
 
   var seen = null;

@@ -88,13 +88,33 @@ var readerRefs = (function () {
       return e;
     }
 
+    // A line of code, the name marked, a <wbr> where the code view would wrap it (never in a name).
     function code(text, name) {
-      var box = el("code"), at = 0;
+      var box = el("code"), at = 0, cuts = window.readerCode ? window.readerCode.cuts(text) : [];
+      function put(parent, from, to) {
+        var last = from;
+        cuts.forEach(function (c) {
+          if (c > 0 && c >= from && c < to) { parent.append(text.slice(last, c), el("wbr")); last = c; }
+        });
+        parent.append(text.slice(last, to));
+      }
       marks(text, name).forEach(function (m) {
-        box.append(text.slice(at, m[0]), el("mark", "", text.slice(m[0], m[1])));
+        put(box, at, m[0]);
+        var mark = el("mark");
+        put(mark, m[0], m[1]);
+        box.appendChild(mark);
         at = m[1];
       });
-      box.append(text.slice(at));
+      put(box, at, text.length);
+      return box;
+    }
+
+    function path(text) {  // a file's path, to wrap after a slash
+      var box = el("span", "rd-refs-path");
+      text.split("/").forEach(function (part, i, parts) {
+        box.append(part + (i < parts.length - 1 ? "/" : ""));
+        if (i < parts.length - 1) box.appendChild(el("wbr"));
+      });
       return box;
     }
 
@@ -114,7 +134,7 @@ var readerRefs = (function () {
         var group = el("details", "rd-refs-file");
         group.open = true;
         var head = el("summary");
-        head.append(el("span", "rd-refs-path", g.title), el("span", "rd-refs-count", String(g.notes ? g.notes.length : g.rows.length)));
+        head.append(path(g.title), el("span", "rd-refs-count", String(g.notes ? g.notes.length : g.rows.length)));
         group.appendChild(head);
         var items = el("ol");
         g.rows.forEach(function (r) {
