@@ -15,6 +15,7 @@ from tests.browser_support import (
     build_small_site,
     load,
     rect,
+    rendered,
     wait,
 )
 
@@ -93,6 +94,8 @@ def _load(browser, url: str, width: int = 1400) -> None:
     browser.set_window_size(width, 1000)
     load(browser, url, fresh=True)
     wait(browser, lambda b: b.execute_script("return !!document.querySelector('.rd-k.rd-on')"))
+    rendered(browser)  # the first chunks are painted at DOMContentLoaded, the notes laid out (folded,
+    # moved clear of each other) by a ResizeObserver, in the first frame, which may come after
 
 
 _rect = rect
