@@ -159,6 +159,43 @@ def test_a_function_split_in_two_each_note_follows_its_lines():
     assert not update.marked
 
 
+SIBLINGS = """\
+    class Ref:
+        def copy_in(self, src):
+            slot = self.next_slot()
+            dma = make_copy(src, self.window(slot), self.sem(slot))
+            dma.start()
+            self.count += 1
+            return self
+
+        def copy_out(self, dst):
+            slot = self.current_slot()
+            dma = make_copy(self.window(slot), dst, self.sem(slot))
+            dma.start()
+            self.count -= 1
+            return self
+    """
+
+
+def test_a_sibling_that_looked_alike_before_is_no_split():
+    # copy_out hands its copy to a helper; copy_in, as like it as before, does not take its note.
+    after = SIBLINGS.replace("""\
+            slot = self.current_slot()
+            dma = make_copy(self.window(slot), dst, self.sem(slot))
+            dma.start()
+            self.count -= 1
+            return self""", """\
+            slot = self.current_slot()
+            self._copy_out_at(slot, dst).start()
+            self.count -= 1
+            return self""")
+    for lines in ((2, 5), None):  # some of its lines, all of it
+        p, _ = placed(note("out", symbol="Ref.copy_out", lines=lines), {"core.py": SIBLINGS},
+                      {"core.py": after})
+        assert (p.how, p.symbol) == ("realigned", "Ref.copy_out"), p.reason
+        assert p.changed and p.marked and "next best core.py:2-7 (Ref.copy_in" in p.reason
+
+
 def test_a_renamed_file_is_followed_and_its_path_rewritten():
     p, _ = placed(note("n", path="jax/_src/pallas/mosaic/tpu_info.py", symbol="kernel",
                        lines=(2, 3)),

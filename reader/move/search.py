@@ -123,9 +123,9 @@ class Search:
     def _regions(self) -> list[_Region]:
         same = self._in_file(self.note.path)
         if same and same[0].score >= SURE:
-            return _split(same)
+            return self._split(same)
         others = [r for path in self._other_files() for r in self._in_file(path)]
-        return _split(sorted([*same, *others], key=lambda r: -r.score))
+        return self._split(sorted([*same, *others], key=lambda r: -r.score))
 
     def _in_file(self, path: str) -> list[_Region]:
         lines = self.new.lines(path)
@@ -184,6 +184,34 @@ class Search:
         hits = Counter(p for k in distinct for p in self.new.holding(k) if p != self.note.path)
         out += [p for p, n in hits.most_common(3) if p not in out and n * 2 >= len(distinct)]
         return out
+
+    def _split(self, regions: list[_Region]) -> list[_Region]:
+        """`regions`, best first, with a definition that now holds much more of the note's lines
+        than the one of its name put before it (code split out of a definition that stays); not
+        one that held as much of them before the move (a look-alike sibling, as `copy_in` is of
+        `copy_out`)."""
+        named = [r for r in regions if r.named]
+        if not named:
+            return regions
+        rivals = [r for r in regions if not r.named and r.code >= 0.5
+                  and r.code >= max(named[0].code, self._held_before(r)) + SPLIT]
+        if not rivals:
+            return regions
+        best = max(rivals, key=lambda r: r.code)
+        ahead = replace(best, score=max(best.score, min(1.0, named[0].score + 0.01)))
+        return [ahead, *[r for r in regions if r is not best]]
+
+    def _held_before(self, region: _Region) -> float:
+        """How much of the note's lines the region's definition held at the old pins (0 when the
+        old side has no definition of its name in its file)."""
+        if region.symbol is None:
+            return 0.0
+        lines = self.old.lines(region.path) if region.path != self.note.path else self.was.lines
+        symbols = self.old.symbols(region.path) if region.path != self.note.path else self.was.symbols
+        there = [s for s in symbols if s.qualname == region.symbol.qualname]
+        if lines is None or not there:
+            return 0.0
+        return similarity(self.was.code, lines[there[0].span.start - 1: there[0].span.end])
 
     # -- which lines: the note's lines inside the region -----------------------------------
     def _place(self, region: _Region) -> tuple[Span, float, Quote | None, str] | None:
@@ -329,20 +357,6 @@ class Search:
 SPLIT = 0.25
 """How much more of a note's lines another definition must hold than the one of its own name
 for the note to follow its lines there (code split out of a definition that stays)."""
-
-
-def _split(regions: list[_Region]) -> list[_Region]:
-    """`regions`, best first, with a definition that holds much more of the note's lines than the
-    one of its name put before it."""
-    named = [r for r in regions if r.named]
-    if not named:
-        return regions
-    rivals = [r for r in regions if not r.named and r.code >= 0.5 and r.code >= named[0].code + SPLIT]
-    if not rivals:
-        return regions
-    best = max(rivals, key=lambda r: r.code)
-    ahead = replace(best, score=max(best.score, min(1.0, named[0].score + 0.01)))
-    return [ahead, *[r for r in regions if r is not best]]
 
 
 def _short(text: str, limit: int = 50) -> str:
