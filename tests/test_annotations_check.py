@@ -186,6 +186,17 @@ def test_every_problem_is_collected_before_exiting(project, capsys):
     assert "is unfingerprinted" in out[3]
 
 
+def test_a_page_that_does_not_load_is_one_error_not_one_per_link_to_it(project, capsys):
+    write_annotation(project, "a", HEAD + "intro: Next, [[page:b]] and [[page:c]].\n")
+    write_annotation(project, "b", HEAD.replace("slug: a", "slug: b") + "kernels: [first_kernels\n"
+                     "intro: |\n  x\n")
+    code, out = check(project, capsys)
+    assert (code, [line.split(": ", 1)[0] for line in out]) == (
+        2, ["annotations/a.yaml:8", "annotations/b.yaml:9"])
+    assert out[0].startswith("annotations/a.yaml:8: link to unknown page 'c'")
+    assert out[1].startswith("annotations/b.yaml:9: malformed YAML: ")
+
+
 def test_empty_or_missing_annotations_dir_is_clean(tmp_path, capsys):
     assert check(tmp_path, capsys) == (0, [])  # no pins.toml needed when there is nothing
     (tmp_path / "annotations").mkdir()

@@ -101,8 +101,10 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
     cited = [p.target for a in articles for text, _ in a.prose() for p in parse(text)[0]
              if p.kind == "figure" and p.target in figures]
     unread = figure_reads(corpus, cited) if figure_reads and cited else {}
-    ctx = _Context(root, corpus, PinnedSymbols(corpus), known, frozenset(a.slug for a in articles),
-                   kernels, figures, unread)
+    # A file that does not load keeps its slug (its name): a link to it is not a second error.
+    slugs = {a.slug for a in articles} | {Path(f.path).stem for f in loaded if f.article is None}
+    ctx = _Context(root, corpus, PinnedSymbols(corpus), known, frozenset(slugs), kernels, figures,
+                   unread)
     problems += _duplicate_ids(articles)
     reports = []
     for article in articles:
