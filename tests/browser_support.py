@@ -63,9 +63,13 @@ def server_fixture(site: str = "site"):
 
 
 def wait(browser, condition, timeout: float = 15):
+    """`condition(browser)` once truthy, asked again while it is not or while it finds no element
+    or one the page has replaced since it was found (a condition that finds an element and reads it
+    races with a page that renders anew: the review page's state came back between the two)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(browser, timeout).until(condition)
+    return WebDriverWait(browser, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
 def rendered(browser) -> None:
