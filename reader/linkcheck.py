@@ -1,7 +1,7 @@
 """Internal link check over a built site: every relative href reaches a file, every #fragment an id.
 
 A page may hold parts: HTML served as a script (`data-part="<its src>"` on the element it fills,
-`readerIr.put(<element id>,<HTML>);`, irview.js), checked as HTML of the page: its links are
+`readerIr.pack(<element id>,<HTML, packed>);`, irview.js), checked as HTML of the page: its links are
 relative to the page, its ids are the page's.
 
 Pages are read by an HTML parser (lexbor, through selectolax): an element's attributes only, so a
@@ -26,31 +26,31 @@ from urllib.parse import unquote, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from reader.cache import Cache
+from reader.packed import packed, unpacked
 from reader.workers import Workers
 
 _LINKED = "[id],[name],[href],[src],[data-part]"
 """The elements the link check reads: those with an id (an anchor's `name` is one too), a link or
 a part."""
-PART_CALL = "readerIr.put("
+PART_CALL = "readerIr.pack("
 
 
 def part_text(element: str, html_text: str) -> str:
-    """A part's script: it fills the element `element` of its page with `html_text`."""
-    return f"{PART_CALL}{json.dumps(element)},{json.dumps(html_text)});\n"
+    """A part's script: it fills the element `element` of its page with `html_text` (packed: IR
+    panes are long runs of the same markup)."""
+    return f"{PART_CALL}{json.dumps(element)},\"{packed(html_text.encode())}\");\n"
+
+
+_PART = re.compile(r'readerIr\.pack\(("(?:[^"\\]|\\.)*"),"([A-Za-z0-9+/=]*)"\);\n\Z')
 
 
 def read_part(data: bytes) -> str | None:
     """The HTML of a part's script, or None when `data` is not one."""
     if not data.startswith(PART_CALL.encode()):
         return None
-    text = data.decode("utf-8", errors="replace")
-    if not (text.startswith(PART_CALL) and text.endswith(");\n")):
-        return None
-    try:
-        found = json.loads(f"[{text[len(PART_CALL):-3]}]")
-    except json.JSONDecodeError:
-        return None
-    return found[1] if len(found) == 2 and all(isinstance(x, str) for x in found) else None
+    m = _PART.match(data.decode("utf-8", errors="replace"))
+    html_bytes = unpacked(m.group(2)) if m else None
+    return html_bytes.decode("utf-8", errors="replace") if html_bytes is not None else None
 
 
 @dataclass(frozen=True, order=True)

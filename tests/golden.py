@@ -16,6 +16,7 @@ from reader.cache import blob_sha
 from reader.errors import Location
 from reader.extract import index_from_sources
 from reader.model import SourceFile
+from reader.packed import unpacked_call
 from reader.render.article.content import article_doc
 from reader.render.article.page import render_article
 from reader.render.code.annotated import source_page
@@ -23,7 +24,7 @@ from reader.render.code.uses import citations
 from reader.render.common.docs import source_doc, source_resolver
 from reader.render.common.model import NoteView, Page
 from reader.render.common.prose import Prose
-from reader.render.search.index import search_assets
+from reader.render.search.index import search_pieces
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -98,7 +99,8 @@ ARTICLE = Article(
 
 def render_fixture() -> dict[str, str]:
     """File name -> golden text: the page HTML and Markdown of both fixture files and an article,
-    and the site's search index over them (its pieces' scripts, which tests/js reads)."""
+    and the site's search index over them (its pieces' scripts before they are packed, which
+    tests/js reads)."""
     index = index_from_sources(SOURCES, pin="fixture")
     docs = {}
     files = []
@@ -124,14 +126,14 @@ def render_fixture() -> dict[str, str]:
         stem = Path(page.src_uri).name.removesuffix(".md").removesuffix(".py")
         out[f"{stem}.html"] = page.html
         out[f"{stem}.md"] = page.markdown
-        for asset in page.assets:  # a source page's hover-card data, references, scopes, paint
+        for asset in page.assets:  # a source page's hover-card data, references, scopes, paint (unpacked)
             kind = asset.src_uri.split("/")[1]  # assets/cards/..., assets/uses/..., assets/scopes/...
-            out[f"{stem}.{kind}.js"] = asset.data.decode("utf-8")
+            out[f"{stem}.{kind}.js"] = (unpacked_call(asset.data) or b"(not packed)").decode("utf-8")
         if page.search:  # the page's places in the search index
             out[f"{stem}.search.json"] = json.dumps([asdict(e) for e in page.search], indent=1,
                                                     ensure_ascii=False) + "\n"
     out["index.search.js"] = "".join(f"// {a.src_uri}\n{a.data.decode('utf-8')}"
-                                     for a in sorted(search_assets(files, pages, None), key=lambda a: a.src_uri))
+                                     for a in sorted(search_pieces(files, pages, None), key=lambda a: a.src_uri))
     return out
 
 

@@ -13,6 +13,7 @@ import pytest
 from reader.cache import Cache
 from reader.cli import main
 from reader.editions.filediffs import file_diff
+from reader.packed import unpacked_call
 from tests.conftest import REPO_ROOT, git
 from tests.diff_project import CORE_V0, CORE_V1, make_demo
 
@@ -159,7 +160,7 @@ def test_the_source_page_says_what_changed_and_marks_it(built):
 
 def _changed(site, path: str) -> set[int]:
     """The lines a source page marks changed since the last edition: its paint script's `m`."""
-    script = (site / "assets" / "code" / f"{path}.js").read_text()
+    script = (unpacked_call((site / "assets" / "code" / f"{path}.js").read_bytes()) or b"").decode()
     spans = json.loads(re.fullmatch(r'readerCode\.put\("[^"]*",(.*)\);\n', script, re.S).group(1))["m"]
     return {n for first, last in spans for n in range(first, last + 1)}
 

@@ -174,8 +174,9 @@ def test_a_modules_panes_are_a_script_of_their_own_with_links_relative_to_the_pa
     for m in shown:
         assert f'data-part="../assets/ir/labs/lowering_ladder/ir-{m["id"]}.js"' in view.html
     tpu = next(a for a in view.parts if a.src_uri.endswith("mosaic-tpu.js"))
-    assert tpu.data.startswith(b'readerIr.put("ir-exp_add_kernel-mosaic-tpu",')
-    part = read_part(tpu.data)
+    assert tpu.data.startswith(b'readerIr.pack("ir-exp_add_kernel-mosaic-tpu",')
+    part = read_part(tpu.data)  # packed: far smaller than its HTML
+    assert part is not None and len(tpu.data) * 3 < len(part)
     assert part is not None and f'href="../source/{TPU}.html#L{TPU_RULES["exp"][1]}"' in part
     assert scan(part).ids >= {f"ir-exp_add_kernel-mosaic-tpu-{o['line']}"
                               for m in raw["modules"] if m["backend"] == "mosaic_tpu" for o in m["ops"]}

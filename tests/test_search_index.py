@@ -24,9 +24,11 @@ from reader.render.search.index import (
     TEXT_SHARDS,
     _code_assets,
     documents,
+    pack,
     prefix,
     text_assets,
     text_shard,
+    unpack,
 )
 
 _PUT = re.compile(r'readerSearch\.put\(("[^"]*"),(.*)\);\n\Z', re.S)
@@ -39,12 +41,10 @@ def read_piece(data: bytes) -> tuple[str, object]:
 
 
 def pieces(site: Path) -> dict[str, object]:
-    """Every piece of a built site's index, by its key."""
-    out = {}
+    """Every piece of a built site's index, by its key (unpacked as search.js does)."""
+    out: dict[str, object] = {}
     for path in (site / "search").rglob("*.js"):
-        key, data = read_piece(path.read_bytes())
-        assert path.relative_to(site / "search").as_posix() == f"{key}.js"
-        out[key] = data
+        out.update(unpack(path.read_bytes()))
     return out
 
 
@@ -139,3 +139,33 @@ def test_the_pieces_sizes_are_the_ones_query_js_reads_by():
                           "process.stdout.write(JSON.stringify([q.CHUNK, q.TEXT_SHARDS, q.BUCKET]))"],
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == [CHUNK, TEXT_SHARDS, BUCKET]
+
+
+def test_packs_hold_every_piece_once_in_key_order_and_files_names_their_first_keys():
+    """The pieces in packs of about PACK_BYTES of JSON, gzipped: `files` alone with the first key
+    of each other pack, each other piece in the pack whose first key is the last one not after its
+    own (search.js finds it so); the same bytes whatever the order the pieces come in."""
+    import random
+
+    from reader.render.search.index import PACK_BYTES
+
+    files = [SourceFile("p", f"m{i}.py", str(i), "".join(f"def f{i}_{n}(x): return x + {n}\n" for n in range(400)))
+             for i in range(6)]
+    logical = _code_assets(files, [[]] * len(files))
+    packed = pack(logical)
+    assert [a.src_uri for a in packed] == ["search/files.js", *[f"search/{n}.js" for n in range(len(packed) - 1)]]
+    assert 1 < len(packed) < len(logical) / 4
+    got = [unpack(a.data) for a in packed]
+    want = dict(read_piece(a.data) for a in logical)
+    table = got[0]["files"]
+    firsts = table.pop("packs")
+    assert table == want["files"] and firsts == [min(g) for g in got[1:]] == sorted(firsts)
+    assert {k: v for g in got[1:] for k, v in g.items()} == {k: v for k, v in want.items() if k != "files"}
+    for key in want:
+        if key != "files":
+            n = max(i for i, first in enumerate(firsts) if first <= key)
+            assert key in got[1 + n]
+    assert all(len(json.dumps(g)) < PACK_BYTES * 2 for g in got[1:])
+    shuffled = list(logical)
+    random.Random(1).shuffle(shuffled)
+    assert [a.data for a in pack(shuffled)] == [a.data for a in packed]

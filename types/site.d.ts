@@ -5,13 +5,14 @@ interface ReaderCards { add(page: string, data: unknown): void }
 interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data: unknown): void; add(views: Element[]): void; cuts(text: string): number[] }
 interface ReaderDiff { lines: number; line(n: number): void }
 interface ReaderFinder { files(): void; line(): void }
-interface ReaderIr { put(id: string, html: string): void }
+interface ReaderIr { put(id: string, html: string): void; pack(id: string, b64: string): void }
 interface ReaderScopes { add(path: string, data: [number, number, string, string, string, number?][]): void }
 interface ReaderUses { add(page: string, data: unknown): void }
 interface ReaderLines { put(path: string, blocks: number[][]): void }
 interface ReaderDiffFiles { put(rows: [string, number, number][]): void }
 interface ReaderSearch {
   put(name: string, data: unknown): void;
+  pack(name: string, b64: string): void;
   load(name: string): Promise<any>;
   base: string;
   open?: (query?: string) => void;
@@ -25,6 +26,8 @@ interface ReaderRuns {
 interface Katex { render(tex: string, el: Element, options: object): void }
 
 interface Window {
+  readerInflate(b64: string): Promise<string>;
+  readerPacked(object: string, method: string, b64: string): void;
   readerCards?: ReaderCards;
   readerCode?: ReaderCode;
   readerDiff?: ReaderDiff;

@@ -6,7 +6,7 @@
 // selection and ↓/↑ to the next/previous line; on an op, n/p or ↓/↑ go to the next/previous op
 // of the selection; Escape clears it. Tabs choose a kernel's backend. Works from file://.
 // A module's panes are not in the page: each is a script (irview.py's part_script) calling
-// readerIr.put(module id, HTML), loaded by a <script> tag when the module's tab is shown and the
+// readerIr.pack(module id, HTML packed: reader.js's readerInflate) and so put(module id, HTML), loaded by a <script> tag when the module's tab is shown and the
 // module is near the viewport, or when the URL's fragment points into it.
 (function () {
   "use strict";
@@ -30,6 +30,9 @@
       paintNear(panel);
       (painted[id] || []).forEach(function (f) { f(); });
       delete painted[id];
+    },
+    pack: function (id, b64) {
+      window.readerInflate(b64).then(function (html) { window.readerIr.put(id, html); });
     }
   };
 

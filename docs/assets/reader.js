@@ -1,4 +1,20 @@
 // @ts-check
+// Data scripts stored packed (reader/packed.py): their text gzipped and base64'd, inflated here by
+// the browser's DecompressionStream (the IR panes, the search index).
+/** @param {string} b64 @returns {Promise<string>} */
+window.readerInflate = function (b64) {
+  var bytes = Uint8Array.from(atob(b64), function (c) { return c.charCodeAt(0); });
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+};
+/** A data script packed whole: `object.method(...args)` once its arguments are inflated.
+ * @param {string} object @param {string} method @param {string} b64 */
+window.readerPacked = function (object, method, b64) {
+  window.readerInflate(b64).then(function (text) {
+    var target = /** @type {any} */ (window)[object];
+    target[method].apply(target, JSON.parse(text));
+  });
+};
+
 // Opens a <details> element when the URL's fragment points at it or into it (where-used lists).
 (function () {
   function openTarget() {

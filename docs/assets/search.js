@@ -17,28 +17,52 @@
   // files it reads at most (mosaic/lowering.py's 6,303 lines are 234 KB).
   var BATCH = 40, SCAN = 16000;
 
-  // Pieces: `put` is what each script calls; `load` resolves with the data, or null if the piece
-  // does not exist (no word of the index begins with those letters).
+  // Pieces: `load(key)` resolves with a piece's data, or null when there is none (no word of the
+  // index begins with those letters). They come in packs (reader/render/search/index.py): scripts
+  // calling `pack(name, base64)` with the gzipped pieces, which are inflated and `put` by key;
+  // `files` is a pack of its own and lists each other pack's first key.
   /** @type {Object<string, any>} */
-  var pieces = {}, pending = {};
-  function put(key, data) {
-    pieces[key] = data;
-    (pending[key] || []).forEach(function (done) { done(data); });
-    delete pending[key];
+  var pieces = {}, packs = {};
+  function put(key, data) { pieces[key] = data; }
+  function pack(name, b64) {
+    var done = packs[name];
+    window.readerInflate(b64).then(JSON.parse).then(function (data) {
+      Object.keys(data).forEach(function (key) { put(key, data[key]); });
+    }).catch(function () { /* a piece of it reads as absent */ }).then(function () { if (done) done.ready(); });
+  }
+  /** Load the pack `name` once; resolves when its pieces are `put` (or it failed to load). */
+  function loadPack(name) {
+    if (!packs[name]) {
+      /** @type {(value?: unknown) => void} */
+      var ready = function () {};
+      var loaded = new Promise(function (done) { ready = done; });
+      packs[name] = {loaded: loaded, ready: function () { ready(); }};
+      var tag = document.createElement("script");
+      tag.src = BASE + "search/" + name + ".js";
+      tag.async = true;
+      tag.onerror = function () { packs[name].ready(); };
+      document.head.appendChild(tag);
+    }
+    return packs[name].loaded;
+  }
+  /** The pack holding `key`: the last whose first key is not after it (-1: none). */
+  function packOf(key, firsts) {
+    var lo = 0, hi = firsts.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (firsts[mid] <= key) lo = mid + 1; else hi = mid; }
+    return lo - 1;
   }
   function load(key) {
     if (key in pieces) return Promise.resolve(pieces[key]);
-    return new Promise(function (done) {
-      if (pending[key]) { pending[key].push(done); return; }
-      pending[key] = [done];
-      var tag = document.createElement("script");
-      tag.src = BASE + "search/" + key + ".js";
-      tag.async = true;
-      tag.onerror = function () { put(key, null); };
-      document.head.appendChild(tag);
+    var where = key === "files" ? Promise.resolve("files") : load("files").then(function (files) {
+      var n = files && files.packs ? packOf(key, files.packs) : -1;
+      return n < 0 ? null : String(n);
+    });
+    return where.then(function (name) {
+      if (name === null) return null;
+      return loadPack(name).then(function () { return key in pieces ? pieces[key] : null; });
     });
   }
-  window.readerSearch = {put: put, load: load, base: BASE};
+  window.readerSearch = {put: put, pack: pack, load: load, base: BASE};
 
   var Q = readerQuery;  // query.js: the query, the pieces it needs, the matching and ranking
   /**

@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from reader.cache import Cache
 from reader.model import Symbol, split_lines
+from reader.packed import packed_call
 from reader.render.code.cards import card_script, excerpt
 from reader.render.code.highlight import Highlight, LineLink, hidden_characters, highlighted
 from reader.render.code.outline import outline, outline_data
@@ -202,8 +203,7 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
+    data = (cards, uses, scope_script(doc.path, doc.blob, doc.text, cache), Asset(paint, code.script.encode()), *moved)
     return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
-                (cards, uses, scope_script(doc.path, doc.blob, doc.text, cache), Asset(paint, code.script.encode()),
-                 *moved),
-                search)
+                tuple(Asset(a.src_uri, packed_call(a.data)) for a in data), search)
 

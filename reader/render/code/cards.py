@@ -2,7 +2,7 @@
 header and first lines of code, its docstring's first line, its uses, the notes on it), loaded by
 `docs/assets/cards.js` only when a link into that file is first hovered or focused.
 
-The script calls `window.readerCards.add(page, data)`: a `<script>` tag works from file://, where
+The script calls `readerCards.add(page, data)`: a `<script>` tag works from file://, where
 fetch() does not. Its links are relative to the site's root (the card may show on any page):
 
     {"articles": [[page, title], ...],       # the articles whose notes are on this file
@@ -61,7 +61,7 @@ def card_script(doc: SourceDoc, lines: Highlight, note_html: Callable[[NoteView]
     a note's body as HTML (its first words go on the card); `body`: its cards show the first lines
     of a definition's body too (not a pin's `context` file's: they weigh 1.5 MB there)."""
     data = card_data(doc, lines, note_html, body)
-    text = f"window.readerCards.add({json.dumps(html_of(doc.page))},{_json(data)});\n"
+    text = f"readerCards.add({json.dumps(html_of(doc.page))},{_json(data)});\n"
     return Asset(cards_uri(doc.path), text.encode())
 
 

@@ -1,31 +1,36 @@
 """The site's search index, in pieces a query fetches as it needs them (docs/assets/search.js).
 
-Every piece is a script, `readerSearch.put(key, data)`, loaded by a `<script>` tag (file:// works,
-where fetch() does not). Words are `[a-z0-9_]+`, lowercased; a word's piece of the code's index is
-named by its first three letters (`prefix`), so that a query fetches one piece per word (the
-biggest, `tes`, is 61 KB), and a word typed in part finds the words it begins.
+The index is made of logical pieces, each a key and its data, packed into files of about
+`PACK_BYTES` of JSON each, gzipped and base64'd (a query fetches what a piece cost before, in a
+few hundred files instead of thousands: most pieces were under a disk block). Every file is a
+script, loaded by a `<script>` tag (file:// works, where fetch() does not): `search/files.js`
+calls `readerSearch.pack("files", "<base64>")` with the `files` piece, whose `packs` lists the
+first key of each other pack; `search/<n>.js` calls `readerSearch.pack(n, "<base64>")` with the
+pieces whose keys sort from the n-th first key to the next one's. search.js inflates them
+(`DecompressionStream`) and hands each piece to `readerSearch.put(key, data)`. Words are
+`[a-z0-9_]+`, lowercased; a word's piece of the code's index is named by its first three letters
+(`prefix`), so that a query reads one piece per word, and a word typed in part finds the words it
+begins.
 
-    search/files.js       "files": {"files": [[path, lines] or [path, lines, 0], ...],   # by file id;
-                                                   # the file finder's; 0: a pin's `context` file,
-                                                   # its definitions indexed, not its lines
-                                        "code": "abc abd ..."}      # the code's pieces (no 404s)
-    search/code/<abc>.js  "code/<abc>": {"t": {word: "f:l,+d,+d;f:l" | n},   # the lines of each
-                                                   # file (id f) holding the word, each line
-                                                   # after the first as its distance from the
-                                                   # one before; n: on more than COMMON lines,
-                                                   # not listed
-                                         "d": {name: [[f, line, kind, qualname, text], ...]}}
-                                                   # text: `name(signature): docstring's line`
-                                                   # definitions by their last name, lowercased
-    search/lines/<f>/<k>.js  "lines/<f>/<k>": lines k*CHUNK+1 ... of file f (results' text,
-                                                   # and a phrase checked in it)
-    search/text/<n>.js    "text/<n>": {word: "doc,+d,+d"}: the prose documents holding it
-                                                   # (n: `text_shard`, a fixed number of pieces)
-    search/docs/<b>.js    "docs/<b>": [[url, title, where, text], ...]: documents b*BUCKET ...
+    files       {"files": [[path, lines] or [path, lines, 0], ...],  # by file id; the file
+                                                    # finder's; 0: a pin's `context` file, its
+                                                    # definitions indexed, not its lines
+                 "code": "abc abd ...",             # the code's pieces (no 404s)
+                 "packs": ["code/0", "code/a_b", ...]}   # each pack's first key
+    code/<abc>  {"t": {word: "f:l,+d,+d;f:l" | n},  # the lines of each file (id f) holding the
+                                                    # word, each line after the first as its
+                                                    # distance from the one before; n: on more
+                                                    # than COMMON lines, not listed
+                 "d": {name: [[f, line, kind, qualname, text], ...]}}
+                                                    # text: `name(signature): docstring's line`
+                                                    # definitions by their last name, lowercased
+    lines/<f>/<k>   lines k*CHUNK+1 ... of file f (results' text, and a phrase checked in it)
+    text/<n>        {word: "doc,+d,+d"}: the prose documents holding it (n: `text_shard`)
+    docs/<b>        [[url, title, where, text], ...]: documents b*BUCKET ...
 
 The code's pieces depend only on the pinned files (kept in the cache by their blobs); the prose's
-(notes, articles' sections, pages) are made on every build: a note's edit rewrites some of them
-under the same names, which `site_patch` writes like any other asset.
+(notes, articles' sections, pages) are made on every build: a note's edit rewrites the packs
+holding them, which `site_patch` writes like any other asset.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from dataclasses import dataclass
 
 from reader.cache import Cache
 from reader.model import SourceFile, split_lines
+from reader.packed import packed, unpacked
 from reader.render.code.annotated import INDEXED
 from reader.render.common.model import Asset, Page, SearchEntry
 from reader.render.common.urls import html_of
@@ -58,6 +64,9 @@ BUCKET = 16
 """Documents per piece of the prose's documents."""
 TEXT_CHARS = 2000
 """A document's text is cut here."""
+PACK_BYTES = 16_000
+"""The JSON a pack holds before it is gzipped: about what a query read of one piece before
+(a line chunk, 4 KB, gzipped), and a few disk blocks."""
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _SECTION = re.compile(r'<h([1-6])[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -102,14 +111,101 @@ def text_shard(word: str) -> int:
 
 def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
                   context: frozenset[str] = frozenset()) -> list[Asset]:
-    """Every piece of the index: the code's (from the cache when the pinned files are the same)
-    and the prose's; of the `context` files (paths), the definitions alone."""
+    """The index's files: its pieces packed (the code's packs from the cache when the pinned files
+    are the same: only the prose's are made on every build)."""
+    key = _code_key(files, context)
+    code = _bodies(code_assets(files, pages, cache, context))
+    table = json.loads(code.pop("files"))
+    kept = cache.get_object("search-packs", f"{key}-{PACK_BYTES}") if cache else None
+    if kept is None:
+        kept = _packs(code)
+        if cache:
+            cache.put_object("search-packs", f"{key}-{PACK_BYTES}", kept)
+    return _scripts(table, kept + _packs(_bodies(text_assets(documents(pages)))))
+
+
+def search_pieces(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
+                  context: frozenset[str] = frozenset()) -> list[Asset]:
+    """Every piece of the index, one `readerSearch.put` script each: the code's (from the cache
+    when the pinned files are the same) and the prose's; of the `context` files (paths), the
+    definitions alone."""
     return code_assets(files, pages, cache, context) + text_assets(documents(pages))
+
+
+_PUT = re.compile(rb'readerSearch\.put\(("[^"]*"),(.*)\);\n\Z', re.S)
+
+
+def pack(pieces: Sequence[Asset]) -> list[Asset]:
+    """The pieces (`script`s) in packs: `files` alone, with the first key of every other pack;
+    the others in key order, about `PACK_BYTES` of JSON each, a pack holding one kind of piece
+    (`code/`, `lines/`, `docs/`, `text/`: the code's are kept while the pinned files are the same)."""
+    bodies = _bodies(pieces)
+    return _scripts(json.loads(bodies.pop("files", b"{}")), _packs(bodies))
+
+
+def _bodies(pieces: Sequence[Asset]) -> dict[str, bytes]:
+    """Each piece's data (its JSON) by key."""
+    out: dict[str, bytes] = {}
+    for piece in pieces:
+        m = _PUT.match(piece.data)
+        assert m is not None, piece.src_uri
+        out[json.loads(m.group(1))] = m.group(2)
+    return out
+
+
+def _packs(bodies: dict[str, bytes]) -> list[tuple[str, str]]:
+    """(first key, packed JSON) of each pack of `bodies`, in key order."""
+    packs: list[list[str]] = []
+    size = 0
+    for key in sorted(bodies):
+        if not packs or size + len(bodies[key]) > PACK_BYTES or _kind(key) != _kind(packs[-1][0]):
+            packs.append([])
+            size = 0
+        packs[-1].append(key)
+        size += len(bodies[key])
+    return [(keys[0], _packed_json({key: bodies[key] for key in keys})) for keys in packs]
+
+
+def _kind(key: str) -> str:
+    return key.split("/", 1)[0]
+
+
+def _scripts(table: dict[str, object], packs: list[tuple[str, str]]) -> list[Asset]:
+    """`files.js` (the table, with each pack's first key) and the packs' scripts, numbered in their
+    first keys' order."""
+    packs = sorted(packs)
+    table["packs"] = [first for first, _ in packs]
+    files = json.dumps(table, separators=(",", ":"), ensure_ascii=False).encode()
+    return [_script("files", _packed_json({"files": files})),
+            *(_script(str(n), text) for n, (_, text) in enumerate(packs))]
+
+
+def _packed_json(bodies: dict[str, bytes]) -> str:
+    return packed(b"{" + b",".join(json.dumps(k).encode() + b":" + body for k, body in bodies.items()) + b"}")
+
+
+def _script(name: str, text: str) -> Asset:
+    return Asset(f"{SEARCH_DIR}/{name}.js", f"readerSearch.pack({json.dumps(name)},\"{text}\");\n".encode())
+
+
+_PACK = re.compile(rb'readerSearch\.pack\("[^"]*","([A-Za-z0-9+/=]*)"\);\n\Z')
+
+
+def unpack(data: bytes) -> dict[str, object]:
+    """The pieces a pack's script holds, by key (what search.js hands `put`)."""
+    m = _PACK.match(data)
+    text = unpacked(m.group(1).decode()) if m else None
+    assert text is not None, data[:80]
+    return json.loads(text)
+
+
+def _code_key(files: Sequence[SourceFile], context: frozenset[str]) -> str:
+    return hashlib.sha1(repr([(f.pin, f.path, f.blob, f.path in context) for f in files]).encode()).hexdigest()
 
 
 def code_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
                 context: frozenset[str] = frozenset()) -> list[Asset]:
-    key = hashlib.sha1(repr([(f.pin, f.path, f.blob, f.path in context) for f in files]).encode()).hexdigest()
+    key = _code_key(files, context)
     kept = cache.get_object("search-code", key) if cache else None
     if kept is not None:
         return [Asset(uri, data) for uri, data in kept]
