@@ -169,3 +169,27 @@ def test_packs_hold_every_piece_once_in_key_order_and_files_names_their_first_ke
     shuffled = list(logical)
     random.Random(1).shuffle(shuffled)
     assert [a.data for a in pack(shuffled)] == [a.data for a in packed]
+
+
+def test_the_codes_packs_are_kept_and_a_prose_edit_repacks_only_the_prose(tmp_path):
+    """search_assets keeps the code's packs in the cache by the pinned files: a second build with
+    other prose reads them back (the same bytes) and packs only the prose's pieces again."""
+    from reader.cache import Cache
+    from reader.render.search.index import search_assets
+
+    files = [SourceFile("p", f"m{i}.py", str(i), "".join(f"def f{i}_{n}(x): return x + {n}\n" for n in range(300)))
+             for i in range(3)]
+
+    def built(words: str) -> dict[str, object]:
+        body = with_prose("", f"<h2 id=\"s\">Section</h2><p>{words}</p>")
+        page = Page("articles/a.md", "An article", page_markdown("An article"), body)
+        return {key: value for a in search_assets(files, [page], cache) for key, value in unpack(a.data).items()}
+
+    cache = Cache(tmp_path / "cache")
+    first = built("blockspec grids")
+    assert list((tmp_path / "cache").rglob("*search-packs*"))
+    second = built("pipelines emit")
+    code = [k for k in first if k.startswith(("code/", "lines/"))]
+    assert code and {k: first[k] for k in code} == {k: second[k] for k in code}
+    assert first.keys() ^ second.keys() == set() and first != second, first.keys() ^ second.keys()
+    assert any("pipelines" in json.dumps(v) for k, v in second.items() if k.startswith("docs/"))
