@@ -208,7 +208,11 @@ def search(browser, words: str, wanted=lambda href: True) -> list:
     wait(browser, lambda b: box.is_displayed() and box.is_enabled())
     box.clear()
     box.send_keys(words)
-    return wait(browser, lambda b: (links := b.find_elements("css selector", "a.rd-sr"))
+    # the results of the words typed, not of a part of them shown while the rest was typed (the
+    # list is then drawn again, the links read from it gone)
+    done = "var l = document.querySelector('.rd-search-results'); return !!l && l.dataset.q === arguments[0]"
+    return wait(browser, lambda b: b.execute_script(done, words)
+                and (links := b.find_elements("css selector", "a.rd-sr"))
                 and any(wanted(a.get_attribute("href") or "") for a in links) and links)
 
 

@@ -412,6 +412,7 @@
     run(query).then(function (results) {
       if (mine !== asked) return;
       status.textContent = render(results, query, list);
+      list.setAttribute("data-q", q);  // the query the results are for (a query typed on is not done)
     });
   }
 
