@@ -34,7 +34,8 @@ def _page(title: str, body: str, depth: int) -> str:
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>{css}'
             f'<link rel="stylesheet" href="{up}assets/irview.css"></head>'
             f'<body data-md-color-scheme="default" data-md-color-primary="indigo"><main class="md-main"><article class="md-content__inner md-typeset">'
-            f'{body}</article></main><script src="{up}assets/irview.js"></script></body></html>')
+            f'{body}</article></main><script src="{up}assets/reader.js"></script>'
+            f'<script src="{up}assets/irview.js"></script></body></html>')
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,7 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("irsite")
     assets = out / "assets"
     assets.mkdir()
-    for name in ("irview.css", "irview.js"):
+    for name in ("irview.css", "reader.js", "irview.js"):  # reader.js inflates the packed panes
         shutil.copy(ROOT / "docs" / "assets" / name, assets / name)
     for css in MATERIAL.glob("*.min.css") if MATERIAL.is_dir() else ():
         shutil.copy(css, assets / css.name)

@@ -18,6 +18,7 @@ from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.extract import build_index
 from reader.extract.parse import fast_ast
+from reader.packed import unpacked_call
 from reader.workers import Workers
 from tests.conftest import git
 from tests.small_project import FILES, MIRROR, TOUR, Small, fetch_and_build, write_small
@@ -108,7 +109,7 @@ def test_build_renders_the_page_with_its_links(modern):
     assert 'id="describe"' in page
     link = '<a href="core.py.html#L6">BlockSpec</a>'  # its title in the page's paint script
     assert page.count(link) == 3  # in the f-string, the t-string and the `except A, B:` body
-    paint = (modern.root / "site" / "assets" / "code" / "pkg" / "modern.py.js").read_text()
+    paint = (unpacked_call((modern.root / "site" / "assets" / "code" / "pkg" / "modern.py.js").read_bytes()) or b"").decode()
     assert '"core.py.html#L6":"pkg.core.BlockSpec"' in paint
     assert "guarded" in page
 

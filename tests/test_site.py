@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from reader.errors import BuildError, InputError
+from reader.packed import unpacked_call
 from reader.site import build_site, swap_in
 from tests.conftest import REPO_ROOT, make_upstream, write_project
 from tests.golden import CALL, CORE
@@ -53,7 +54,7 @@ def test_build_writes_a_browsable_site(project):
     assert 'class="md-content"' in core and '<div id="L6"' in core
     assert '<a href="core.py.html#L6">BlockSpec</a>' in call and 'data-paint="../../assets/code/pkg/call.py.js"' in call
     # the link's title is in the page's paint script, which codeview.js loads
-    assert '"core.py.html#L6":"pkg.core.BlockSpec"' in (site / "assets/code/pkg/call.py.js").read_text()
+    assert b'"core.py.html#L6":"pkg.core.BlockSpec"' in unpacked_call((site / "assets/code/pkg/call.py.js").read_bytes())
     assert "<!-- reader:page-body -->" not in core
     # every page of the outline exists, unwritten ones as placeholders
     assert "Not written yet" in (site / "articles/an-article-not-written-yet.html").read_text()
@@ -131,7 +132,7 @@ def test_the_real_site_builds_with_a_page_for_every_pinned_file(real_site):
     link = re.search(r'<a href="(core\.py\.html#L\d+)">BlockSpec</a>', call)
     assert link, "pallas_call.py links BlockSpec to its line in core.py"
     # the link's title is in the page's paint script, set by codeview.js
-    paint = (site / "assets/code/jax/_src/pallas/pallas_call.py.js").read_text()
+    paint = (unpacked_call((site / "assets/code/jax/_src/pallas/pallas_call.py.js").read_bytes()) or b"").decode()
     assert f'"{link.group(1)}":"jax._src.pallas.core.BlockSpec"' in paint
     assert len(list(site.rglob("*.html"))) > len(corpus.all_files())
     # no piece of search's index is big: a query fetches a few
