@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from reader import editions, site_patch
+from reader.annotations import load_articles
 from reader.atomic import atomic_write
 from reader.cache import Cache, held
 from reader.corpus import Corpus, Project
@@ -105,6 +106,7 @@ def build_site(root: Path, site_dir: Path | None = None, jobs: int | None = None
     with _build_lock(site_dir, wait), cache.in_use():
         recover(site_dir)
         with cache.staged():  # a failed build adds nothing to the cache
+            load_articles(root, cache)  # a mistake in the YAML stops the build at once
             report = _build_locked(root, site_dir, jobs, cache, keep_going, older)
         # A failed lab fails only now: what was computed (the other labs' runs above all) is kept.
         if report.failures and not keep_going:

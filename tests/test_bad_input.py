@@ -319,6 +319,16 @@ def test_bad_input_is_one_located_line_exit_2_and_changes_nothing(small, tmp_pat
             path.unlink()
 
 
+@pytest.mark.parametrize("name", [n for n, c in CASES.items() if n.startswith("yaml:")
+                                  and c.where.startswith("annotations/") and c.argv[0] == "build"])
+def test_a_mistake_in_an_annotation_file_stops_the_build_before_any_page(small, tmp_path,
+                                                                         monkeypatch, capsys, name):
+    CASES[name].setup(small, tmp_path)
+    monkeypatch.setattr("reader.site._build_locked", lambda *a: pytest.fail("the build went on"))
+    assert main(list(CASES[name].argv)) == 2
+    assert capsys.readouterr().err.startswith(f"reader: error: {CASES[name].where}")
+
+
 def test_the_suite_covers_what_the_issue_names():
     kinds = {name.split(":")[0] for name in CASES}
     assert kinds == {"pins", "lock", "yaml", "check", "cli"} and len(CASES) >= 30
