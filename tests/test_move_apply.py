@@ -208,3 +208,18 @@ def test_a_claim_whose_outcome_changed_marks_its_note_even_on_unchanged_code(mov
     assert (review.claim.source, review.claim.old, review.claim.new) == ("moved_fn(1)", "2", "3")
     assert review.reason == "its claim's outcome changed: >>> moved_fn(1) gives '3', not '2'"
     assert review.confidence == 1.0
+
+
+def test_a_link_whose_definition_is_gone_is_named_at_its_line(moved, capsys):
+    layer = moved / "annotations" / "layer.yaml"
+    layer.write_text(layer.read_text().replace(
+        "|one function]].\n", "|one function]];\n  [[jax/_src/pallas/train.py::legacy]] is gone.\n"))
+    assert main(["-C", str(moved), "diff", "--apply", "--no-claims"]) == 1
+    err = capsys.readouterr().err
+    assert ("annotations/layer.yaml:6: link [[jax/_src/pallas/train.py::legacy]] leads nowhere at "
+            "the new pins ('legacy' is not defined there at the new pins, and no definition is "
+            "surely it); rewrite or remove it ('reader check' reports it until then)") in err
+    assert "get_device_kind]] leads nowhere" not in err  # followed, as before
+    code, report = _check(moved, capsys)
+    assert code == 2 and [p["line"] for p in report["problems"]
+                          if "legacy" in p["message"]] == [6]

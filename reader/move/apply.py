@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from reader.annotations.markup import parse
 from reader.annotations.model import Article, Note, Quote, ReadSpec
 from reader.atomic import atomic_write_all
 from reader.corpus import Corpus
+from reader.errors import Location
 from reader.move.changes import ClaimChange
 from reader.move.notes import CorpusFiles
 from reader.move.place import Proposal, Side, follow, follow_file
@@ -109,6 +110,9 @@ class PageEdit:
     """Source link targets (`path` or `path::Qualname`) and where they point now."""
     dropped: list[str]
     """`reads` symbols gone at the new pins (`path::Qualname`), no longer shown."""
+    lost: list[tuple[Location, str, str]] = field(default_factory=list)
+    """Source links that lead nowhere at the new pins and that could not be followed: (where the
+    text is, the target, why)."""
 
 
 def page_edit(article: Article, proposals: Mapping[str, Proposal], old: Side,
@@ -142,7 +146,8 @@ def page_edit(article: Article, proposals: Mapping[str, Proposal], old: Side,
             if restricted and p.symbol and p.symbol not in item["symbols"]:
                 item["symbols"].append(p.symbol)
     items = [{k: v for k, v in item.items() if v} for item in added.values()]
-    return PageEdit(reads, items, _links(article, old, new), dropped)
+    lost: list[tuple[Location, str, str]] = []
+    return PageEdit(reads, items, _links(article, old, new, lost), dropped, lost)
 
 
 def _followed(read: ReadSpec, placed: Sequence[tuple[Note, Proposal]], old: Side, new: Side,
@@ -183,10 +188,12 @@ def _followed(read: ReadSpec, placed: Sequence[tuple[Note, Proposal]], old: Side
     return out + [(path, names) for path, names in groups.items() if names]
 
 
-def _links(article: Article, old: Side, new: Side) -> dict[str, str]:
-    """Source links whose file or definition moved, each to where it now is (when certain)."""
-    out = {}
-    for text, _ in article.prose():
+def _links(article: Article, old: Side, new: Side,
+           lost: list[tuple[Location, str, str]]) -> dict[str, str]:
+    """Source links whose file or definition moved, each to where it now is (when certain); those
+    that led somewhere at the old pins and lead nowhere now are added to `lost`."""
+    out: dict[str, str] = {}
+    for text, where in article.prose():
         for link in parse(text)[0]:
             if link.kind != "source":
                 continue
@@ -197,10 +204,15 @@ def _links(article: Article, old: Side, new: Side) -> dict[str, str]:
                 dest = follow_file(link.target, old, new)
                 if dest and dest != link.target:
                     out[target] = dest
+                elif new.text(link.target) is None:
+                    lost.append((where, target, "the file is not at the new pins"))
             elif link.symbol not in {s.qualname for s in new.symbols(link.target)}:
                 f = follow(link.target, link.symbol, old, new)
                 if _followed_to(f, link.symbol):
                     out[target] = f"{f.path}::{f.symbol}"
+                elif link.symbol in {s.qualname for s in old.symbols(link.target)}:
+                    lost.append((where, target, f"{link.symbol!r} is not defined there at the new "
+                                                f"pins, and no definition is surely it"))
     return out
 
 
@@ -237,6 +249,8 @@ def apply_proposals(root: Path, articles: Sequence[Article], proposals: Mapping[
         page = page_edit(article, proposals, before, after)
         told += [f"{path}: `reads` no longer shows {d} (gone at the new pins)" for d in page.dropped]
         told += [f"{path}: link [[{a}]] now [[{b}]]" for a, b in page.links.items()]
+        told += [f"{where}: link [[{target}]] leads nowhere at the new pins ({why}); rewrite or "
+                 "remove it ('reader check' reports it until then)" for where, target, why in page.lost]
         out = edit_notes(text, edits.get(path, {}), path) if path in edits else text
         if page.reads or page.added:
             out = edit_items(out, "reads", page.reads, path, page.added)
