@@ -138,7 +138,8 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             report = _patch(site_dir, state, generated, todo, steps, cache, jobs)
             if report is not None:
                 return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage,
-                               notes=tuple(generated.warnings), missing=_missing(root, cache))
+                               notes=(*generated.warnings, *state.older_notes),
+                               missing=_missing(root, cache))
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     started = None
     try:
@@ -177,11 +178,12 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         _fail_on(check_links(fresh, cache, Workers(jobs), digests), site_dir)
         steps.append(StepTime("link check", time.perf_counter() - t))
         mark("finish")
+        older_notes = tuple(f"{edition.version}: {w}" for edition, g in older for w in g.warnings)
         if built.generated is not None:
             site_patch.save(site_dir, site_patch.record(root, fresh, built.track, built.docs,
                                                         built.generated, built.slots or {},
                                                         built.contents or {},
-                                                        digests))
+                                                        digests, older_notes))
         pages = sum(1 for name in digests if name.endswith(".html"))
         swap_in(fresh, site_dir)
     except BaseException:
@@ -190,8 +192,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     finally:
         if started is not None:
             started.stop()
-    notes = [*(built.generated.warnings if built.generated is not None else ()),
-             *(f"{edition.version}: {w}" for edition, g in older for w in g.warnings)]
+    notes = [*(built.generated.warnings if built.generated is not None else ()), *older_notes]
     return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), built.counts,
                        failures=built.failures,
                        coverage=built.generated.coverage if built.generated is not None else (),

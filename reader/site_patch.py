@@ -98,6 +98,9 @@ class SiteState:
     """HTML files in the site (`BuildReport.pages`)."""
     pages: Mapping[str, PageState]
     """By `src_uri`."""
+    older_notes: tuple[str, ...] = ()
+    """The older editions' notes for the track's author (`BuildReport.notes`): a patched build,
+    which leaves those editions as they were, reports them as the full build did."""
 
     def digests(self) -> dict[str, str]:
         """Output file -> sha1 of its bytes, for every generated page."""
@@ -176,7 +179,7 @@ def _build_date() -> str:
 
 def record(root: Path, folder: Path, track: str, docs: str, generated: Generated,
            slots: Mapping[str, Slot], contents: Mapping[str, str],
-           digests: Mapping[str, str]) -> SiteState:
+           digests: Mapping[str, str], older_notes: tuple[str, ...] = ()) -> SiteState:
     """The state of a site mkdocs just built into `folder`: `slots` (src_uri -> `Slot`) and `contents` (src_uri -> mkdocs' HTML, for pages with a toc) from
     the plugin, `digests` (output file -> sha1) from the link check."""
     pages = {}
@@ -193,7 +196,7 @@ def record(root: Path, folder: Path, track: str, docs: str, generated: Generated
     assets = {a.src_uri: _sha(a.data) for a in generated.assets}
     return SiteState(FolderId(st.st_dev, st.st_ino), listing(folder), setup_key(root, docs), track, docs,
                      frame_key(generated), assets,
-                     sum(1 for name in digests if name.endswith(".html")), pages)
+                     sum(1 for name in digests if name.endswith(".html")), pages, older_notes)
 
 
 def save(site_dir: Path, state: SiteState) -> None:

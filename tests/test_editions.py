@@ -28,7 +28,7 @@ phases:
 """
 
 
-def _moved(tmp: Path, monkeypatch) -> tuple[Path, str]:
+def _moved(tmp: Path, monkeypatch, older_only: str = "") -> tuple[Path, str]:
     """The demo with a site, moved from v0 to v1 with one note rewritten and the move recorded;
     (project, the older edition's version: v0's commit). At v0 the article's file had another slug
     than the outline's (`demo-first`, found by its title), renamed to the outline's with the move."""
@@ -37,11 +37,12 @@ def _moved(tmp: Path, monkeypatch) -> tuple[Path, str]:
     shutil.copytree(REPO_ROOT / "docs", root / "docs")
     (root / "track.yaml").write_text(TRACK)
     yaml, first = root / "annotations" / "demo.yaml", root / "annotations" / "demo-first.yaml"
-    first.write_text(yaml.read_text().replace("slug: demo\n", "slug: demo-first\n"))
+    first.write_text(yaml.read_text().replace("slug: demo\n", "slug: demo-first\n") + older_only)
     yaml.unlink()
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "the site")
-    yaml.write_text(first.read_text().replace("slug: demo-first\n", "slug: demo\n"))
+    yaml.write_text(first.read_text().replace("slug: demo-first\n", "slug: demo\n")
+                    .removesuffix(older_only))
     first.unlink()
     assert main(["-C", str(root), "pin", "jax", "--to", "v1"]) == 0
     yaml.write_text(yaml.read_text().replace("body: The sum.", "body: The sum, now doubled."))
@@ -222,3 +223,14 @@ def test_the_switch_carries_the_line_through_the_files_changes(moved_site, serve
     wait(browser, lambda b: b.current_url == f"{server}/{old}/index.html")
     assert browser.find_element(By.CSS_SELECTOR, ".rd-edition-note").text.endswith(
         f"has no page in {old}: this is that edition's home.")
+
+
+def test_a_patched_build_reports_the_older_editions_notes_as_the_full_build_did(tmp_path, monkeypatch):
+    monkeypatch.setenv("READER_CACHE", str(tmp_path / "cache"))
+    root, old = _moved(tmp_path, monkeypatch, older_only="outro: See [[page:gone]].\n")
+    full = build_site(root, jobs=1)
+    assert [n.split(": ", 1)[0] for n in full.notes] == [old]  # the older edition's only
+    yaml = root / "annotations" / "demo.yaml"
+    yaml.write_text(yaml.read_text().replace("body: The sum, now doubled.", "body: The sum, doubled."))
+    patched = build_site(root, jobs=1)
+    assert patched.count("patched").rendered > 0 and patched.notes == full.notes
