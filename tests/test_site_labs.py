@@ -161,3 +161,26 @@ def test_an_exercise_that_is_not_in_the_pinned_files_is_located_at_its_line(proj
         'writes one listing.\n\nExercises: pkg/core.py::BlockSpec, pkg/core.py::NoSuchThing\n"""'))
     _fails_located(project, capsys, "kernels/fine.py:3",
                    "lab 'fine' exercises pkg/core.py::NoSuchThing, not in the pinned files")
+
+
+def test_a_build_stopped_midway_ends_the_labs_run_it_started(project, monkeypatch):
+    """Ctrl-C (or any failure) after the labs' child started: the child ended, its folder gone."""
+    from reader.render.recipe import generate
+
+    runs = []
+
+    def start_slow(*args, **kwargs):
+        runs.append(started := real(*args, **kwargs))
+        return started
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    real = generate.start_slow
+    monkeypatch.setattr(generate, "start_slow", start_slow)
+    monkeypatch.setattr(generate, "gather", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_site(project, jobs=1)
+    [started] = runs
+    assert started.artifacts.out is not None and not started.artifacts.out.exists()
+    assert started.artifacts.proc is None  # killed and waited for

@@ -122,14 +122,22 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     with Schedule(jobs) as run:
         # open: what comes from outside the process (the labs' child, the rule history's reads,
         # git and fetches for the previous edition), the pinned files scanned meanwhile
-        opened = open_sources(corpus, files, cache, run, older, started)
-        # gather: the world the kinds share (the notes at the pins, the files as pages show them,
-        # the prose's resolver and facts, the lowered views)
-        world = gather(corpus, track, cache, files, opened, run)
-        # collect: what each kind plans its pages from
-        plans = {name: kind.collect(world) for name, kind in kinds.items()}
-        # render: every kind's pages, rendered or read back from the page cache
-        pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
+        mine = started is None  # started here, so ended here when the build fails (Ctrl-C too)
+        slow = started if started is not None else start_slow(
+            corpus, cache, run.workers, None if older is None else [])
+        try:
+            opened = open_sources(corpus, files, cache, run, older, slow)
+            # gather: the world the kinds share (the notes at the pins, the files as pages show
+            # them, the prose's resolver and facts, the lowered views)
+            world = gather(corpus, track, cache, files, opened, run)
+            # collect: what each kind plans its pages from
+            plans = {name: kind.collect(world) for name, kind in kinds.items()}
+            # render: every kind's pages, rendered or read back from the page cache
+            pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
+        except BaseException:
+            if mine:
+                slow.stop()
+            raise
     # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
     return _assemble(world, track, files, pages, pages_cache, notebooks=older is None)
 
@@ -164,12 +172,10 @@ class Opened:
 
 
 def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
-                 older: Older | None, started: Started | None = None) -> Opened:
-    """Start the slow readers (unless `started` already: an older edition runs none), then read the
-    rest while the pinned files are scanned."""
+                 older: Older | None, started: Started) -> Opened:
+    """With the slow readers `started` (an older edition's run none), read the rest while the
+    pinned files are scanned."""
     root = corpus.project.root
-    if started is None:
-        started = start_slow(corpus, cache, run.workers, None if older is None else [])
     labs = started.labs if older is None else list(older.labs)
     artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
