@@ -44,7 +44,13 @@ def packed_call(script: bytes) -> bytes:
 
 
 def unpacked_call(script: bytes) -> bytes | None:
-    """The script `packed_call` made `script` from, or None when it is not one."""
-    m = _PACKED_CALL.match(script.decode("utf-8", errors="replace"))
-    args = unpacked(m[3]) if m else None
-    return m[1].encode() + b"." + m[2].encode() + b"(" + args[1:-1] + b");\n" if m and args is not None else None
+    """The script `packed_call` made `script` from (each call of a script of several such calls, in
+    order: a source page's paint script carries its scopes too), or None when it is not one."""
+    out = b""
+    for line in script.decode("utf-8", errors="replace").splitlines(keepends=True) or [""]:
+        m = _PACKED_CALL.match(line)
+        args = unpacked(m[3]) if m else None
+        if m is None or args is None:
+            return None
+        out += m[1].encode() + b"." + m[2].encode() + b"(" + args[1:-1] + b");\n"
+    return out

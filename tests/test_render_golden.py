@@ -65,8 +65,8 @@ def test_multiline_docstring_keeps_its_colour_on_every_line(rendered):
 
 
 def _paint(script: str) -> dict:
-    """A source page's paint script's data: `readerCode.put(key, {c, t, h})`."""
-    m = re.fullmatch(r'readerCode\.put\("[^"]*",(.*)\);\n', script, re.S)
+    """A source page's paint script's data: `readerCode.put(key, {c, t, h})` (then its scopes)."""
+    m = re.match(r'readerCode\.put\("[^"]*",(.*?)\);\nreaderScopes\.add\(', script, re.S)
     return json.loads(m.group(1))
 
 

@@ -6,12 +6,18 @@ window.readerInflate = function (b64) {
   var bytes = Uint8Array.from(atob(b64), function (c) { return c.charCodeAt(0); });
   return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
 };
-/** A data script packed whole: `object.method(...args)` once its arguments are inflated.
+/** A data script packed whole: `object.method(...args)` once its arguments are inflated (and once
+ * the page's scripts have run, where `object` is not defined yet: a source page's paint script,
+ * loaded by codeview.js, carries the scopes of scope.js, which comes after it).
  * @param {string} object @param {string} method @param {string} b64 */
 window.readerPacked = function (object, method, b64) {
   window.readerInflate(b64).then(function (text) {
-    var target = /** @type {any} */ (window)[object];
-    target[method].apply(target, JSON.parse(text));
+    function call() {
+      var target = /** @type {any} */ (window)[object];
+      target[method].apply(target, JSON.parse(text));
+    }
+    if (!(object in window) && document.readyState === "loading") document.addEventListener("DOMContentLoaded", call);
+    else call();
   });
 };
 

@@ -1,6 +1,6 @@
 // @ts-check
 // A source page's scopes (reader/render/scopes.py: each class and function with its lines and
-// local names, from `assets/scopes/<path>.js`): a sticky line over the code naming the class and
+// local names, from the page's paint script `assets/code/<path>.js`, which codeview.js loads): a sticky line over the code naming the class and
 // function of the topmost line in view, the outline's entry for it marked; and a name's
 // occurrences marked (the CSS highlight `rd-ref`) when it is hovered, selected or focused: a
 // local's in its function, any other name's in the whole file, not in strings or comments.
@@ -201,10 +201,7 @@
     }
     requestAnimationFrame(stick);  // after the first layout: none forced while the page loads
     window.addEventListener("resize", stick);
-    var tag = document.createElement("script");
-    tag.src = BASE + "assets/scopes/" + path.split("/").map(encodeURIComponent).join("/") + ".js";
-    tag.async = true;
-    document.head.appendChild(tag);
+    update();  // the scopes come in the page's paint script (codeview.js loads it): maybe here already
     var pending = false;
     window.addEventListener("scroll", function () {
       if (pending) return;

@@ -1,1 +1,2 @@
 readerCode.put("fixture/call.py",{"c":["kn","","nn","k","nf","p","o","mi"],"t":{"#uses-pallas_call":"where is this used?","core.py.html#L6":"fixture.core.BlockSpec","core.py.html":"fixture.core","core.py.html#L17":"fixture.core.BlockMapping"},"h":["a4b1c7b1a6b6d2b12 a4b1c12b1a6b10  ","d3b1e11f1b6f1b5f1b10f2 b2d6b12g1b12f1b4f1b1f1h1f3"],"p":"","m":[]});
+readerScopes.add("fixture/call.py",[[5,6,"f","pallas_call","kernel spec",6]]);

@@ -23,10 +23,10 @@ function searchPieces() {
   return pieces;
 }
 
-/** The rows a page's scopes script hands `readerScopes.add`. */
+/** The rows a source page's paint script (`core.code.js`) hands `readerScopes.add`. */
 function scopeRows(name) {
   let rows = null;
-  run(name, {readerScopes: {add: (file, data) => { rows = own(data); }}});
+  run(name, {readerCode: {put: () => {}}, readerScopes: {add: (file, data) => { rows = own(data); }}});
   return rows;
 }
 
@@ -36,7 +36,7 @@ function unescape(html) { return html.replace(/&(amp|lt|gt|quot|#x27|#39|nbsp);/
 /** What a source page's paint script (`core.html`: `core.code.js`) hands `readerCode.put`. */
 function paintData(name) {
   let data = null;
-  run(name.replace(/\.html$/, ".code.js"), {readerCode: {put: (key, d) => { data = own(d); }}});
+  run(name.replace(/\.html$/, ".code.js"), {readerCode: {put: (key, d) => { data = own(d); }}, readerScopes: {add: () => {}}});
   return data;
 }
 

@@ -1,12 +1,12 @@
 // A source page's scopes (docs/assets/scopetable.js) as reader/render/scopes.py writes them for the
-// golden fixture (tests/golden/core.scopes.js), over the lines of its golden page.
+// golden fixture (tests/golden/core.code.js, the page's paint script), over the lines of its golden page.
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert");
 const T = require("../../docs/assets/scopetable.js");
 const {scopeRows, codeLines} = require("./golden.js");
 
-const scopes = T.decode(scopeRows("core.scopes.js"));
+const scopes = T.decode(scopeRows("core.code.js"));
 const lines = codeLines("core.html");
 const names = (list) => list.map((s) => s.qualname);
 

@@ -203,7 +203,11 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
-    data = (cards, uses, scope_script(doc.path, doc.blob, doc.text, cache), Asset(paint, code.script.encode()), *moved)
+    # The paint script carries the file's scopes too (scope.js): both are loaded as the page loads,
+    # and one file is one disk block less per page (small files are mostly slack).
+    scope = scope_script(doc.path, doc.blob, doc.text, cache)
+    painted = Asset(paint, packed_call(code.script.encode()) + packed_call(scope.data))
+    packed = tuple(Asset(a.src_uri, packed_call(a.data)) for a in (cards, uses, *moved))
     return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
-                tuple(Asset(a.src_uri, packed_call(a.data)) for a in data), search)
+                (*packed[:2], painted, *packed[2:]), search)
 

@@ -1,1 +1,0 @@
-readerScopes.add("fixture/call.py",[[5,6,"f","pallas_call","kernel spec",6]]);

@@ -1,1 +1,0 @@
-readerScopes.add("fixture/core.py",[[6,14,"c","BlockSpec","",7],[13,14,"f","BlockSpec.to_block_mapping","grid self",14],[17,21,"c","BlockMapping","",19],[19,21,"f","BlockMapping.__init__","grid self spec",20]]);
