@@ -161,7 +161,7 @@ def test_the_source_page_says_what_changed_and_marks_it(built):
 def _changed(site, path: str) -> set[int]:
     """The lines a source page marks changed since the last edition: its paint script's `m`."""
     script = (unpacked_call((site / "assets" / "code" / f"{path}.js").read_bytes()) or b"").decode()
-    spans = json.loads(re.fullmatch(r'readerCode\.put\("[^"]*",(.*)\);\n', script, re.S).group(1))["m"]
+    spans = json.loads(re.match(r'readerCode\.put\("[^"]*",(.*?)\);\nreaderScopes\.add\(', script, re.S).group(1))["m"]
     return {n for first, last in spans for n in range(first, last + 1)}
 
 
