@@ -7,6 +7,10 @@ interface ReaderDiff { lines: number; line(n: number): void }
 interface ReaderFinder { files(): void; line(): void }
 interface ReaderIr { put(id: string, html: string): void; pack(id: string, b64: string): void }
 interface ReaderScopes { add(path: string, data: [number, number, string, string, string, number?][]): void }
+interface ReaderScripts {
+  add(key: string, data: any): void;
+  load(key: string, src: string, done: (data: any) => void, missing?: unknown): void;
+}
 interface ReaderUses { add(page: string, data: unknown): void }
 interface ReaderLines { put(path: string, blocks: number[][]): void }
 interface ReaderDiffFiles { put(rows: [string, number, number][]): void }
@@ -28,6 +32,7 @@ interface Katex { render(tex: string, el: Element, options: object): void }
 interface Window {
   readerInflate(b64: string): Promise<string>;
   readerPacked(object: string, method: string, b64: string): void;
+  readerScripts(): ReaderScripts;
   readerCards?: ReaderCards;
   readerCode?: ReaderCode;
   readerDiff?: ReaderDiff;

@@ -10,28 +10,14 @@
   var me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var ROOT = me ? me.src.replace(/assets\/cards\.js(?:[?#].*)?$/, "") : "";
   var SHOW_MS = 250, HIDE_MS = 300;
-  var data = {}, waiting = {};
+  var scripts = window.readerScripts();
   var card = null, trigger = null, pending = null, quiet = null;
   var showTimer = 0, hideTimer = 0, pointerIn = false;
 
-  window.readerCards = {
-    add: function (page, d) {
-      data[page] = d;
-      var calls = waiting[page] || [];
-      delete waiting[page];
-      calls.forEach(function (call) { call(d); });
-    }
-  };
+  window.readerCards = {add: scripts.add};
 
   function load(page, done) {
-    if (data[page]) { done(data[page]); return; }
-    if (waiting[page]) { waiting[page].push(done); return; }
-    waiting[page] = [done];
-    var s = document.createElement("script");
-    s.src = ROOT + "assets/cards/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js";
-    s.charset = "utf-8";
-    s.onerror = function () { delete waiting[page]; };
-    document.head.appendChild(s);
+    scripts.load(page, ROOT + "assets/cards/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js", done);
   }
 
   // {page, line, q, name} when `a` links to a line or a `#uses-` entry of a source page; else null.

@@ -39,23 +39,11 @@ var readerEditions = (function () {
 
   function wire() {
     var KEY = "reader.editionNote";
-    var loaded = {}, waiting = {};
-    window.readerLines = {
-      put: function (path, blocks) {
-        loaded[path] = blocks;
-        (waiting[path] || []).forEach(function (done) { done(blocks); });
-        delete waiting[path];
-      }
-    };
+    var scripts = window.readerScripts();
+    window.readerLines = {put: scripts.add};
 
     function load(src, path, done) {  // a file that did not change has no script: no changes
-      if (loaded[path]) { done(loaded[path]); return; }
-      if (waiting[path]) { waiting[path].push(done); return; }
-      waiting[path] = [done];
-      var s = document.createElement("script");
-      s.src = src;
-      s.onerror = function () { window.readerLines.put(path, []); };
-      document.head.appendChild(s);
+      scripts.load(path, src, done, []);
     }
 
     function note(to, text) {

@@ -21,6 +21,32 @@ window.readerPacked = function (object, method, b64) {
   });
 };
 
+/** Data scripts loaded on demand, one a key (a page's cards, its uses, a file's line changes):
+ * `load(key, src, done)` adds the script once and calls `done` with what it hands to `add(key,
+ * data)`; a script that fails to load gives `missing` where there is one, else drops its waiters.
+ * @returns {ReaderScripts} */
+window.readerScripts = function () {
+  /** @type {Record<string, any>} */ var data = {};
+  /** @type {Record<string, ((d: any) => void)[]>} */ var waiting = {};
+  function add(key, d) {
+    data[key] = d;
+    var calls = waiting[key] || [];
+    delete waiting[key];
+    calls.forEach(function (call) { call(d); });
+  }
+  function load(key, src, done, missing) {
+    if (data[key]) { done(data[key]); return; }
+    if (waiting[key]) { waiting[key].push(done); return; }
+    waiting[key] = [done];
+    var s = document.createElement("script");
+    s.src = src;
+    s.charset = "utf-8";
+    s.onerror = function () { if (missing === undefined) delete waiting[key]; else add(key, missing); };
+    document.head.appendChild(s);
+  }
+  return {add: add, load: load};
+};
+
 // Opens a <details> element when the URL's fragment points at it or into it (where-used lists).
 (function () {
   function openTarget() {

@@ -52,26 +52,11 @@ var readerRefs = (function () {
   function wire() {
     var me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
     var ROOT = me ? me.src.replace(/assets\/refs\.js(?:[?#].*)?$/, "") : "";
-    var data = {}, waiting = {};
-
-    window.readerUses = {
-      add: function (page, d) {
-        data[page] = d;
-        var calls = waiting[page] || [];
-        delete waiting[page];
-        calls.forEach(function (call) { call(d); });
-      }
-    };
+    var scripts = window.readerScripts();
+    window.readerUses = {add: scripts.add};
 
     function load(page, done) {
-      if (data[page]) { done(data[page]); return; }
-      if (waiting[page]) { waiting[page].push(done); return; }
-      waiting[page] = [done];
-      var s = document.createElement("script");
-      s.src = ROOT + "assets/uses/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js";
-      s.charset = "utf-8";
-      s.onerror = function () { delete waiting[page]; };
-      document.head.appendChild(s);
+      scripts.load(page, ROOT + "assets/uses/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js", done);
     }
 
     function here() {  // this page, `source/<path>.html`, or null
