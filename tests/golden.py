@@ -15,6 +15,7 @@ from reader.annotations.model import Article, Note, ReadSpec, Section
 from reader.cache import blob_sha
 from reader.errors import Location
 from reader.extract import index_from_sources
+from reader.extract.index import Index
 from reader.model import SourceFile
 from reader.packed import unpacked_call
 from reader.render.article.content import article_doc
@@ -22,7 +23,7 @@ from reader.render.article.page import render_article
 from reader.render.code.annotated import source_page
 from reader.render.code.uses import citations
 from reader.render.common.docs import source_doc, source_resolver
-from reader.render.common.model import NoteView, Page
+from reader.render.common.model import NoteView, Page, SourceDoc
 from reader.render.common.prose import Prose
 from reader.render.search.index import search_pieces
 
@@ -97,18 +98,24 @@ ARTICLE = Article(
 )
 
 
+def golden_files() -> list[SourceFile]:
+    """The fixture's pinned files."""
+    return [SourceFile("fixture", path, blob_sha(text.encode()), text) for path, text in SOURCES.items()]
+
+
+def golden_docs(index: Index) -> dict[str, SourceDoc]:
+    """Each fixture file as its source page shows it, with its notes."""
+    return {f.path: replace(source_doc(index, f, PERMALINK.format(sha=SHA, path=f.path), {}),
+                            notes=tuple(n for n in NOTES if n.path == f.path)) for f in golden_files()}
+
+
 def render_fixture() -> dict[str, str]:
     """File name -> golden text: the page HTML and Markdown of both fixture files and an article,
     and the site's search index over them (its pieces' scripts before they are packed, which
     tests/js reads)."""
     index = index_from_sources(SOURCES, pin="fixture")
-    docs = {}
-    files = []
-    for path, text in SOURCES.items():
-        f = SourceFile("fixture", path, blob_sha(text.encode()), text)
-        files.append(f)
-        doc = source_doc(index, f, PERMALINK.format(sha=SHA, path=path), {})
-        docs[path] = replace(doc, notes=tuple(n for n in NOTES if n.path == path))
+    files = golden_files()
+    docs = golden_docs(index)
     prose = Prose(source_resolver(index, docs), {"golden-article": ARTICLE.title,
                                                  "other-article": "Another article"},
                   {"first_kernels": "First kernels"}, lambda: {"golden.count": 3})

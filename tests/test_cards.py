@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from reader.render.code.highlight import highlight
 from reader.render.code.runs import class_code
 from reader.render.common.docs import source_doc, source_resolver
 from reader.render.common.prose import Prose
-from tests.golden import NOTES, PERMALINK, SHA, SOURCES
+from tests.golden import SOURCES, golden_docs
 from tests.small_project import build_small, fetch_and_build
 
 HEADS = '''import functools
@@ -77,13 +76,7 @@ def test_a_card_skips_the_comments_after_a_header_and_the_docstring():
 
 @pytest.fixture(scope="module")
 def docs():
-    index = index_from_sources(SOURCES, pin="fixture")
-    out = {}
-    for path, text in SOURCES.items():
-        f = SourceFile("fixture", path, blob_sha(text.encode()), text)
-        doc = source_doc(index, f, PERMALINK.format(sha=SHA, path=path), {})
-        out[path] = replace(doc, notes=tuple(n for n in NOTES if n.path == path))
-    return out
+    return golden_docs(index_from_sources(SOURCES, pin="fixture"))
 
 
 def _core(docs) -> dict:

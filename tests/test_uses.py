@@ -12,26 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from reader.cache import blob_sha
 from reader.extract.index import index_from_sources
-from reader.model import SourceFile
 from reader.packed import unpacked_call
 from reader.render.code.uses import CODE_CHARS, citations, code_line, uses_data
-from reader.render.common.docs import source_doc
 from reader.render.common.model import UseView
-from tests.golden import NOTES, PERMALINK, SHA, SOURCES
+from tests.golden import NOTES, SOURCES, golden_docs
 from tests.small_project import build_small
 
 
 @pytest.fixture(scope="module")
 def docs():
-    index = index_from_sources(SOURCES, pin="fixture")
-    out = {}
-    for path, text in SOURCES.items():
-        f = SourceFile("fixture", path, blob_sha(text.encode()), text)
-        doc = source_doc(index, f, PERMALINK.format(sha=SHA, path=path), {})
-        out[path] = replace(doc, notes=tuple(n for n in NOTES if n.path == path))
-    return out
+    return golden_docs(index_from_sources(SOURCES, pin="fixture"))
 
 
 def _line(path: str, n: int) -> str:
