@@ -1,4 +1,5 @@
-"""Hover cards' weight: a built site's card scripts (`assets/cards/**.js`, reader/render/code/cards.py).
+"""Hover cards' weight: a built site's card data (`readerCards.add` in `assets/code/**.js`,
+reader/render/code/cards.py).
 
     python benchmarks/cards.py SITE [--top N]
 
@@ -15,12 +16,15 @@ import re
 from collections import Counter
 from pathlib import Path
 
-_SCRIPT = re.compile(r'window\.readerCards\.add\(("[^"]+"),(.*)\);\n', re.S)
+from reader.packed import unpacked_call
+
+_SCRIPT = re.compile(r'readerCards\.add\(("[^"]+"),(.*)\);\n', re.S)
 
 
-def parts(text: str) -> Counter[str]:
-    """Bytes of a script's data by part: `code`, `uses`, `notes`, `other`."""
-    m = _SCRIPT.fullmatch(text)
+def parts(script: bytes) -> Counter[str]:
+    """Bytes of a data script's cards by part: `code`, `uses`, `notes`, `other`."""
+    calls = (unpacked_call(script) or b"").decode("utf-8").splitlines(keepends=True)
+    m = _SCRIPT.fullmatch(calls[2]) if len(calls) > 2 else None  # paint, scopes, cards, uses
     if m is None:
         raise SystemExit("not a card script")
     data = json.loads(m.group(2))
@@ -37,11 +41,11 @@ def main() -> None:
     parser.add_argument("site", type=Path)
     parser.add_argument("--top", type=int, default=5)
     args = parser.parse_args()
-    scripts = sorted((args.site / "assets" / "cards").rglob("*.js"), key=lambda p: -p.stat().st_size)
+    scripts = sorted((args.site / "assets" / "code").rglob("*.js"), key=lambda p: -p.stat().st_size)
     total = sum(p.stat().st_size for p in scripts)
-    print(f"{len(scripts)} card scripts, {total / 1e6:.2f} MB in all")
+    print(f"{len(scripts)} page scripts (paint, scopes, cards, uses), {total / 1e6:.2f} MB in all")
     for path in scripts[:args.top]:
-        split = parts(path.read_text(encoding="utf-8"))
+        split = parts(path.read_bytes())
         shown = ", ".join(f"{k} {v / 1e3:.0f} kB" for k, v in split.most_common())
         print(f"  {path.stat().st_size / 1e3:7.1f} kB  {path.relative_to(args.site)}  ({shown})")
 

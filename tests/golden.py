@@ -134,7 +134,7 @@ def render_fixture() -> dict[str, str]:
         out[f"{stem}.html"] = page.html
         out[f"{stem}.md"] = page.markdown
         for asset in page.assets:  # a source page's hover-card data, references, paint and scopes (unpacked)
-            kind = asset.src_uri.split("/")[1]  # assets/cards/..., assets/uses/..., assets/code/...
+            kind = asset.src_uri.split("/")[1]  # assets/code/... (paint, scopes, cards, uses)
             out[f"{stem}.{kind}.js"] = (unpacked_call(asset.data) or b"(not packed)").decode("utf-8")
         if page.search:  # the page's places in the search index
             out[f"{stem}.search.json"] = json.dumps([asdict(e) for e in page.search], indent=1,

@@ -133,21 +133,25 @@ def test_the_source_page_brings_its_card_script_and_keeps_the_uses_ids(docs):
     prose = Prose(source_resolver(index_from_sources(SOURCES, pin="fixture"), docs),
                   {"golden-article": "G", "other-article": "A"}, {}, lambda: {})
     page = source_page(docs["fixture/core.py"], None, prose)
-    (script,) = [a for a in page.assets if a.src_uri.startswith("assets/cards/")]
-    assert script.src_uri == "assets/cards/fixture/core.py.js"
-    text = (unpacked_call(script.data) or b"").decode()  # the page's script is packed
-    assert text.startswith('readerCards.add("source/fixture/core.py.html",')
-    data = json.loads(text[text.index(",") + 1:text.rindex(");")])
+    (script,) = page.assets  # no line changes: no script of them
+    assert script.src_uri == "assets/code/fixture/core.py.js"
+    # the page's script, packed: its paint data, its scopes, its cards, its references lists
+    paint, scopes, cards, uses = (unpacked_call(script.data) or b"").decode().splitlines(keepends=True)
+    assert paint.startswith('readerCode.put("fixture/core.py",')
+    assert scopes.startswith('readerScopes.add("fixture/core.py",')
+    assert cards.startswith('readerCards.add("source/fixture/core.py.html",')
+    assert uses.startswith('readerUses.add("source/fixture/core.py.html",')
+    data = json.loads(cards[cards.index(",") + 1:cards.rindex(");")])
     assert [d["q"] for d in data["defs"]] == [d.symbol.qualname for d in docs["fixture/core.py"].definitions]
     assert 'id="uses-BlockMapping"' in page.html and "<details" not in page.html
     assert card_script(docs["fixture/core.py"], highlight(docs["fixture/core.py"].text),
-                       lambda n: n.body).src_uri == script.src_uri
+                       lambda n: n.body).startswith(b'readerCards.add("source/fixture/core.py.html",')
 
 
 def _cards(site: Path) -> dict[str, dict]:
     out = {}
-    for path in (site / "assets/cards").rglob("*.js"):
-        text = (unpacked_call(path.read_bytes()) or b"").decode()
+    for path in (site / "assets/code").rglob("*.js"):  # its calls: paint, scopes, cards, uses
+        text = (unpacked_call(path.read_bytes()) or b"").decode().splitlines(keepends=True)[2]
         m = re.fullmatch(r'readerCards\.add\(("[^"]+"),(.*)\);\n', text, re.S)
         assert m, path
         out[json.loads(m.group(1))] = json.loads(m.group(2))

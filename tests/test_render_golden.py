@@ -50,9 +50,9 @@ def test_definitions_list_counts_their_uses_the_cards_count_them_and_the_referen
     entry = page[page.index('id="uses-BlockMapping"'):page.index('id="uses-BlockMapping.__init__"')]
     assert '<a href="#L17">' in entry
     assert '<a class="rd-uses" href="#uses-BlockMapping" aria-expanded="false">2 uses in 2 files</a>' in entry
-    cards = rendered["core.cards.js"]
+    _, _, cards, uses = rendered["core.code.js"].splitlines()  # the page script's calls
+    assert cards.startswith("readerCards.add(") and uses.startswith("readerUses.add(")
     assert '"q":"BlockMapping","k":"class","l":17,' in cards and '"u":[2,2]' in cards
-    uses = rendered["core.uses.js"]
     assert '"files":["fixture/call.py","fixture/core.py"],' in uses
     assert ('"BlockMapping":{"l":17,"d":"class BlockMapping:","u":[[1,14,"return BlockMapping(self, grid)"],'
             '[0,6,"return pallas_core.BlockMapping(spec, (1,))"]]}') in uses

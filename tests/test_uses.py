@@ -74,8 +74,9 @@ def test_a_line_of_code_is_shown_unindented_cut_and_with_hidden_characters_marke
 
 def _uses(site: Path) -> dict[str, dict]:
     out = {}
-    for path in (site / "assets/uses").rglob("*.js"):
-        m = re.fullmatch(r'readerUses\.add\(("[^"]+"),(.*)\);\n', (unpacked_call(path.read_bytes()) or b"").decode(), re.S)
+    for path in (site / "assets/code").rglob("*.js"):  # its calls: paint, scopes, cards, uses
+        calls = (unpacked_call(path.read_bytes()) or b"").decode().splitlines(keepends=True)
+        m = re.fullmatch(r'readerUses\.add\(("[^"]+"),(.*)\);\n', calls[3], re.S)
         assert m, path
         out[json.loads(m.group(1))] = json.loads(m.group(2))
     return out

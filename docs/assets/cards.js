@@ -1,8 +1,8 @@
 // @ts-check
 // Hover cards. Hovering (or focusing) a link to a definition on a source page shows a card: its
 // header and first lines of code, its docstring's first line, where it is defined, its count of
-// uses with a link to their list (refs.js) and the notes on it. Each source file's cards come in one script,
-// assets/cards/<path>.js (reader/render/cards.py), added the first time a link into that file is
+// uses with a link to their list (refs.js) and the notes on it. Each source file's cards come in its
+// page script, assets/code/<path>.js (reader/render/code/cards.py), added the first time a link into that file is
 // hovered or focused: a <script> tag, so it works from file://. Keyboard: focusing a link shows
 // its card, Down arrow moves into it, Tab and Shift+Tab move through it and back to the link,
 // Escape closes it; `r` opens the references list of the name focused (or of the card shown).
@@ -17,7 +17,7 @@
   window.readerCards = {add: scripts.add};
 
   function load(page, done) {
-    scripts.load(page, ROOT + "assets/cards/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js", done);
+    scripts.load(page, ROOT + "assets/code/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js", done);
   }
 
   // {page, line, q, name} when `a` links to a line or a `#uses-` entry of a source page; else null.

@@ -3,7 +3,7 @@
 // source page with a line in the URL (`#L566`, `#L10-L20`), choosing the other edition opens the
 // same file at the same code: an unchanged line at its number there, a changed one at the lines
 // its change replaced (or, added, after the line it follows), through the file's changes since
-// the previous edition (`assets/lines/<path>.js` of the current edition, reader/render/pages.py:
+// the previous edition (`assets/lines/<path>.js` of the current edition, reader/render/code/annotated.py:
 // none for a file that did not change). The page reached says where the line went, and a page
 // with no counterpart in that edition says that its home opened instead. The mapping (`map`) is
 // `readerEditions`, which node's tests `require` (tests/js/editions.test.js).

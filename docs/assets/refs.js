@@ -3,7 +3,7 @@
 // name in the code links there, and so does each count in the definitions list) opens, under the
 // name's entry, every use of it grouped by file, each with its line of code and a link to it: the
 // definition first, its own file's uses next, then the other pinned files', the labs', and the
-// notes that cite it. The file's data comes in one script, assets/uses/<path>.js, added the first
+// notes that cite it. The file's data comes in its page script, assets/code/<path>.js, added the first
 // time a list opens: a <script> tag, so it works from file://. The pure part (`groups`, `marks`)
 // is `readerRefs`, which node's tests `require` (tests/js/refs.test.js).
 /* exported readerRefs */
@@ -56,7 +56,7 @@ var readerRefs = (function () {
     window.readerUses = {add: scripts.add};
 
     function load(page, done) {
-      scripts.load(page, ROOT + "assets/uses/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js", done);
+      scripts.load(page, ROOT + "assets/code/" + page.replace(/^source\//, "").replace(/\.html$/, "") + ".js", done);
     }
 
     function here() {  // this page, `source/<path>.html`, or null

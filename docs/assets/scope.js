@@ -1,6 +1,7 @@
 // @ts-check
 // A source page's scopes (reader/render/scopes.py: each class and function with its lines and
-// local names, from the page's paint script `assets/code/<path>.js`, which codeview.js loads): a sticky line over the code naming the class and
+// local names, from the page's paint script `assets/code/<path>.js`, which codeview.js loads; another
+// file's, whose script a hover card loaded, is not this page's): a sticky line over the code naming the class and
 // function of the topmost line in view, the outline's entry for it marked; and a name's
 // occurrences marked (the CSS highlight `rd-ref`) when it is hovered, selected or focused: a
 // local's in its function, any other name's in the whole file, not in strings or comments.
@@ -13,6 +14,7 @@
   var scopes = null, view = null, bar = null, count = null, current = null;
 
   window.readerScopes = {add: function (path, data) {
+    if (path !== pagePath()) return;
     scopes = T.decode(data);
     update();
   }};

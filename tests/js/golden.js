@@ -23,10 +23,13 @@ function searchPieces() {
   return pieces;
 }
 
+/** A source page's script's calls, each doing nothing (a test replaces the one it reads). */
+const PAGE = {readerCode: {put() {}}, readerScopes: {add() {}}, readerCards: {add() {}}, readerUses: {add() {}}};
+
 /** The rows a source page's paint script (`core.code.js`) hands `readerScopes.add`. */
 function scopeRows(name) {
   let rows = null;
-  run(name, {readerCode: {put: () => {}}, readerScopes: {add: (file, data) => { rows = own(data); }}});
+  run(name, {...PAGE, readerScopes: {add: (file, data) => { rows = own(data); }}});
   return rows;
 }
 
@@ -36,7 +39,7 @@ function unescape(html) { return html.replace(/&(amp|lt|gt|quot|#x27|#39|nbsp);/
 /** What a source page's paint script (`core.html`: `core.code.js`) hands `readerCode.put`. */
 function paintData(name) {
   let data = null;
-  run(name.replace(/\.html$/, ".code.js"), {readerCode: {put: (key, d) => { data = own(d); }}, readerScopes: {add: () => {}}});
+  run(name.replace(/\.html$/, ".code.js"), {...PAGE, readerCode: {put: (key, d) => { data = own(d); }}});
   return data;
 }
 
@@ -66,10 +69,10 @@ function codeLines(name) {
   return out;
 }
 
-/** What a source page's references data (`core.uses.js`) hands `readerUses.add`: [page, data]. */
+/** What a source page's script (`core.code.js`) hands `readerUses.add`: [page, data]. */
 function usesData(name) {
   let out = null;
-  run(name, {readerUses: {add: (page, data) => { out = [page, own(data)]; }}});
+  run(name, {...PAGE, readerUses: {add: (page, data) => { out = [page, own(data)]; }}});
   return out;
 }
 

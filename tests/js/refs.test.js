@@ -1,5 +1,5 @@
 // The references lists (docs/assets/refs.js) over reader/render/uses.py's data for the golden
-// fixture (tests/golden/core.uses.js): the definition first, then each file's uses with their
+// fixture (tests/golden/core.code.js): the definition first, then each file's uses with their
 // lines of code and links, then the notes citing it.
 "use strict";
 const test = require("node:test");
@@ -7,7 +7,7 @@ const assert = require("node:assert");
 const R = require("../../docs/assets/refs.js");
 const {usesData} = require("./golden.js");
 
-const [page, data] = usesData("core.uses.js");
+const [page, data] = usesData("core.code.js");
 
 test("a definition's list: its line, then its own file's uses, then the other files', each line linked", () => {
   const groups = R.groups(data, page, "BlockMapping");

@@ -111,9 +111,21 @@ LINES_DIR = "assets/lines"
 
 def lines_script(path: str, blocks: Sequence[tuple[int, int, int, int]]) -> Asset:
     """How a changed file's lines map between the previous edition and this one: its changes as
-    `readerLines.put(path, [[a, b, c, d], ...])` (old [a, b), new [c, d), 0-based)."""
+    `readerLines.put(path, [[a, b, c, d], ...])` (old [a, b), new [c, d), 0-based). A script of
+    its own, in the current edition: the other edition's pages load it (editions.js), and a page
+    must not take another edition's cards or scopes with it."""
     body = json.dumps([list(b) for b in blocks], separators=(",", ":"))
-    return Asset(f"{LINES_DIR}/{path}.js", f"readerLines.put({json.dumps(path)},{body});\n".encode())
+    return Asset(f"{LINES_DIR}/{path}.js", packed_call(f"readerLines.put({json.dumps(path)},{body});\n".encode()))
+
+
+def page_script(path: str, calls: Sequence[bytes]) -> Asset:
+    """A source page's data in one script, `assets/code/<path>.js`, each of its `calls` packed: its
+    code view's paint data (`readerCode.put`: codeview.js loads the script as the page loads), its
+    scopes (`readerScopes.add`: scope.js), its hover cards' (`readerCards.add`: cards.js loads the
+    script on any page when a link into the file is first hovered) and its references lists'
+    (`readerUses.add`: refs.js, when a `#uses-` entry opens). Each takes the data of its own
+    file only. One file, not four: small files are mostly slack (4 KB blocks)."""
+    return Asset(f"{PAINT_DIR}/{path}.js", b"".join(packed_call(call) for call in calls))
 
 
 def _no_line(path: str, number: int) -> str:
@@ -185,9 +197,8 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     plain = highlighted(cache, doc.blob, doc.text)
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
-    paint = f"{PAINT_DIR}/{doc.path}.js"
     code = split_code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose),
-                           doc.path, rel_file(page, paint), since.lines if since else ())
+                           doc.path, rel_file(page, f"{PAINT_DIR}/{doc.path}.js"), since.lines if since else ())
     shape = outline(doc.definitions, doc.docstring)
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
@@ -199,15 +210,12 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
                   definitions=_definitions(doc), outline=outline_data(shape.items),
                   since=since, diff_href=rel(page, since.diff_page) if since else "", context=context)
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page), body=not context)
-    moved = (lines_script(doc.path, since.blocks),) if since else ()
     uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
+    moved = (lines_script(doc.path, since.blocks),) if since else ()
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
-    # The paint script carries the file's scopes too (scope.js): both are loaded as the page loads,
-    # and one file is one disk block less per page (small files are mostly slack).
     scope = scope_script(doc.path, doc.blob, doc.text, cache)
-    painted = Asset(paint, packed_call(code.script.encode()) + packed_call(scope.data))
-    packed = tuple(Asset(a.src_uri, packed_call(a.data)) for a in (cards, uses, *moved))
+    painted = page_script(doc.path, (code.script.encode(), scope.data, cards, uses))
     return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
-                (*packed[:2], painted, *packed[2:]), search)
+                (painted, *moved), search)
 

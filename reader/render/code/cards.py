@@ -1,5 +1,6 @@
 """Hover cards: one small script per source file with what a card shows of each definition (its
-header and first lines of code, its docstring's first line, its uses, the notes on it), loaded by
+header and first lines of code, its docstring's first line, its uses, the notes on it), in the
+file's page script (`assets/code/<path>.js`, render/code/annotated.py's `page_script`), loaded by
 `docs/assets/cards.js` only when a link into that file is first hovered or focused.
 
 The script calls `readerCards.add(page, data)`: a `<script>` tag works from file://, where
@@ -30,10 +31,9 @@ from typing import NamedTuple
 from reader.model import split_lines
 from reader.render.code.highlight import Highlight, Runs, pairs, with_spans
 from reader.render.code.runs import IndexedRun, encode
-from reader.render.common.model import Asset, DefinitionView, NoteView, SourceDoc
+from reader.render.common.model import DefinitionView, NoteView, SourceDoc
 from reader.render.common.urls import article_page, html_of
 
-CARDS_DIR = "assets/cards"
 HEAD_LINES = 8
 """Header lines (decorators, signature) a card shows at most."""
 BODY_LINES = 4
@@ -50,19 +50,14 @@ _BREAK = re.compile(r"</(?:p|li|h\d|div|pre|blockquote)>|<br\s*/?>")
 _TAG = re.compile(r"<[^>]*>")
 
 
-def cards_uri(path: str) -> str:
-    """The data script of a pinned file's cards: `assets/cards/jax/_src/pallas/core.py.js`."""
-    return f"{CARDS_DIR}/{path}.js"
-
-
 def card_script(doc: SourceDoc, lines: Highlight, note_html: Callable[[NoteView], str],
-                body: bool = True) -> Asset:
-    """The file's card data as a script; `lines`: the file highlighted (no links), `note_html`:
+                body: bool = True) -> bytes:
+    """The file's card data as a call, `readerCards.add(page, data);`; `lines`: the file
+    highlighted (no links), `note_html`:
     a note's body as HTML (its first words go on the card); `body`: its cards show the first lines
     of a definition's body too (not a pin's `context` file's: they weigh 1.5 MB there)."""
     data = card_data(doc, lines, note_html, body)
-    text = f"readerCards.add({json.dumps(html_of(doc.page))},{_json(data)});\n"
-    return Asset(cards_uri(doc.path), text.encode())
+    return f"readerCards.add({json.dumps(html_of(doc.page))},{_json(data)});\n".encode()
 
 
 def card_data(doc: SourceDoc, lines: Highlight,

@@ -1,7 +1,8 @@
 """The references lists: every use of each definition of a file, grouped by file, each with its
-line of code, the definition first and the notes that cite it last; one data script per file,
-loaded by docs/assets/refs.js when a `#uses-NAME` entry of the file's page opens (a `<script>`
-tag: file:// works). Links are relative to the site's root:
+line of code, the definition first and the notes that cite it last; in the file's page script
+(`assets/code/<path>.js`, render/code/annotated.py's `page_script`), loaded by docs/assets/refs.js
+when a `#uses-NAME` entry of the file's page opens (a `<script>` tag: file:// works). Links are
+relative to the site's root:
 
     readerUses.add("source/jax/_src/pallas/core.py.html", {
       "files": [path or [label, page], ...],    # as the cards': a pinned path (its page is
@@ -22,10 +23,9 @@ from typing import NamedTuple
 from reader.annotations.markup import parse
 from reader.render.code.cards import notes_by_definition
 from reader.render.code.highlight import visible
-from reader.render.common.model import Asset, NoteView, SourceDoc
+from reader.render.common.model import NoteView, SourceDoc
 from reader.render.common.urls import article_page, html_of
 
-USES_DIR = "assets/uses"
 CODE_CHARS = 160
 """A use's line of code is cut here."""
 
@@ -35,11 +35,6 @@ class Cited(NamedTuple):
 
     qualname: str
     note: NoteView
-
-
-def uses_uri(path: str) -> str:
-    """The data script of a pinned file's references lists: `assets/uses/<path>.js`."""
-    return f"{USES_DIR}/{path}.js"
 
 
 def citations(notes: Sequence[NoteView]) -> dict[str, list[Cited]]:
@@ -62,13 +57,13 @@ def code_line(text: str) -> str:
 
 
 def uses_script(doc: SourceDoc, line_of: Callable[[str, int], str], cited: Sequence[Cited],
-                excerpt: Callable[[NoteView], str]) -> Asset:
-    """The file's references lists as a script; `line_of(path, n)`: line n of a file a use is in
+                excerpt: Callable[[NoteView], str]) -> bytes:
+    """The file's references lists as a call, `readerUses.add(page, data);`; `line_of(path, n)`: line n of a file a use is in
     (a lab's uses carry their text), `cited`: the notes linking the file's definitions,
     `excerpt`: a note's first words."""
     data = uses_data(doc, line_of, cited, excerpt)
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return Asset(uses_uri(doc.path), f"readerUses.add({json.dumps(html_of(doc.page))},{body});\n".encode())
+    return f"readerUses.add({json.dumps(html_of(doc.page))},{body});\n".encode()
 
 
 def uses_data(doc: SourceDoc, line_of: Callable[[str, int], str], cited: Sequence[Cited],

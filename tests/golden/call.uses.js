@@ -1,1 +1,0 @@
-readerUses.add("source/fixture/call.py.html",{"files":[],"articles":[["articles/golden-article.html","The golden article"]],"defs":{"pallas_call":{"l":5,"d":"def pallas_call(kernel, spec: BlockSpec):","n":[[0,"golden-call","The caller, this function; see Another article."]]}}});
