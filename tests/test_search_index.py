@@ -4,6 +4,7 @@ prose's words and documents; read back here as search.js reads them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -142,12 +143,15 @@ def test_the_pieces_sizes_are_the_ones_query_js_reads_by():
 
 
 def test_packs_hold_every_piece_once_in_key_order_and_files_names_their_first_keys():
-    """The pieces in packs of about PACK_BYTES of JSON, gzipped: `files` alone with the first key
+    """The pieces in packs that fill PACK_BLOCKS disk blocks, gzipped: `files` alone with the first key
     of each other pack, each other piece in the pack whose first key is the last one not after its
     own (search.js finds it so); the same bytes whatever the order the pieces come in."""
     import random
 
-    from reader.render.search.index import PACK_BYTES
+    from reader.render.search.index import _WRAPPER, BLOCK, PACK_BLOCKS, _packed_json
+
+    def pack_script(bodies: dict[str, bytes]) -> str:  # a pack's script, its number at most 5 digits
+        return " " * _WRAPPER + _packed_json(bodies)
 
     files = [SourceFile("p", f"m{i}.py", str(i), "".join(f"def f{i}_{n}(x): return x + {n}\n" for n in range(400)))
              for i in range(6)]
@@ -165,7 +169,13 @@ def test_packs_hold_every_piece_once_in_key_order_and_files_names_their_first_ke
         if key != "files":
             n = max(i for i, first in enumerate(firsts) if first <= key)
             assert key in got[1 + n]
-    assert all(len(json.dumps(g)) < PACK_BYTES * 2 for g in got[1:])
+    assert all(len(a.data) <= PACK_BLOCKS * BLOCK for a in packed[1:])
+    for held, after in itertools.pairwise(got[1:]):  # filled: one piece more would not have fit
+        first = min(after)
+        if first.split("/")[0] == min(held).split("/")[0]:
+            more = pack_script({k: json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode()
+                                for k, v in {**held, first: after[first]}.items()})
+            assert len(more) > PACK_BLOCKS * BLOCK, (min(held), len(more))
     shuffled = list(logical)
     random.Random(1).shuffle(shuffled)
     assert [a.data for a in pack(shuffled)] == [a.data for a in packed]

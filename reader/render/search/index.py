@@ -1,7 +1,7 @@
 """The site's search index, in pieces a query fetches as it needs them (docs/assets/search.js).
 
-The index is made of logical pieces, each a key and its data, packed into files of about
-`PACK_BYTES` of JSON each, gzipped and base64'd (a query fetches what a piece cost before, in a
+The index is made of logical pieces, each a key and its data, packed into files that fill
+`PACK_BLOCKS` disk blocks each, gzipped and base64'd (a query fetches what a piece cost before, in a
 few hundred files instead of thousands: most pieces were under a disk block). Every file is a
 script, loaded by a `<script>` tag (file:// works, where fetch() does not): `search/files.js`
 calls `readerSearch.pack("files", "<base64>")` with the `files` piece, whose `packs` lists the
@@ -64,9 +64,14 @@ BUCKET = 16
 """Documents per piece of the prose's documents."""
 TEXT_CHARS = 2000
 """A document's text is cut here."""
-PACK_BYTES = 16_000
-"""The JSON a pack holds before it is gzipped: about what a query read of one piece before
-(a line chunk, 4 KB, gzipped), and a few disk blocks."""
+BLOCK = 4096
+PACK_BLOCKS = 2
+"""The disk blocks (of `BLOCK` bytes) a pack's script fills at most: its pieces are added while
+the script fits (a file's last block is slack: packs cut at 16 KB of JSON, 5 KB of script on
+average, left a third of the index's disk space empty); about what a query read of one piece
+before (a line chunk, 4 KB, gzipped)."""
+_WRAPPER = len('readerSearch.pack("00000","");\n')
+"""A pack's script but its packed text (a pack's number: five digits at most)."""
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _SECTION = re.compile(r'<h([1-6])[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -116,11 +121,11 @@ def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cac
     key = _code_key(files, context)
     code = _bodies(code_assets(files, pages, cache, context))
     table = json.loads(code.pop("files"))
-    kept = cache.get_object("search-packs", f"{key}-{PACK_BYTES}") if cache else None
+    kept = cache.get_object("search-packs", f"{key}-{PACK_BLOCKS}x{BLOCK}") if cache else None
     if kept is None:
         kept = _packs(code)
         if cache:
-            cache.put_object("search-packs", f"{key}-{PACK_BYTES}", kept)
+            cache.put_object("search-packs", f"{key}-{PACK_BLOCKS}x{BLOCK}", kept)
     return _scripts(table, kept + _packs(_bodies(text_assets(documents(pages)))))
 
 
@@ -137,7 +142,7 @@ _PUT = re.compile(rb'readerSearch\.put\(("[^"]*"),(.*)\);\n\Z', re.S)
 
 def pack(pieces: Sequence[Asset]) -> list[Asset]:
     """The pieces (`script`s) in packs: `files` alone, with the first key of every other pack;
-    the others in key order, about `PACK_BYTES` of JSON each, a pack holding one kind of piece
+    the others in key order, each filling at most `PACK_BLOCKS` disk blocks, a pack holding one kind of piece
     (`code/`, `lines/`, `docs/`, `text/`: the code's are kept while the pinned files are the same)."""
     bodies = _bodies(pieces)
     return _scripts(json.loads(bodies.pop("files", b"{}")), _packs(bodies))
@@ -154,16 +159,43 @@ def _bodies(pieces: Sequence[Asset]) -> dict[str, bytes]:
 
 
 def _packs(bodies: dict[str, bytes]) -> list[tuple[str, str]]:
-    """(first key, packed JSON) of each pack of `bodies`, in key order."""
-    packs: list[list[str]] = []
-    size = 0
-    for key in sorted(bodies):
-        if not packs or size + len(bodies[key]) > PACK_BYTES or _kind(key) != _kind(packs[-1][0]):
-            packs.append([])
-            size = 0
-        packs[-1].append(key)
-        size += len(bodies[key])
-    return [(keys[0], _packed_json({key: bodies[key] for key in keys})) for keys in packs]
+    """(first key, packed JSON) of each pack of `bodies`, in key order: as many pieces of one kind
+    as fit `PACK_BLOCKS` blocks (a piece alone that does not: a pack of its own)."""
+    keys = sorted(bodies)
+    out: list[tuple[str, str]] = []
+    ratio: dict[str, float] = {}  # JSON bytes per byte of packed text, by kind, in its last pack
+    start = 0
+    while start < len(keys):
+        kind = _kind(keys[start])
+        stop = start + 1
+        while stop < len(keys) and _kind(keys[stop]) == kind:
+            stop += 1
+        end, text = _fit(keys[start:stop], bodies, ratio.get(kind, 3.0))
+        ratio[kind] = sum(len(bodies[k]) for k in keys[start:start + end]) / len(text)
+        out.append((keys[start], text))
+        start += end
+    return out
+
+
+def _fit(keys: Sequence[str], bodies: dict[str, bytes], ratio: float) -> tuple[int, str]:
+    """(n, packed text) of the pack of the first n `keys` whose script fits `PACK_BLOCKS` blocks
+    (n >= 1): from a guess by their JSON's size (`ratio`: JSON bytes per byte of packed text), one
+    piece more or less until it fits and one more would not."""
+    limit = PACK_BLOCKS * BLOCK - _WRAPPER
+    end, size = 1, len(bodies[keys[0]])
+    while end < len(keys) and size + len(bodies[keys[end]]) <= limit * ratio:
+        size += len(bodies[keys[end]])
+        end += 1
+    text = _packed_json({k: bodies[k] for k in keys[:end]})
+    while len(text) > limit and end > 1:
+        end -= 1
+        text = _packed_json({k: bodies[k] for k in keys[:end]})
+    while end < len(keys) and len(text) <= limit:
+        more = _packed_json({k: bodies[k] for k in keys[:end + 1]})
+        if len(more) > limit:
+            break
+        end, text = end + 1, more
+    return end, text
 
 
 def _kind(key: str) -> str:
