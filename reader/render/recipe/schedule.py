@@ -121,7 +121,8 @@ class Schedule:
         out = render_cached(now, render, site.prose, cache, self.workers, site.prepare)
         if wait:
             profile.mark("lab pages")
-            out += render_cached(site.jobs(True), render, site.prose, cache, Workers(1))
+            # the labs' child is done: both cores are free for the pages that waited for it
+            out += render_cached(site.jobs(True), render, site.prose, cache, self.workers)
         profile.mark("assemble")
         return out
 
