@@ -46,11 +46,16 @@ class Staging:
         self.discarded = True
 
     def commit(self, derived: Path) -> None:
-        """Move every staged file to its place under `derived` (renames: no data is copied)."""
+        """Move every staged file to its place under `derived` (renames: no data is copied); a
+        folder `derived` lacks (a cold build's every kind: ~2,000 shard folders) moves in one
+        rename, so that little is left to remove (removing the emptied folders took 5 s)."""
         made: set[str] = set()
-        for folder, _dirs, names in os.walk(self.folder):
+        for folder, dirs, names in os.walk(self.folder):
             rel = os.path.relpath(folder, self.folder)
             target = derived / rel
+            if rel != "." and _move_whole(Path(folder), target):
+                dirs[:] = []
+                continue
             if names and rel not in made:
                 target.mkdir(parents=True, exist_ok=True)
                 made.add(rel)
@@ -58,6 +63,22 @@ class Staging:
                 if not name.endswith(".tmp"):
                     os.replace(os.path.join(folder, name), target / name)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _move_whole(folder: Path, target: Path) -> bool:
+    """Move `folder` to `target` in one rename when `target` does not exist (writes that never
+    finished, `.tmp`, left out); False when it exists (another build made it meanwhile)."""
+    if target.exists():
+        return False
+    for sub, _dirs, names in os.walk(folder):
+        for name in names:
+            if name.endswith(".tmp"):
+                os.unlink(os.path.join(sub, name))
+    try:
+        os.rename(folder, target)
+    except OSError:  # made meanwhile: moved file by file
+        return False
+    return True
 
 
 STAGING = ".staging-"

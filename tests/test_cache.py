@@ -87,6 +87,21 @@ def test_staged_results_reach_the_disk_only_when_the_block_succeeds(tmp_path: Pa
     assert [p.name for p in (tmp_path / "derived").iterdir()] == [code_version()]
 
 
+def test_a_commit_moves_new_folders_whole_and_merges_into_existing_ones(tmp_path: Path):
+    cache = Cache(tmp_path)
+    with cache.staged():
+        cache.put_json("t", "ab12", "first")
+    derived = tmp_path / "derived" / code_version()
+    with cache.staged() as staging:
+        cache.put_json("t", "ab34", "beside")  # into the existing folder t/ab
+        cache.put_json("u", "cd56", "new kind")  # u/ does not exist: moved in one rename
+        (staging.folder / code_version() / "u" / "cd" / "cd78.tmp").write_text("unfinished")
+    assert (derived / "t" / "ab" / "ab12").read_text() == '"first"'
+    assert cache.get_json("t", "ab34") == "beside" and cache.get_json("u", "cd56") == "new kind"
+    assert sorted(p.name for p in (derived / "u" / "cd").iterdir()) == ["cd56"]
+    assert [p.name for p in (tmp_path / "derived").iterdir()] == [code_version()]
+
+
 def _stage_and_die(root: str) -> None:
     cache = Cache(Path(root))
     with cache.staged():
