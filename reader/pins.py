@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 import unicodedata
@@ -75,7 +76,21 @@ class Pin:
 
 
 def _under(path: str, prefixes: tuple[str, ...]) -> bool:
-    return any(path == p or path.startswith(p + "/") for p in prefixes)
+    """Whether `path` is one of `prefixes` or inside one: each of its heads looked up."""
+    heads = _heads(prefixes)
+    if path in heads:
+        return True
+    at = path.find("/")
+    while at >= 0:
+        if path[:at] in heads:
+            return True
+        at = path.find("/", at + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _heads(prefixes: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(prefixes)
 
 
 @dataclass(frozen=True)
@@ -104,8 +119,14 @@ def check_url(url: str, where: Location | None = None) -> str:
     )
 
 
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_][\w.+=@,-]*(?:/[A-Za-z0-9_][\w.+=@,-]*)*\Z", re.ASCII)
+"""A relative path of plain names (none `.`, `..` or `-`-led): what a lock names, checked at once."""
+
+
 def check_rel_path(path: str, where: Location | None = None) -> str:
     """A pinned path must be relative and stay inside the repository."""
+    if _PLAIN_PATH.match(path):
+        return path
     p = PurePosixPath(path)
     if any(unicodedata.category(c) in ("Cc", "Cf") for c in path):
         raise PinError(f"path {path!r} holds a control or invisible character", where,

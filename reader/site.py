@@ -137,9 +137,10 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         if todo is not None:
             report = _patch(site_dir, state, generated, todo, steps, cache, jobs)
             if report is not None:
+                current = (("", generated.missing),) if generated.missing else ()
                 return replace(report, seconds=time.perf_counter() - start, coverage=generated.coverage,
                                notes=(*generated.warnings, *state.older_notes),
-                               missing=_missing(root, cache))
+                               missing=(*current, *state.older_missing))
     fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
     started = None
     try:
@@ -179,11 +180,12 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         steps.append(StepTime("link check", time.perf_counter() - t))
         mark("finish")
         older_notes = tuple(f"{edition.version}: {w}" for edition, g in older for w in g.warnings)
+        missing = _missing(root, cache, with_older)
         if built.generated is not None:
             site_patch.save(site_dir, site_patch.record(root, fresh, built.track, built.docs,
                                                         built.generated, built.slots or {},
-                                                        built.contents or {},
-                                                        digests, older_notes))
+                                                        built.contents or {}, digests, older_notes,
+                                                        tuple(m for m in missing if m[0])))
         pages = sum(1 for name in digests if name.endswith(".html"))
         swap_in(fresh, site_dir)
     except BaseException:
@@ -196,7 +198,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     return BuildReport(site_dir, pages, time.perf_counter() - start, tuple(steps), built.counts,
                        failures=built.failures,
                        coverage=built.generated.coverage if built.generated is not None else (),
-                       notes=tuple(notes), missing=_missing(root, cache, with_older))
+                       notes=tuple(notes), missing=missing)
 
 
 def _start_slow(root: Path, cache: Cache, jobs: int | None) -> Started | None:

@@ -35,7 +35,7 @@ from reader.versions import code_version
 
 _ENCODING = ("utf-8", "xmlcharrefreplace")
 """How mkdocs writes a page (`mkdocs.commands.build._build_page`)."""
-_FORMAT = 5
+_FORMAT = 6
 
 
 class FolderId(NamedTuple):
@@ -74,6 +74,8 @@ class PageState:
     """The table of contents' tokens (repr) when the page shows one."""
     output: str
     """sha1 of the output file (the link check's key)."""
+    key: str = ""
+    """The page's page-cache key (`Generated.keys`), if it has one: the same key, the same HTML."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,9 @@ class SiteState:
     older_notes: tuple[str, ...] = ()
     """The older editions' notes for the track's author (`BuildReport.notes`): a patched build,
     which leaves those editions as they were, reports them as the full build did."""
+    older_missing: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The older editions' locked files that no source served (`BuildReport.missing`), reported
+    by a patched build as the full build did."""
 
     def digests(self) -> dict[str, str]:
         """Output file -> sha1 of its bytes, for every generated page."""
@@ -115,6 +120,7 @@ class Patch:
     before: PageState
     html: bytes
     toc: str
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,7 +185,8 @@ def _build_date() -> str:
 
 def record(root: Path, folder: Path, track: str, docs: str, generated: Generated,
            slots: Mapping[str, Slot], contents: Mapping[str, str],
-           digests: Mapping[str, str], older_notes: tuple[str, ...] = ()) -> SiteState:
+           digests: Mapping[str, str], older_notes: tuple[str, ...] = (),
+           older_missing: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> SiteState:
     """The state of a site mkdocs just built into `folder`: `slots` (src_uri -> `Slot`) and `contents` (src_uri -> mkdocs' HTML, for pages with a toc) from
     the plugin, `digests` (output file -> sha1) from the link check."""
     pages = {}
@@ -191,12 +198,14 @@ def record(root: Path, folder: Path, track: str, docs: str, generated: Generated
         content = contents.get(page.src_uri, "")
         pages[page.src_uri] = PageState(dest, url, source_key(page.title, page.markdown),
                                         _sha(body), slot, len(body), content,
-                                        _toc(content, page.html), digests.get(dest, ""))
+                                        _toc(content, page.html), digests.get(dest, ""),
+                                        generated.keys.get(page.src_uri, ""))
     st = folder.stat()
     assets = {a.src_uri: _sha(a.data) for a in generated.assets}
     return SiteState(FolderId(st.st_dev, st.st_ino), listing(folder), setup_key(root, docs), track, docs,
                      frame_key(generated), assets,
-                     sum(1 for name in digests if name.endswith(".html")), pages, older_notes)
+                     sum(1 for name in digests if name.endswith(".html")), pages, older_notes,
+                     older_missing)
 
 
 def save(site_dir: Path, state: SiteState) -> None:
@@ -253,13 +262,16 @@ def plan(state: SiteState, generated: Generated) -> Plan | None:
         before = state.pages.get(page.src_uri)
         if before is None or before.source != source_key(page.title, page.markdown):
             return None
+        key = generated.keys.get(page.src_uri, "")
+        if key and key == before.key:
+            continue
         body = page.html.encode(*_ENCODING)
         if _sha(body) == before.body:
             continue
         toc = _toc(before.content, page.html)
         if toc != before.toc:
             return None
-        out.append(Patch(page.src_uri, before, body, toc))
+        out.append(Patch(page.src_uri, before, body, toc, key))
     return Plan(out, assets)
 
 
@@ -281,7 +293,7 @@ def after(state: SiteState, folder: Path, generated: Generated, todo: Plan,
     pages = dict(state.pages)
     for p in todo.pages:
         pages[p.src_uri] = replace(p.before, body=_sha(p.html), length=len(p.html), toc=p.toc,
-                                   output=_sha(outputs[p.before.dest]))
+                                   output=_sha(outputs[p.before.dest]), key=p.key)
     assets = {**state.assets, **{name: _sha(data) for name, data in todo.assets.items()
                                  if name in state.assets}}
     st = folder.stat()

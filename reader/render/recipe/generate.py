@@ -4,6 +4,7 @@ site's pages and files. Only the first step reads git, fetches or starts a proce
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -37,7 +38,7 @@ from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.progress import Quiet, reporting, unsaid
 from reader.render.changes.kind import CHANGES
 from reader.render.common.docs import Docs, source_resolver
-from reader.render.common.model import NoteView, Page
+from reader.render.common.model import Asset, NoteView, Page
 from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.common.urls import RULES
@@ -149,6 +150,18 @@ def _defines(index: Index, path: str, symbol: str) -> bool:
     return found is not None and found[1] == path and (not symbol or index.symbol(module, symbol) is not None)
 
 
+def _defined(labs: Sequence[LabInfo], index: Index, corpus: Corpus,
+             cache: Cache | None) -> Callable[[str, str], bool]:
+    """`_defines` for the labs' exercises, the answers kept by the files they name (their pins and
+    blobs): a warm build loads none of those files' scans."""
+    asked = sorted({(e.path, e.symbol) for lab in labs for e in lab.exercises})
+    where = [(path, symbol, found, corpus.blob(*found) if found and corpus.has(*found) else "")
+             for path, symbol in asked for found in [index.files.get(module_of(path))]]
+    known = kept_object(cache, "exercises", page_key("", "exercises", where), frozenset,
+                        lambda: frozenset((p, s) for p, s in asked if _defines(index, p, s)))
+    return lambda path, symbol: (path, symbol) in known
+
+
 def pinned_files(corpus: Corpus) -> list[SourceFile]:
     """Every pinned file with its blob and text."""
     return [SourceFile(pin, path, corpus.blob(pin, path), corpus.read_text(pin, path))
@@ -183,7 +196,7 @@ def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | Non
         load_articles(root, cache), load_past(corpus, files, cache)))
     if older is None:  # an older edition shows the current labs' exercises it lacks as such
         try:
-            unknown_exercises(labs, partial(_defines, index))
+            unknown_exercises(labs, _defined(labs, index, corpus, cache))
         except InputError:
             artifacts.stop()
             raise
@@ -264,9 +277,28 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
                    for kind in ("source", "article"))
     pins = world.corpus.pins
     context = frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
-    index = search_assets(files, out.pages, world.cache, context)  # the search index's pieces
+    by_id = {id(r.page): r.key for r in rendered if r.key}
+    keys = {p.src_uri: key for p in out.pages if (key := by_id.get(id(p)))}
+    index = _search(files, out.pages, keys, world.cache, context)  # the search index's pieces
     return replace(out, assets=out.assets + tuple(index), counts=counts, failures=failures,
-                   coverage=tuple(world.ir.coverage()))
+                   coverage=tuple(world.ir.coverage()), keys=keys,
+                   missing=tuple(p for pin in sorted(pins) for p in world.corpus.missing(pin)))
+
+
+SEARCH_KIND = "search"
+
+
+def _search(files: Sequence[SourceFile], pages: Sequence[Page], keys: Mapping[str, str],
+            cache: Cache | None, context: frozenset[str]) -> list[Asset]:
+    """The search index's pieces (`search_assets`), read back while the pinned files and the pages
+    are the same: a kind's page known by its page-cache key (`keys`), the outline's by its text."""
+    h = hashlib.sha1(repr([(f.pin, f.path, f.blob, f.path in context) for f in files]).encode())
+    for page in pages:
+        own = keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search))
+        h.update(f"\0{page.src_uri}\0{own}".encode())
+    kept = kept_object(cache, SEARCH_KIND, h.hexdigest(), list, lambda: [
+        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context)])
+    return [Asset(uri, data) for uri, data in kept]
 
 
 def _figures(world: World) -> Figures:

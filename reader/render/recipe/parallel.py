@@ -28,10 +28,11 @@ class Job:
 
 
 class Rendered(NamedTuple):
-    """A job's page, with the job's kind."""
+    """A job's page, with the job's kind and page-cache key (what the page is a function of)."""
 
     kind: str
     page: Page
+    key: str = ""
 
 
 Renderer = Callable[[Job], Page]
@@ -62,4 +63,4 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
             pages.rendered[job.kind] += 1
             found[i] = next(done)
         prose.unresolved.extend(found[i].unresolved)
-    return [Rendered(job.kind, found[i].page) for i, job in enumerate(jobs)]
+    return [Rendered(job.kind, found[i].page, job.key) for i, job in enumerate(jobs)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from reader.corpus import Corpus
@@ -78,6 +78,11 @@ class Generated:
     """(the outline's page for an article, the page it is at) where they differ: an older edition's
     article whose file had another slug than the outline's (`articles/tpu-pipeline.md`,
     `articles/mosaic-pipeline.md`), so that the edition switcher lands on the same article."""
+    missing: tuple[str, ...] = ()
+    """The locked files that no source served, of every pin (`Corpus.missing`)."""
+    keys: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """By `src_uri`, the page-cache key of each page read back or rendered by a kind: a page of
+    the same key shows the same (`site_patch.plan` compares no more of it)."""
 
 
 def _norm(title: str) -> str:
