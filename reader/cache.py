@@ -132,6 +132,15 @@ def kept_object[T](cache: Cache | None, kind: str, key: str, type_: type[T], com
     return found
 
 
+def _read_file(path: str) -> bytes | None:
+    """The file's bytes, or None when there is no such file."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 def default_root() -> Path:
     env = os.environ.get("READER_CACHE")
     return Path(env) if env else Path(platformdirs.user_cache_dir("reader"))
@@ -149,32 +158,33 @@ class Cache:
     def object_path(self, sha: str) -> Path:
         return self.root / "objects" / sha[:2] / sha[2:]
 
+    def _object_file(self, sha: str) -> str:
+        """`object_path` as a string (a build looks up thousands: no Path built for each)."""
+        return f"{self.root}/objects/{sha[:2]}/{sha[2:]}"
+
     def get_blob(self, sha: str) -> bytes | None:
         """The bytes stored under `sha`, or None when absent or corrupt (a corrupt copy is removed)."""
-        path = self.object_path(sha)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        data = _read_file(self._object_file(sha))
+        if data is None:
             return None
         if blob_sha(data) != sha:
-            path.unlink(missing_ok=True)
+            self.object_path(sha).unlink(missing_ok=True)
             return None
         return data
 
     def has_blob(self, sha: str) -> bool:
-        return self.object_path(sha).is_file()
+        return os.path.isfile(self._object_file(sha))
 
     def blob_problem(self, sha: str) -> str:
         """"" when the bytes stored under `sha` hash to it, else what is wrong ("absent", or
         the sha they hash to): a corrupt copy is removed, so that a fetch serves it again."""
-        path = self.object_path(sha)
-        try:
-            actual = blob_sha(path.read_bytes())
-        except FileNotFoundError:
+        data = _read_file(self._object_file(sha))
+        if data is None:
             return "absent"
+        actual = blob_sha(data)
         if actual == sha:
             return ""
-        path.unlink(missing_ok=True)
+        self.object_path(sha).unlink(missing_ok=True)
         return actual
 
     def put_blob(self, data: bytes) -> str:
@@ -213,21 +223,20 @@ class Cache:
     def _kept_path(self, kind: str, key: str) -> str:
         return f"{KEPT}/{kind}/{key[:2]}/{key}"
 
-    def _places(self, rel: str) -> tuple[Path, ...]:
+    def _places(self, rel: str) -> tuple[str, ...]:
         """Where a derived result is read from: the build's staging folder first, then the cache."""
-        own = Path(f"{self.root}/derived/{rel}")
-        return (own,) if self._staging is None else (Path(f"{self._staging}/{rel}"), own)
+        own = f"{self.root}/derived/{rel}"
+        return (own,) if self._staging is None else (f"{self._staging}/{rel}", own)
 
     def _read(self, rel: str) -> bytes | None:
         for candidate in self._places(rel):
-            try:
-                return candidate.read_bytes()
-            except FileNotFoundError:
-                pass
+            data = _read_file(candidate)
+            if data is not None:
+                return data
         return None
 
     def _write(self, rel: str, data: bytes) -> None:
-        atomic_write(self._places(rel)[0], data, durable=False)
+        atomic_write(Path(self._places(rel)[0]), data, durable=False)
 
     def get_json(self, kind: str, key: str) -> Any | None:
         return _json(self._read(self._derived_path(kind, key)))
@@ -236,7 +245,7 @@ class Cache:
         self._write(self._derived_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
 
     def has(self, kind: str, key: str) -> bool:
-        return any(place.is_file() for place in self._places(self._derived_path(kind, key)))
+        return any(os.path.isfile(place) for place in self._places(self._derived_path(kind, key)))
 
     def get_object(self, kind: str, key: str) -> Any | None:
         """A pickled result of reader's own classes (the code version in the path keeps them current)."""

@@ -17,7 +17,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -189,7 +189,7 @@ def with_parts(site: Path, name: str, links: PageLinks, files: set[str], dirs: s
 
 def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str, str],
                   cache: Cache | None = None, workers: Workers | None = None,
-                  whole: bool = True) -> list[BrokenLink] | None:
+                  whole: bool = True, known_tree: SiteTree | None = None) -> list[BrokenLink] | None:
     """Every broken internal link of `site`, whose HTML files are those of a site that passed,
     whose digests (sha1) were `before`, but for the `changed` ones (name -> their bytes now,
     whether or not `site` holds them yet).
@@ -197,9 +197,9 @@ def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str,
     Only the changed files' links are followed, unless a changed file lost an id that others may
     link to: then the whole site is checked (`check_links`: `site` must hold the changed files),
     or, unless `whole`, None is returned. Another file's ids are read back from `cache` by its
-    digest, or scanned.
+    digest, or scanned. `known_tree`: the site's `tree`, when the caller knows it.
     """
-    files, dirs = tree(site)
+    files, dirs = known_tree or tree(site)
     new = {name: _scan_cached(data, cache) for name, data in changed.items()}
     known: dict[str, PageLinks] = {}
     broken: list[BrokenLink] = []
@@ -281,11 +281,25 @@ def tree(site: Path) -> SiteTree:
     """Every file and every folder under `site`, as relative posix paths."""
     files: set[str] = set()
     dirs: set[str] = {"."}
-    for folder, subdirs, names in os.walk(site):
-        rel = Path(folder).relative_to(site).as_posix()
-        prefix = "" if rel == "." else f"{rel}/"
+    top = str(site)
+    for folder, subdirs, names in os.walk(top):
+        rel = folder[len(top) + 1:].replace(os.sep, "/")
+        prefix = f"{rel}/" if rel else ""
         dirs.update(f"{prefix}{d}" for d in subdirs)
         files.update(f"{prefix}{n}" for n in names)
+    return SiteTree(files, dirs)
+
+
+def tree_of(names: Iterable[str]) -> SiteTree:
+    """The tree of a site whose files are `names` (a recorded listing): its folders are theirs
+    (a folder holding no file resolves no link either way)."""
+    files = set(names)
+    dirs = {"."}
+    for name in files:
+        at = name.rfind("/")
+        while at > 0 and name[:at] not in dirs:
+            dirs.add(name[:at])
+            at = name.rfind("/", 0, at)
     return SiteTree(files, dirs)
 
 

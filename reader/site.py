@@ -19,7 +19,7 @@ from reader.atomic import atomic_write
 from reader.cache import Cache, held
 from reader.corpus import Corpus, Project
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
-from reader.linkcheck import BrokenLink, check_changed, check_links
+from reader.linkcheck import BrokenLink, check_changed, check_links, tree_of
 from reader.profile import mark
 from reader.progress import current, say, unsaid
 from reader.render.common.model import Slot
@@ -272,7 +272,8 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
     say("checking links")
     mark("link check")
     t = time.perf_counter()
-    problems = check_changed(site_dir, outputs, state.digests(), cache, Workers(jobs), False)
+    problems = check_changed(site_dir, outputs, state.digests(), cache, Workers(jobs), False,
+                             tree_of(state.files))  # the site's files: those `load` found recorded
     if problems is None:
         _patch_copy(site_dir, state, generated, todo, outputs, cache, jobs)
     else:

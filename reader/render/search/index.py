@@ -118,15 +118,15 @@ def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cac
                   context: frozenset[str] = frozenset()) -> list[Asset]:
     """The index's files: its pieces packed (the code's packs from the cache when the pinned files
     are the same: only the prose's are made on every build)."""
-    key = _code_key(files, context)
-    code = _bodies(code_assets(files, pages, cache, context))
-    table = json.loads(code.pop("files"))
-    kept = cache.get_object("search-packs", f"{key}-{PACK_BLOCKS}x{BLOCK}") if cache else None
-    if kept is None:
-        kept = _packs(code)
+    key = f"{_code_key(files, context)}-{PACK_BLOCKS}x{BLOCK}"
+    kept = cache.get_object("search-packs", key) if cache else None
+    if not isinstance(kept, tuple):  # (the files table, the code's packs)
+        code = _bodies(code_assets(files, pages, cache, context))
+        kept = (json.loads(code.pop("files")), _packs(code))
         if cache:
-            cache.put_object("search-packs", f"{key}-{PACK_BLOCKS}x{BLOCK}", kept)
-    return _scripts(table, kept + _packs(_bodies(text_assets(documents(pages)))))
+            cache.put_object("search-packs", key, kept)
+    table, packs = kept
+    return _scripts(dict(table), packs + _packs(_bodies(text_assets(documents(pages)))))
 
 
 def search_pieces(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
