@@ -230,12 +230,20 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
                   absent=lambda name: _absent(facts(), name), figure_absent=figures.absent, cache=cache)
     by_name = {lab.name: lab for lab in labs}
     ir = IrPages(corpus, index, docs.files, by_name, opened.artifacts.results)
-    # facts (and where-used lists): now on a cold build; else when a page first needs them
-    run.while_highlighting(prose.load_facts, docs.prepare)
+    # the rule tables, the facts when a text cites one, the where-used lists: now on a cold build;
+    # else when a page first needs them (`Pages.prepare`: before the workers fork)
+    cited = _cite_facts([*(text for a in articles for text, _ in a.prose()), *(lab.text for lab in labs)])
+    run.while_highlighting(*([prose.load_facts] if cited else []), partial(load_rules, corpus, index),
+                           docs.prepare)
     with unsaid():
         history = opened.history(load_rules(corpus, index))
     return World(world, corpus, cache, index, docs, prose, by_name, lab_refs, opened.artifacts, ir,
                  Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab)
+
+
+def _cite_facts(texts: Iterable[str]) -> bool:
+    """Whether any of `texts` cites a fact (`{{fact:NAME}}`)."""
+    return any(p.kind == "fact" for text in texts if "fact" in text for p in parse(text)[0])
 
 
 def _absent(facts: Facts, name: str) -> str:
@@ -337,7 +345,7 @@ class Pages:
         world = self.world
         world.docs.prepare()
         texts = [text for job in todo for text in self.kinds[job.kind].prose(world, job.inputs)]
-        if any("{{fact:" in text for text in texts):
+        if _cite_facts(texts):
             world.prose.load_facts()
             if world.past.previous is not None:
                 world.past.previous.facts  # noqa: B018  (once, before the workers fork: the diff pages' older notes)
