@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import NamedTuple, TypeGuard, TypeVar
+from typing import Any, NamedTuple, TypeGuard, TypeVar
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -32,6 +32,8 @@ class Tree:
     path: str
     module: cst.Module
     lines: Lines
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What a reader of the tree computed once for all its lookups (`evaluate.assignment_at`'s table)."""
 
     @classmethod
     def parse(cls, text: str, path: str, name: str = "", bodies: bool = True) -> Tree:
