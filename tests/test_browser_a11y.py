@@ -128,7 +128,8 @@ Exercises: pkg/core.py::BlockSpec
 
 def artifacts(out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "toy.txt").write_text("wide " * 80 + "\\n")  # scrolls sideways in its box
+    # scrolls sideways in its box; long, so it comes packed (render/lab/page.py's PACK_TEXT)
+    (out_dir / "toy.txt").write_text(("wide " * 80 + "\\n") * 50)
     return [out_dir / "toy.txt"]
 '''
 PAGES = ("index.html", "articles/demo.html", "source/pkg/core.py.html", "labs/toy.html",

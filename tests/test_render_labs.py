@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 import sys
 from pathlib import Path
 
@@ -138,6 +139,28 @@ def test_lab_page_links_exercises_embeds_artifacts_and_shows_its_source(tmp_path
     assert '<a href="../articles/a.html">An article</a>' in page.html
     prose = page.html.split("\n</div>\n\n", 1)[0]  # what search indexes, before the code
     assert "<em>teaches</em>" in prose and "<script>" not in prose and "Exercises:" not in prose
+
+
+def test_a_long_text_artifact_comes_packed_and_unpacks_to_its_text(tmp_path):
+    """An artifact over PACK_TEXT characters (an IR dump) is on the page packed, reader.js putting
+    its text back; a short one stays as text."""
+    from reader.packed import unpacked
+    from reader.render.lab.page import PACK_TEXT
+
+    root = project(tmp_path)
+    toy = load_labs(root)[0]
+    index = index_from_sources({"pkg/core.py": CORE})
+    docs = {"pkg/core.py": SourceDoc("pin", "pkg/core.py", "b" * 40, CORE, "source/pkg/core.py.md")}
+    resolver = source_resolver(index, docs)
+    dump = "".join(f"  %{n} = arith.constant {n} : i32 <x & y>\n" for n in range(PACK_TEXT // 20))
+    artifacts = LabArtifacts((Artifact("toy.mlir", dump.encode()), Artifact("toy.txt", b"x < y\n")))
+    doc = lab_doc(toy, index, index.references_in(toy.text, toy.path), resolver, {"toy": artifacts}, ())
+    page, _ = render_lab(doc, None, Prose(resolver))
+    m = re.search(r'<summary><code>toy\.mlir</code> \((\d+) lines\)</summary>\n'
+                  r'<pre><code tabindex="0" data-packed="([A-Za-z0-9+/=]+)"></code></pre>', page.html)
+    assert m and int(m[1]) == PACK_TEXT // 20 and unpacked(m[2]) == dump.encode()
+    assert len(m[2]) < len(dump) / 4 and "arith.constant" not in page.html
+    assert "<pre><code tabindex=\"0\">x &lt; y\n</code></pre>" in page.html
 
 
 def test_a_labs_artifacts_are_kept_across_an_edit_of_its_docstrings_words():

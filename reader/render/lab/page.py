@@ -14,6 +14,7 @@ from reader.errors import Location
 from reader.labs import LabArtifacts, LabInfo, description
 from reader.labs.colab import NO_LINK, Colab
 from reader.labs.notebook import shipped
+from reader.packed import packed
 from reader.pins import Pin
 from reader.render.code.annotated import linked_lines, page_markdown, symbol_anchors, with_prose
 from reader.render.code.highlight import highlighted
@@ -54,6 +55,11 @@ class RenderedLab(NamedTuple):
     assets: list[Asset]
 
 
+PACK_TEXT = 16_000
+"""A text artifact longer than this (characters) comes packed (reader/packed.py), its text put back
+by reader.js as the page loads: an IR dump of 1.7 MB weighs 0.2 MB so, on disk and over the wire."""
+
+
 def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                ir: IrSite | None = None) -> RenderedLab:
     here = lab_page(lab.info.name)
@@ -69,7 +75,9 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
             artifacts.append({"name": a.name, "image": True, "href": rel_file(here, uri)})
         else:
             text = a.data.decode("utf-8", errors="replace")
-            artifacts.append({"name": a.name, "image": False, "text": text,
+            big = len(text) > PACK_TEXT
+            artifacts.append({"name": a.name, "image": False, "text": "" if big else text,
+                              "packed": packed(text.encode()) if big else "",
                               "lines": text.count("\n") + (not text.endswith("\n"))})
     exercises = [(path, symbol, rel(here, t.page, t.fragment) if t else "")
                  for path, symbol, t in lab.exercises]
