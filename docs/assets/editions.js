@@ -3,8 +3,8 @@
 // source page with a line in the URL (`#L566`, `#L10-L20`), choosing the other edition opens the
 // same file at the same code: an unchanged line at its number there, a changed one at the lines
 // its change replaced (or, added, after the line it follows), through the file's changes since
-// the previous edition (`assets/lines/<path>.js` of the current edition, reader/render/code/annotated.py:
-// none for a file that did not change). The page reached says where the line went, and a page
+// the previous edition (`assets/lines.js` of the current edition, every changed file's, from
+// reader/render/diff/page.py: none for a file that did not change). The page reached says where the line went, and a page
 // with no counterpart in that edition says that its home opened instead. The mapping (`map`) is
 // `readerEditions`, which node's tests `require` (tests/js/editions.test.js).
 /* exported readerEditions */
@@ -42,8 +42,8 @@ var readerEditions = (function () {
     var scripts = window.readerScripts();
     window.readerLines = {put: scripts.add};
 
-    function load(src, path, done) {  // a file that did not change has no script: no changes
-      scripts.load(path, src, done, []);
+    function load(src, path, done) {  // a file not in the script did not change: no changes
+      scripts.load("lines", src, function (all) { done(all[path] || []); }, {});
     }
 
     function note(to, text) {
@@ -67,7 +67,7 @@ var readerEditions = (function () {
           (fromNew ? !a.hasAttribute("data-diffed") : !here.hasAttribute("data-diffed") || a !== current)) return;
       e.preventDefault();
       var path = m[1], start = +hash[1], stop = +(hash[2] || hash[1]), was = here.getAttribute("data-edition");
-      load((box.getAttribute("data-now") || "") + "assets/lines/" + path + ".js", path, function (blocks) {
+      load((box.getAttribute("data-now") || "") + "assets/lines.js", path, function (blocks) {
         var first = map(blocks, start, fromNew), last = map(blocks, stop, fromNew);
         var lines = start === stop ? "Line " + start : "Lines " + start + "\u2013" + stop;
         var at = first.how === "added" ? Math.max(first.line, 1) : first.line;

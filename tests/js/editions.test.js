@@ -1,5 +1,5 @@
 // The edition switch's line mapping (docs/assets/editions.js): a line of one edition's file to the
-// other's, through the file's changes (reader/render/code/annotated.py's `assets/lines/<path>.js`,
+// other's, through the file's changes (reader/render/code/page.py's `assets/lines.js`,
 // old [a, b) and new [c, d), 0-based), as difflib gives them for tests/diff_project.py's core.py.
 "use strict";
 const test = require("node:test");

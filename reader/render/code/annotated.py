@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -106,18 +105,6 @@ def linked_lines(doc: SourceDoc, page: str, cache: Cache | None, uses_page: str 
     return lines.linked(links)
 
 
-LINES_DIR = "assets/lines"
-
-
-def lines_script(path: str, blocks: Sequence[tuple[int, int, int, int]]) -> Asset:
-    """How a changed file's lines map between the previous edition and this one: its changes as
-    `readerLines.put(path, [[a, b, c, d], ...])` (old [a, b), new [c, d), 0-based). A script of
-    its own, in the current edition: the other edition's pages load it (editions.js), and a page
-    must not take another edition's cards or scopes with it."""
-    body = json.dumps([list(b) for b in blocks], separators=(",", ":"))
-    return Asset(f"{LINES_DIR}/{path}.js", packed_call(f"readerLines.put({json.dumps(path)},{body});\n".encode()))
-
-
 def page_script(path: str, calls: Sequence[bytes]) -> Asset:
     """A source page's data in one script, `assets/code/<path>.js`, each of its `calls` packed: its
     code view's paint data (`readerCode.put`: codeview.js loads the script as the page loads), its
@@ -179,10 +166,8 @@ class Since:
     added: int
     removed: int
     lines: tuple[int, ...]
-    """Its lines added or changed since, marked in the margin."""
-    blocks: tuple[tuple[int, int, int, int], ...] = ()
-    """Each change, old lines [a, b) and new lines [c, d) (0-based): the edition switch maps a line
-    through them (docs/assets/editions.js), from the file's `assets/lines/<path>.js`."""
+    """Its lines added or changed since, marked in the margin (the edition switch maps a line through
+    its changes from the diff pages' `assets/lines.js`, render/diff/page.py)."""
 
 
 def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = "",
@@ -211,11 +196,10 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
                   since=since, diff_href=rel(page, since.diff_page) if since else "", context=context)
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page), body=not context)
     uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
-    moved = (lines_script(doc.path, since.blocks),) if since else ()
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
     scope = scope_script(doc.path, doc.blob, doc.text, cache)
     painted = page_script(doc.path, (code.script.encode(), scope.data, cards, uses))
     return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
-                (painted, *moved), search)
+                (painted,), search)
 

@@ -29,6 +29,9 @@ class DiffInputs:
     """Every changed file (the page's list of them)."""
     changes: str = ""
     """The last move's page (`changes/<stem>.md`), which lists them too."""
+    blocks: tuple[tuple[str, tuple[tuple[int, int, int, int], ...]], ...] = ()
+    """Each changed file's changes (`FileDiff.blocks`), on the first diff page only: it brings their
+    script (`LINES_SCRIPT`)."""
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,13 @@ class DiffKind:
     def inputs(self, plan: DiffPlan, name: str) -> DiffInputs:
         world = plan.world
         pin = world.docs.files[name].pin
+        diffs = [(p, d) for p, d in sorted(world.past.diffs.items()) if p in world.docs]
+        first = bool(diffs) and diffs[0][0] == name
         return DiffInputs(name, world.past.since.get(pin, pin), world.past.diffs[name],
                           tuple(world.content.on_file.get(name, ())), plan.was_on_file.get(name, ()),
-                          tuple(ChangedFile(p, d.added, d.removed) for p, d in sorted(world.past.diffs.items())
-                                if p in world.docs),
-                          move_uri(world.past.moves[-1].stem) if world.past.moves else "")
+                          tuple(ChangedFile(p, d.added, d.removed) for p, d in diffs),
+                          move_uri(world.past.moves[-1].stem) if world.past.moves else "",
+                          tuple((p, d.blocks()) for p, d in diffs) if first else ())
 
     def render(self, world: World, inputs: DiffInputs) -> Page:
         previous = world.past.previous
@@ -76,7 +81,7 @@ class DiffKind:
         # Its notes' facts as the previous edition computed them; one it did not: not computed.
         was_prose = replace(world.prose, facts=lambda: previous.facts, absent=lambda _name: "", unresolved=[])
         return diff_page_of(doc, old, inputs.diff, inputs.since, now,
-                            world.cache, world.prose, was_prose, inputs.files, inputs.changes)
+                            world.cache, world.prose, was_prose, inputs.files, inputs.changes, inputs.blocks)
 
     def prose(self, world: World, inputs: DiffInputs) -> Iterable[str]:
         return [n.body for n in (*inputs.notes, *inputs.was)]

@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from reader.cache import Cache
 from reader.editions.filediffs import ChangedFile, FileDiff, Op
+from reader.packed import packed_call
 from reader.render.code.annotated import linked_lines, note_html, page_markdown
 from reader.render.code.highlight import Highlight, Runs
 from reader.render.code.view import CodeLines, MarginNote, code_view
@@ -93,14 +94,16 @@ def _placed(notes: Sequence[NoteView], rows: Sequence[Row], old: bool, page: str
 
 def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, release: str,
                  cache: Cache | None, prose: Prose, was_prose: Prose,
-                 files: Sequence[ChangedFile] = (), changes_page: str = "") -> Page:
+                 files: Sequence[ChangedFile] = (), changes_page: str = "",
+                 blocks: Sequence[tuple[str, Sequence[tuple[int, int, int, int]]]] = ()) -> Page:
     """The diff page of one file between the previous edition (`old`, its refs resolved against
     the current pins, its notes the previous edition's) and now: the unified view, with this
     edition's notes beside the new lines and the previous edition's beside the old ones (diff.js
     builds the side-by-side view from it when the reader chooses it). `was_prose` renders the
     previous edition's notes, its facts the previous edition's. `files`: every changed file, which
     the page links (the previous and next ones; the list of them in a script, `FILES_SCRIPT`, and on
-    the move's page, `changes_page`)."""
+    the move's page, `changes_page`); the first page brings `blocks`, every file's changes, in
+    `LINES_SCRIPT`."""
     page = diff_page(doc.path)
     unified = unified_rows(diff, linked_lines(old, page, cache), linked_lines(doc, page, cache))
     notes = [*_placed(doc.notes, unified, False, page, prose),
@@ -117,13 +120,25 @@ def diff_page_of(doc: SourceDoc, old: SourceDoc, diff: FileDiff, edition: str, r
                   before=link(files[at - 1] if at > 0 else None),
                   after=link(files[at + 1] if 0 <= at < len(files) - 1 else None))
     # The list of every changed file, one script for all the diff pages: the first one brings it.
-    assets = (files_script(files),) if files and at == 0 else ()
+    assets = (files_script(files), lines_script(blocks)) if files and at == 0 else ()
     return Page(page, title, page_markdown(title, ["toc", "navigation"]), body, assets)
 
 
 FILES_SCRIPT = "assets/diffs.js"
 """Every changed file with its counts: `readerDiffFiles.put([[path, added, removed], ...])`, loaded by
 diff.js when a diff page's list of them opens (a page each carried it: 10.9 MB on the real site)."""
+
+
+LINES_SCRIPT = "assets/lines.js"
+"""How each changed file's lines map between the previous edition and this one, packed:
+`readerLines.put("lines", {path: [[a, b, c, d], ...]})` (old [a, b), new [c, d), 0-based; a file
+not in it did not change), loaded by editions.js when the edition switch carries a line (a script
+per file was 210 files of mostly slack)."""
+
+
+def lines_script(blocks: Sequence[tuple[str, Sequence[tuple[int, int, int, int]]]]) -> Asset:
+    body = json.dumps({path: [list(b) for b in changes] for path, changes in blocks}, separators=(",", ":"))
+    return Asset(LINES_SCRIPT, packed_call(f'readerLines.put("lines",{body});\n'.encode()))
 
 
 def files_script(files: Sequence[ChangedFile]) -> Asset:

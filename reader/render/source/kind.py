@@ -117,7 +117,7 @@ def _since(inputs: SourceInputs) -> Since | None:
     if inputs.diff is None:
         return None
     d = inputs.diff
-    return Since(inputs.since, diff_page(inputs.path), d.added, d.removed, d.changed_lines(), d.blocks())
+    return Since(inputs.since, diff_page(inputs.path), d.added, d.removed, d.changed_lines())
 
 
 SOURCE = SourceKind()
