@@ -257,7 +257,7 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
     itself (`site_patch.write`), unless a page lost an id that other pages may link to: then the
     whole site is checked, on a copy of it (hard links) that is swapped in."""
     counts = (*generated.counts, PageCount("patched", len(todo.pages), 0))
-    if not todo.pages and not todo.assets:
+    if not todo.pages and not todo.assets and not todo.removed:
         return BuildReport(site_dir, state.html, 0.0, tuple(steps), counts)
     say(f"patching {len(todo.pages)} page(s) into the site")
     mark("patch")
@@ -272,8 +272,10 @@ def _patch(site_dir: Path, state: site_patch.SiteState, generated: Generated,
     say("checking links")
     mark("link check")
     t = time.perf_counter()
+    # the site's files: those `load` found recorded, with the patch's own
+    files = (set(state.files) | set(todo.assets)) - set(todo.removed)
     problems = check_changed(site_dir, outputs, state.digests(), cache, Workers(jobs), False,
-                             tree_of(state.files))  # the site's files: those `load` found recorded
+                             tree_of(files))
     if problems is None:
         _patch_copy(site_dir, state, generated, todo, outputs, cache, jobs)
     else:
@@ -293,6 +295,8 @@ def _patch_copy(site_dir: Path, state: site_patch.SiteState, generated: Generate
         site_patch.link_copy(site_dir, fresh)
         for dest, data in {**todo.assets, **outputs}.items():
             atomic_write(fresh / dest, data, durable=False)  # a new file, not through its link
+        for dest in todo.removed:
+            (fresh / dest).unlink(missing_ok=True)
         _fail_on(check_links(fresh, cache, Workers(jobs)), site_dir)
         site_patch.save(site_dir, site_patch.after(state, fresh, generated, todo, outputs,
                                                    site_patch.listing(fresh)))

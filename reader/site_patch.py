@@ -30,6 +30,7 @@ from reader.atomic import atomic_write
 from reader.linkcheck import read_part
 from reader.render.common.model import SLOT, Slot
 from reader.render.common.toc import toc_tokens
+from reader.render.search.index import SEARCH_DIR
 from reader.render.track.navigation import Generated
 from reader.versions import code_version
 
@@ -130,6 +131,8 @@ class Plan:
     pages: list[Patch]
     assets: dict[str, bytes]
     """By output file (an asset's is its `src_uri`)."""
+    removed: tuple[str, ...] = ()
+    """The search index's files the site has and the build no longer makes (`_loose`)."""
 
 
 def state_path(site_dir: Path) -> Path:
@@ -150,13 +153,21 @@ def _toc(content: str, body: str) -> str:
 
 
 def frame_key(generated: Generated) -> str:
-    """The nav, the pages in order and the assets' names: what a patch cannot change."""
+    """The nav, the pages in order and the assets' names but the search index's: what a patch
+    cannot change (an edit may repack the index into more or fewer files, which nothing but
+    search.js names: a patch adds and removes those)."""
     h = hashlib.sha1(repr(generated.nav).encode())
     for page in generated.pages:
         h.update(b"\0" + page.src_uri.encode())
     for asset in generated.assets:
-        h.update(b"\1" + asset.src_uri.encode())
+        if not _loose(asset.src_uri):
+            h.update(b"\1" + asset.src_uri.encode())
     return h.hexdigest()
+
+
+def _loose(src_uri: str) -> bool:
+    """Whether an asset is the search index's (its files come and go with a patch)."""
+    return src_uri.startswith(f"{SEARCH_DIR}/")
 
 
 def setup_key(root: Path, docs: str) -> str:
@@ -254,6 +265,8 @@ def plan(state: SiteState, generated: Generated) -> Plan | None:
         return None
     assets = {a.src_uri: a.data for a in generated.assets
               if state.assets.get(a.src_uri) != _sha(a.data)}
+    made = {a.src_uri for a in generated.assets}
+    removed = tuple(sorted(name for name in state.assets if name not in made))
     if any(name.endswith((".html", ".htm", ".md")) or read_part(data) is not None
            for name, data in assets.items()):
         return None
@@ -272,7 +285,7 @@ def plan(state: SiteState, generated: Generated) -> Plan | None:
         if toc != before.toc:
             return None
         out.append(Patch(page.src_uri, before, body, toc, key))
-    return Plan(out, assets)
+    return Plan(out, assets, removed)
 
 
 def patched(site_dir: Path, patch: Patch) -> bytes | None:
@@ -294,8 +307,8 @@ def after(state: SiteState, folder: Path, generated: Generated, todo: Plan,
     for p in todo.pages:
         pages[p.src_uri] = replace(p.before, body=_sha(p.html), length=len(p.html), toc=p.toc,
                                    output=_sha(outputs[p.before.dest]), key=p.key)
-    assets = {**state.assets, **{name: _sha(data) for name, data in todo.assets.items()
-                                 if name in state.assets}}
+    kept = {name: sha for name, sha in state.assets.items() if name not in todo.removed}
+    assets = {**kept, **{name: _sha(data) for name, data in todo.assets.items()}}
     st = folder.stat()
     return replace(state, folder=FolderId(st.st_dev, st.st_ino), files=files, pages=pages, assets=assets)
 
@@ -311,6 +324,9 @@ def write(site_dir: Path, state: SiteState, generated: Generated, todo: Plan,
         atomic_write(site_dir / dest, data, durable=False)
         st = os.stat(site_dir / dest)
         files[dest] = FileStat(st.st_size, st.st_mtime_ns)
+    for dest in todo.removed:
+        (site_dir / dest).unlink(missing_ok=True)
+        files.pop(dest, None)
     save(site_dir, after(state, site_dir, generated, todo, outputs, files))
 
 

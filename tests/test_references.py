@@ -270,3 +270,17 @@ def test_a_second_index_reads_summaries_references_and_uses_from_the_cache(tmp_p
     assert {p: second.references("src", p) for p in FILES} == refs
     assert {(m, q): second.where_used(m, q) for m, q in uses} == uses
     assert any(uses.values())
+
+
+def test_a_warm_index_answers_where_used_from_each_modules_share_alone(tmp_path, monkeypatch):
+    cache = Cache(tmp_path / "cache")
+    manifest = {path: cache.put_blob(text.encode()) for path, text in FILES.items()}
+    corpus = Corpus(Project(tmp_path, {}, {}), cache, {"src": manifest})
+    first = build_index(corpus, workers=Workers(1))
+    uses = {(m, s.qualname): first.where_used(m, s.qualname)
+            for m in first.summaries for s in first.summaries[m].symbols}
+    second = build_index(corpus, workers=Workers(1))
+    monkeypatch.setattr(index_mod.CorpusStore, "load_uses", lambda self: pytest.fail("whole lists read"))
+    monkeypatch.setattr(index_mod, "uses_by_target", lambda *_: pytest.fail("uses recomputed"))
+    assert {(m, q): second.where_used(m, q) for m, q in uses} == uses
+    assert any(uses.values())

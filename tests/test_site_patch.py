@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import reader.render.search.index as search_index
 import reader.site
 from reader.errors import BuildError, InputError
 from reader.linkcheck import BrokenLink
@@ -204,3 +205,23 @@ def test_a_state_whose_offsets_are_off_is_not_used(small, tmp_path):
     report = build_site(small.root, jobs=1)
     assert "mkdocs" in steps(report)
     assert tree_digest(site) == full_build(small, tmp_path)
+
+
+def test_an_edit_that_repacks_the_search_index_into_more_files_is_patched(small, tmp_path):
+    """The search index's files are packed by size: an edit may make more or fewer of them, which
+    only search.js names; the patch adds and removes them and equals a full build (here the packs
+    made smaller with the edit, then as they were with the edit undone)."""
+    site = small.root / "site"
+    before = {p.name for p in (site / "search").iterdir()}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(search_index, "BLOCK", 64)
+        edit(small, "body: The spec.", "body: The spec, edited.")
+        report = build_site(small.root, jobs=1)
+        assert steps(report) == ["pages", "patch", "link check"]
+        assert len({p.name for p in (site / "search").iterdir()}) > len(before)
+        assert tree_digest(site) == full_build(small, tmp_path)
+    edit(small, "body: The spec, edited.", "body: The spec.")
+    report = build_site(small.root, jobs=1)
+    assert steps(report) == ["pages", "patch", "link check"]
+    assert {p.name for p in (site / "search").iterdir()} == before
+    assert tree_digest(site) == full_build(small, tmp_path / "2")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,6 +26,8 @@ USES_KIND = "uses"
 """Cache kind of the corpus's where-used lists, keyed by every pinned blob."""
 REFS_KIND = "refs"
 """Cache kind of one file's resolved references, keyed by every pinned blob and the module."""
+USES_OF_KIND = "uses-of"
+"""Cache kind of one module's share of the where-used lists (a page of it reads that alone)."""
 SCAN_KIND = "scan"
 """Cache kind of per-file summaries, keyed by blob and module."""
 SCAN_VERSION = "3"
@@ -53,6 +55,7 @@ class Index(Resolver):
         """module -> its pinned file."""
         self._refs: dict[str, list[Reference]] = {}
         self._store = store
+        self._uses_of: dict[str, dict[str, list[Use]]] = {}
 
     def loaded_summary(self, module: str) -> FileSummary | None:
         """The module's summary when it is in memory already (scanned by this build), else None."""
@@ -106,11 +109,20 @@ class Index(Resolver):
         if found is None:
             found = uses_by_target(sorted(self.files.values()), self.references)
             if self._store is not None:
-                self._store.save_uses(found)
+                self._store.save_uses(found, self.files)
         return found
 
     def where_used(self, module: str, qualname: str) -> list[Use]:
-        """Every place in the corpus that references `module`'s `qualname` ("" for the module)."""
+        """Every place in the corpus that references `module`'s `qualname` ("" for the module):
+        from the module's share of the lists alone while the whole is not loaded (a warm build
+        rendering a page or two; `where_used("", "")` loads the whole)."""
+        if "_uses" not in self.__dict__ and self._store is not None and module:
+            share = self._uses_of.get(module)
+            if share is None:
+                share = self._store.load_uses_of(module)
+            if share is not None:
+                self._uses_of[module] = share
+                return share.get(qualname, [])
         return self._uses.get(QualName(module, qualname), [])
 
 
@@ -216,10 +228,24 @@ class CorpusStore:
             return None
         return {QualName(module, qualname): [Use(*u) for u in uses] for module, qualname, uses in data}
 
-    def save_uses(self, uses: dict[QualName, list[Use]]) -> None:
+    def save_uses(self, uses: dict[QualName, list[Use]], modules: Iterable[str] = ()) -> None:
+        """The lists, whole and (`load_uses_of`) each of `modules`' share of them."""
         self.cache.put_json(USES_KIND, self.key, [
             [module, qualname, [[u.pin, u.path, u.line, u.col, u.length] for u in found]]
             for (module, qualname), found in uses.items()])
+        shares: dict[str, dict[str, list[list[object]]]] = {module: {} for module in modules}
+        for (module, qualname), found in uses.items():
+            if module in shares:
+                shares[module][qualname] = [[u.pin, u.path, u.line, u.col, u.length] for u in found]
+        for module, share in shares.items():
+            self.cache.put_json(USES_OF_KIND, self._refs_key(module), share)
+
+    def load_uses_of(self, module: str) -> dict[str, list[Use]] | None:
+        """`module`'s share of the lists (qualname -> its uses), or None when not kept."""
+        data = self.cache.get_json(USES_OF_KIND, self._refs_key(module))
+        if not isinstance(data, dict):
+            return None
+        return {qualname: [Use(*u) for u in found] for qualname, found in data.items()}
 
     def _refs_key(self, module: str) -> str:
         return hashlib.sha1(f"{self.key}\0{module}".encode()).hexdigest()
