@@ -97,7 +97,7 @@ def test_a_saved_note_shows_on_the_served_page(served):
     assert "The spec, saved." in on_disk and "__reader__" not in on_disk
     code, script = served.get("__reader__/reload.js")
     assert code == 200 and "location.reload()" in script
-    code, css = served.get("assets/reader.css")
+    code, css = served.get("assets/bundle.css")
     assert code == 200 and "__reader__" not in css
     assert served.get("no/such/page.html")[0] == 404
 

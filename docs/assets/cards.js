@@ -8,7 +8,7 @@
 // Escape closes it; `r` opens the references list of the name focused (or of the card shown).
 (function () {
   var me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
-  var ROOT = me ? me.src.replace(/assets\/cards\.js(?:[?#].*)?$/, "") : "";
+  var ROOT = me ? me.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
   var SHOW_MS = 250, HIDE_MS = 300;
   var scripts = window.readerScripts();
   var card = null, trigger = null, pending = null, quiet = null;

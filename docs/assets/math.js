@@ -4,7 +4,7 @@
 // KaTeX (273 KB) is loaded only by a page that has math (a script tag: file:// works).
 (function () {
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
-  var BASE = script ? script.src.replace(/assets\/math\.js(?:[?#].*)?$/, "") : "";
+  var BASE = script ? script.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
   var loading = null;
 
   function katexLoaded() {

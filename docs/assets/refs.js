@@ -51,7 +51,7 @@ var readerRefs = (function () {
 
   function wire() {
     var me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
-    var ROOT = me ? me.src.replace(/assets\/refs\.js(?:[?#].*)?$/, "") : "";
+    var ROOT = me ? me.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
     var scripts = window.readerScripts();
     window.readerUses = {add: scripts.add};
 

@@ -7,7 +7,7 @@
 // local's in its function, any other name's in the whole file, not in strings or comments.
 (function () {
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
-  var BASE = script ? script.src.replace(/assets\/scope\.js(?:[?#].*)?$/, "") : "";
+  var BASE = script ? script.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
   var IDENT = /[A-Za-z_][A-Za-z0-9_]*/;
   var LIMIT = 5000;  // occurrences marked at most
   var T = readerScopeTable;  // scopetable.js: which scopes hold a line, where a name means one thing

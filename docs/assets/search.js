@@ -11,7 +11,7 @@
 // closest words the index knows. The query is the page's `?q=` (a link to it opens its results).
 (function () {
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
-  var BASE = script ? script.src.replace(/assets\/search\.js(?:[?#].*)?$/, "") : "";
+  var BASE = script ? script.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
   var SHOWN = 20, CHECKED = 60;  // CHECKED: candidates a phrase is checked in
   // A pattern's candidate lines from the index: pieces of lines read at a time; the lines of whole
   // files it reads at most (mosaic/lowering.py's 6,303 lines are 234 KB).
