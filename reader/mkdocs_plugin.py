@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import posixpath
 import re
@@ -105,6 +106,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None
         bundle(files, config, self.bundled)
+        for dest, data in THEME_SCRIPTS.items():
+            files.append(File.generated(config, dest, content=data, inclusion=InclusionLevel.NOT_IN_NAV))
         self.shared = frozenset(_leave_out(files, self.switcher is not None and bool(self.switcher.here.folder)))
         in_nav = nav_pages(self.generated.nav)
         self.bodies, self.slots, self.contents = {}, {}, {}
@@ -146,6 +149,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             output = self.switcher.mark(output, page.file.dest_uri)
             if self.shared:
                 output = _to_shared(output, page.file.dest_uri, self.shared, self.switcher.here.folder)
+        output = shared_scripts(output, page.file.dest_uri)
         body = self.bodies.get(page.file.src_uri)
         if body is None:
             return compact(output)
@@ -178,6 +182,50 @@ def bundle(files: Files, config: MkDocsConfig, parts: dict[str, list[str]]) -> N
             sep = b"\n" if dest.endswith(".css") else b"\n;\n"  # a script's last statement ended
             data = sep.join(text for _, text in found) + b"\n"
             files.append(File.generated(config, dest, content=data, inclusion=InclusionLevel.NOT_IN_NAV))
+
+
+def _theme_script(partial: str) -> str:
+    """A script of material's partials as it writes it into a page (its comment left out)."""
+    import material
+
+    text = (Path(material.__file__).parent / "templates" / partial).read_text(encoding="utf-8")
+    return re.sub(r"\{#.*?#\}", "", text, flags=re.S).strip()
+
+
+_BASE = _theme_script("partials/javascripts/base.html")
+"""Its head's script: `__md_scope` (the page's root, `{{ ... }}` in the partial) and the
+localStorage helpers, which are the same on every page."""
+_OPEN, _AFTER = _BASE[:_BASE.index("{{")], '",location),'
+_HELPERS = _BASE[_BASE.index("}}") + 2:].removeprefix(_AFTER).removesuffix("</script>")
+_PALETTE = _theme_script("partials/javascripts/palette.html")
+"""Its header's script setting the page's colours from the reader's choice: the same on every page."""
+THEME_SCRIPTS = {"assets/theme-base.js": f"{_HELPERS};\n".encode(),
+                 "assets/theme-palette.js": (_PALETTE.removeprefix("<script>").removesuffix("</script>") + "\n").encode()}
+"""material's scripts that every page repeated inline (1 KB a page), as files the pages link."""
+_SCOPE = re.compile(re.escape(_OPEN) + r'([^"<]*)' + re.escape(_AFTER + _HELPERS + "</script>"))
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
+
+
+def shared_scripts(output: str, dest: str) -> str:
+    """A page with material's inline scripts that are the same on every page linked from
+    `THEME_SCRIPTS` instead (each where it was: the head's, the palette's), and its config
+    without the strings and the worker of material's search, which no page has (reader's own)."""
+    up = posixpath.relpath("assets", posixpath.dirname(dest) or ".")
+    base, palette = (f'<script src="{up}/{name.removeprefix("assets/")}"></script>' for name in THEME_SCRIPTS)
+    output, found = _SCOPE.subn(lambda m: f'{_OPEN}{m[1]}",location)</script>{base}', output, count=1)
+    if found:  # the palette's script uses the helpers
+        output = output.replace(_PALETTE, palette, 1)
+    return _CONFIG.sub(_lean_config, output, count=1)
+
+
+def _lean_config(m: re.Match[str]) -> str:
+    from jinja2.utils import htmlsafe_json_dumps
+
+    config = json.loads(m[2])
+    config.pop("search", None)
+    config["translations"] = {k: v for k, v in config.get("translations", {}).items()
+                              if not k.startswith("search.")}
+    return m[1] + str(htmlsafe_json_dumps(config, sort_keys=True)) + m[3]
 
 
 UNLOADED = re.compile(r"assets/javascripts/(?:lunr|workers)/|\.map$")

@@ -100,6 +100,37 @@ def test_an_older_edition_links_the_sites_one_copy_of_the_theme(project, tmp_pat
     assert "../assets/bundle.js" in links  # its own search, over its own index
 
 
+def test_a_page_links_one_stylesheet_one_script_of_the_sites_own_and_the_themes_shared_scripts(
+        project, tmp_path, monkeypatch, capsys):
+    """The site's own stylesheets and scripts come as one bundle each, their parts in mkdocs.yml's
+    order; material's inline scripts that every page repeated are files the pages link; its
+    config names no search worker (no page has material's search)."""
+    import json
+    import re
+
+    import yaml
+
+    _build(project, tmp_path / "cache", tmp_path / "site", monkeypatch, capsys)
+    site, old = tmp_path / "site", editions(project)[1]
+    listed = yaml.safe_load((project / "mkdocs.yml").read_text().replace("!ENV", ""))
+    for page, up in ((site / "articles/demo.html", "../"), (site / old.folder / "articles/demo.html", "../")):
+        html = page.read_text()
+        ours = re.findall(r'<link rel="stylesheet" href="([^"]+)">', html)
+        assert [link for link in ours if "stylesheets/" not in link] == [f"{up}assets/bundle.css"]
+        scripts = re.findall(r'<script src="([^"]+)"', html)
+        assert [s for s in scripts if "javascripts/" not in s] == [
+            f"{up}assets/theme-base.js", f"{up}assets/theme-palette.js", f"{up}assets/bundle.js"]
+        assert "__md_get(" not in html.split("</head>")[1]  # the palette's script is linked, not inline
+        config = json.loads(re.search(r'<script id="__config" type="application/json">(.*?)</script>', html)[1])
+        assert "search" not in config and not [k for k in config["translations"] if k.startswith("search")]
+        for link in scripts + ours:
+            assert (page.parent / link).resolve().is_file(), link
+    bundled = (site / "assets/bundle.js").read_text()
+    parts = [(project / "docs" / name).read_text().rstrip("\n") for name in listed["extra_javascript"]]
+    assert bundled == "\n;\n".join(parts) + "\n"
+    assert not (site / "assets/reader.js").exists() and not (site / "assets/reader.css").exists()
+
+
 def test_the_current_editions_slow_readers_start_before_the_older_editions_pages(
         project, tmp_path, monkeypatch, capsys):
     """The labs' jax run and the rule history start first and run beside the older edition's pages:
