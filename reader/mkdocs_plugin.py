@@ -136,6 +136,11 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                 server.watch(str(path))
         return server
 
+    def on_post_template(self, output_content: str, /, *, template_name: str,
+                         config: MkDocsConfig) -> str:
+        """The theme's own pages (404.html) link the theme's shared scripts as every page does."""
+        return shared_scripts(output_content, template_name) if template_name.endswith(".html") else output_content
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.laying_out is not None:
             self.laying_out.close()
