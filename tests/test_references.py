@@ -255,15 +255,21 @@ def test_cache_hit_on_second_run(tmp_path, monkeypatch):
     assert second.references("src", "pkg/_src/sub.py") == first.references("src", "pkg/_src/sub.py")
 
 
-def test_a_second_index_reads_summaries_references_and_uses_from_the_cache(tmp_path, monkeypatch):
+def _indexed_twice(tmp_path):
+    """The corpus of FILES indexed twice on one cache: (the first index, every symbol's uses in
+    it, the second index)."""
     cache = Cache(tmp_path / "cache")
     manifest = {path: cache.put_blob(text.encode()) for path, text in FILES.items()}
     corpus = Corpus(Project(tmp_path, {}, {}), cache, {"src": manifest})
     first = build_index(corpus, workers=Workers(1))
     uses = {(m, s.qualname): first.where_used(m, s.qualname)
             for m in first.summaries for s in first.summaries[m].symbols}
+    return first, uses, build_index(corpus, workers=Workers(1))
+
+
+def test_a_second_index_reads_summaries_references_and_uses_from_the_cache(tmp_path, monkeypatch):
+    first, uses, second = _indexed_twice(tmp_path)
     refs = {p: first.references("src", p) for p in FILES}
-    second = build_index(corpus, workers=Workers(1))
     assert not second.summaries.loaded  # read when first asked for
     monkeypatch.setattr(index_mod, "uses_by_target", lambda *_: pytest.fail("uses recomputed"))
     monkeypatch.setattr(Index, "references_of", lambda self, fs: pytest.fail("refs recomputed"))
@@ -273,13 +279,7 @@ def test_a_second_index_reads_summaries_references_and_uses_from_the_cache(tmp_p
 
 
 def test_a_warm_index_answers_where_used_from_each_modules_share_alone(tmp_path, monkeypatch):
-    cache = Cache(tmp_path / "cache")
-    manifest = {path: cache.put_blob(text.encode()) for path, text in FILES.items()}
-    corpus = Corpus(Project(tmp_path, {}, {}), cache, {"src": manifest})
-    first = build_index(corpus, workers=Workers(1))
-    uses = {(m, s.qualname): first.where_used(m, s.qualname)
-            for m in first.summaries for s in first.summaries[m].symbols}
-    second = build_index(corpus, workers=Workers(1))
+    _first, uses, second = _indexed_twice(tmp_path)
     monkeypatch.setattr(index_mod.CorpusStore, "load_uses", lambda self: pytest.fail("whole lists read"))
     monkeypatch.setattr(index_mod, "uses_by_target", lambda *_: pytest.fail("uses recomputed"))
     assert {(m, q): second.where_used(m, q) for m, q in uses} == uses
