@@ -4,7 +4,6 @@ site's pages and files. Only the first step reads git, fetches or starts a proce
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -38,7 +37,7 @@ from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.progress import Quiet, reporting, unsaid
 from reader.render.changes.kind import CHANGES
 from reader.render.common.docs import Docs, source_resolver
-from reader.render.common.model import Asset, NoteView, Page
+from reader.render.common.model import NoteView, Page
 from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.common.urls import RULES
@@ -52,7 +51,7 @@ from reader.render.recipe.pagecache import PageCache, page_key, world_key
 from reader.render.recipe.parallel import Job, Rendered
 from reader.render.recipe.registry import KINDS
 from reader.render.recipe.schedule import Schedule
-from reader.render.search.index import search_assets
+from reader.render.search.index import kept_search_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -287,26 +286,10 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     context = frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
     by_id = {id(r.page): r.key for r in rendered if r.key}
     keys = {p.src_uri: key for p in out.pages if (key := by_id.get(id(p)))}
-    index = _search(files, out.pages, keys, world.cache, context)  # the search index's pieces
+    index = kept_search_assets(files, out.pages, keys, world.cache, context)  # the search index's pieces
     return replace(out, assets=out.assets + tuple(index), counts=counts, failures=failures,
                    coverage=tuple(world.ir.coverage()), keys=keys,
                    missing=tuple(p for pin in sorted(pins) for p in world.corpus.missing(pin)))
-
-
-SEARCH_KIND = "search"
-
-
-def _search(files: Sequence[SourceFile], pages: Sequence[Page], keys: Mapping[str, str],
-            cache: Cache | None, context: frozenset[str]) -> list[Asset]:
-    """The search index's pieces (`search_assets`), read back while the pinned files and the pages
-    are the same: a kind's page known by its page-cache key (`keys`), the outline's by its text."""
-    h = hashlib.sha1(repr([(f.pin, f.path, f.blob, f.path in context) for f in files]).encode())
-    for page in pages:
-        own = keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search))
-        h.update(f"\0{page.src_uri}\0{own}".encode())
-    kept = kept_object(cache, SEARCH_KIND, h.hexdigest(), list, lambda: [
-        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context)])
-    return [Asset(uri, data) for uri, data in kept]
 
 
 def _figures(world: World) -> Figures:

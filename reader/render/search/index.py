@@ -41,10 +41,10 @@ import itertools
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from reader.cache import Cache
+from reader.cache import Cache, kept_object
 from reader.model import SourceFile, split_lines
 from reader.packed import packed, unpacked
 from reader.render.code.annotated import INDEXED
@@ -127,6 +127,22 @@ def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cac
             cache.put_object("search-packs", key, kept)
     table, packs = kept
     return _scripts(dict(table), packs + _packs(_bodies(text_assets(documents(pages)))))
+
+
+SEARCH_KIND = "search"
+
+
+def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys: Mapping[str, str],
+                       cache: Cache | None, context: frozenset[str] = frozenset()) -> list[Asset]:
+    """`search_assets`, read back while the pinned files and the pages are the same: a kind's page
+    known by its page-cache key (`keys`, by `src_uri`), the outline's by its text."""
+    h = hashlib.sha1(_code_key(files, context).encode())
+    for page in pages:
+        own = keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search))
+        h.update(f"\0{page.src_uri}\0{own}".encode())
+    kept = kept_object(cache, SEARCH_KIND, h.hexdigest(), list, lambda: [
+        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context)])
+    return [Asset(uri, data) for uri, data in kept]
 
 
 def search_pieces(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
