@@ -156,7 +156,7 @@ class Cache:
 
     # blobs -----------------------------------------------------------------
     def object_path(self, sha: str) -> Path:
-        return self.root / "objects" / sha[:2] / sha[2:]
+        return Path(self._object_file(sha))
 
     def _object_file(self, sha: str) -> str:
         """`object_path` as a string (a build looks up thousands: no Path built for each)."""

@@ -240,9 +240,10 @@ reader's own: no page has material's search component), the source maps."""
 
 def _leave_out(files: Files, older: bool) -> list[str]:
     """Remove from the build the theme's files nothing loads and, in an older edition's build, every
-    file neither reader generated nor locates its edition's data by its own URL (`currentScript`:
-    search.js, cards.js, scope.js): the edition's pages link the site root's copy of those. The
-    output paths an older edition leaves to the root's copy."""
+    file neither reader generated (the bundles, whose scripts locate their edition's data by
+    their own URL, are each edition's own) nor locates its edition's data so (`currentScript`):
+    the edition's pages link the site root's copy of those. The output paths an older edition
+    leaves to the root's copy."""
     shared = []
     for file in list(files):
         if file.generated_by is not None:

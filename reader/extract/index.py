@@ -230,13 +230,13 @@ class CorpusStore:
 
     def save_uses(self, uses: dict[QualName, list[Use]], modules: Iterable[str] = ()) -> None:
         """The lists, whole and (`load_uses_of`) each of `modules`' share of them."""
-        self.cache.put_json(USES_KIND, self.key, [
-            [module, qualname, [[u.pin, u.path, u.line, u.col, u.length] for u in found]]
-            for (module, qualname), found in uses.items()])
+        rows = {name: [[u.pin, u.path, u.line, u.col, u.length] for u in found] for name, found in uses.items()}
+        self.cache.put_json(USES_KIND, self.key, [[module, qualname, found]
+                                                  for (module, qualname), found in rows.items()])
         shares: dict[str, dict[str, list[list[object]]]] = {module: {} for module in modules}
-        for (module, qualname), found in uses.items():
+        for (module, qualname), found in rows.items():
             if module in shares:
-                shares[module][qualname] = [[u.pin, u.path, u.line, u.col, u.length] for u in found]
+                shares[module][qualname] = found
         for module, share in shares.items():
             self.cache.put_json(USES_OF_KIND, self._refs_key(module), share)
 
