@@ -399,9 +399,6 @@ window.readerScripts = function () {
   document.addEventListener("DOMContentLoaded", setUp);
 })();
 
-// A box that scrolls (code; a lab's listing, in its <pre>, a11y.css; a wide table) takes the keyboard
-// focus when nothing in it can, so that the arrow keys scroll it: material does so only where a
-// pointer can hover, this everywhere. Observed after material's own observer, so it has the last word.
 // A long text artifact of a lab comes packed (reader/render/lab/page.py): its text put back.
 document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll("code[data-packed]").forEach(function (code) {
@@ -412,6 +409,9 @@ document.addEventListener("DOMContentLoaded", function () {
   });
 });
 
+// A box that scrolls (code; a lab's listing, in its <pre>, a11y.css; a wide table) takes the keyboard
+// focus when nothing in it can, so that the arrow keys scroll it: material does so only where a
+// pointer can hover, this everywhere. Observed after material's own observer, so it has the last word.
 document.addEventListener("DOMContentLoaded", function () {
   var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   function check(box) {
