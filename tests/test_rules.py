@@ -332,6 +332,25 @@ def test_tpu_starred_enum_loops_partial_and_other_modules(tables):
     assert "jax._src.pallas.primitives.load_p" not in scalar
 
 
+def test_only_modules_that_reach_a_registry_run():
+    """A module that mentions a registrar's name only as another function's
+    (`mlir.register_lowering`) does not run; one that reaches the registrar through another
+    module's `functools.partial` of it does, and so does the module holding that partial."""
+    other = ("from jax._src.interpreters import mlir\n"
+             "from jax._src.pallas import primitives\n\n"
+             "def _rule(ctx):\n    pass\n\n"
+             "mlir.register_lowering(primitives.swap_p, _rule)\n")
+    sources = {**SOURCES, "jax/_src/pallas/other.py": other}
+    texts = {module_of(p): t for p, t in sources.items()}
+    order = registering_modules(index_from_sources(sources), texts.__getitem__)
+    assert "jax._src.pallas.other" not in order
+    assert order.index("jax._src.pallas.mosaic.sc_lowering") < order.index(
+        "jax._src.pallas.mosaic.sc_primitives")
+    assert {"jax._src.pallas.mosaic.lowering", "jax._src.pallas.triton.lowering",
+            "jax._src.pallas.mosaic_gpu.lowering", "jax._src.pallas.mosaic_gpu.primitives"} <= set(order)
+    assert [t.to_json() for t in _tables_of(sources)] == [t.to_json() for t in _tables_of(SOURCES)]
+
+
 def test_triton_update_stores_and_loop_defs(tables):
     rows = _rows(tables["triton", ""])
     assert rows["jax.lax.abs_p"][1:] == ("lambda", "update", _line(TRITON_LOWERING, ".update({"))

@@ -18,7 +18,7 @@ from reader.errors import Location
 from reader.extract.evaluate import Call, Evaluator, Hooks, assignment_at
 from reader.extract.fact import ExtractError
 from reader.extract.index import Index
-from reader.extract.names import Target
+from reader.extract.names import Target, resolve_chain
 from reader.extract.ruletable import (
     BACKEND_NAMES,
     BACKENDS,
@@ -225,10 +225,50 @@ def _prim_name(ev: Evaluator, value: Obj) -> str:
 
 
 def registering_modules(index: Index, read: Callable[[str], str]) -> list[str]:
-    """Corpus modules that mention a registrar or a table, in an order where each module comes
-    after the corpus modules it imports (the order Python would have run them in)."""
+    """Corpus modules that reach a registrar or a table, in an order where each module comes
+    after the corpus modules it imports (the order Python would have run them in).
+
+    The order is that of the modules whose text mentions a registrar's or a table's name; of
+    those, the ones that run are those that reach one (`_reaching`): jax's own modules mention
+    `register_lowering` as `mlir.register_lowering`, and running them (52 of the pins' 61)
+    registers nothing."""
     names = {b.registrar for b in BACKENDS} | {b.table for b in BACKENDS}
     chosen = {m for m in index.summaries if any(n in read(m) for n in names)}
+    reaching = _reaching(index, chosen, names)
+    return [m for m in _import_order(index, chosen) if m in reaching]
+
+
+def _reaching(index: Index, chosen: set[str], names: set[str]) -> set[str]:
+    """The modules of `chosen` that are a backend's own module or read a name chain that resolves
+    (as the index resolves it) to a registrar, a table, or a module-level variable assigned from
+    such a chain (`register_lowering_rule = functools.partial(tc_lowering.register_lowering_rule,
+    ...)`), through any number of such variables."""
+    wanted = {Target("def", b.module, n) for b in BACKENDS for n in (b.registrar, b.table)}
+    found = {b.module for b in BACKENDS} & chosen
+    read = set(names)
+    grew = True
+    while grew:
+        grew = False
+        for m in sorted(chosen):
+            fs = index.summaries[m]
+            for chain in fs.chains:
+                if not any(p.name in read for p in chain.parts) or not any(
+                        t in wanted for _, t in resolve_chain(index, fs, chain)):
+                    continue
+                found.add(m)
+                line = chain.parts[0].line
+                for s in fs.symbols:
+                    alias = Target("def", m, s.qualname)
+                    if (s.kind == "variable" and "." not in s.qualname and alias not in wanted
+                            and s.span.start <= line <= s.span.end):
+                        wanted.add(alias)
+                        read.add(s.name)
+                        grew = True
+    return found
+
+
+def _import_order(index: Index, chosen: set[str]) -> list[str]:
+    """`chosen`, each module after the corpus modules it imports (first visited in sorted order)."""
     order: list[str] = []
     seen: set[str] = set()
 
