@@ -12,7 +12,9 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from reader.corpus import Corpus, Project
-from reader.extract.tree import Positions, Tree, skeleton
+from reader.extract.evaluate import assignment_at
+from reader.extract.index import index_from_sources
+from reader.extract.tree import Positions, Tree, assignments, skeleton
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,6 +87,47 @@ def test_skeletons_of_the_pinned_files_parse_with_every_line_in_place():
         blank = skeleton(text)
         assert len(blank) < len(text) / 2, path
         assert _module_level(Tree.parse(blank, path)) == _module_level(Tree.parse(text, path))
+
+
+FLAT = textwrap.dedent('''\
+    """Doc."""
+    import functools
+
+    load_p = Primitive("load")
+    def f(x):
+        return x
+    T = {f: 1, "k": (2,
+                     3)}
+    a = b = functools.partial(
+        f, 1)
+    ''')
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The module-level variables' first and last lines, as the index gives them."""
+    summary = index_from_sources({"m.py": text}).summaries["m"]
+    return [(s.span.start, s.span.end) for s in summary.symbols
+            if s.kind == "variable" and "." not in s.qualname]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_an_assignments_tree_holds_each_variable_as_the_whole_tree_does(newline):
+    text = FLAT.replace("\n", newline)
+    only = assignments(text, _spans(text))
+    assert only is not None and only.count("\n") == text.count("\n")
+    assert "import" not in only and "return" not in only
+    full, short = Tree.parse(text, "m.py"), Tree.parse(only, "m.py")
+    for line, name in [(4, "load_p"), (7, "T"), (9, "a"), (9, "b")]:
+        whole, alone = assignment_at(full, line, name), assignment_at(short, line, name)
+        assert whole is not None and alone is not None, name
+        assert (short.line(alone), short.text(alone.value)) == (full.line(whole), full.text(whole.value))
+        assert short.lines.end(alone) == full.lines.end(whole)
+
+
+def test_an_assignment_inside_an_if_or_a_try_leaves_the_module_to_its_skeleton():
+    text = MODULE  # `B = None` under `except ImportError:`
+    assert assignments(text, _spans(text)) is None
+    assert assignments("x = 1\ry = 2\n", [(1, 1)]) is None  # a lone CR: lines counted otherwise
 
 
 def test_text_that_ast_refuses_is_its_own_skeleton():

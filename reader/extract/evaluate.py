@@ -8,15 +8,15 @@ happen. Anything else becomes an opaque value, never a guess.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from reader.extract.index import Index
 from reader.extract.names import Target
-from reader.extract.parse import located
-from reader.extract.tree import Tree
+from reader.extract.parse import ParseError, located
+from reader.extract.tree import Tree, assignments
 from reader.extract.values import (
     BoundMethod,
     Const,
@@ -74,11 +74,15 @@ class Hooks:
 class Evaluator:
     """Evaluates module-level statements of corpus modules, in source order."""
 
-    def __init__(self, index: Index, read: Callable[[str], str], hooks: Hooks | None = None):
+    def __init__(self, index: Index, read: Callable[[str], str], hooks: Hooks | None = None,
+                 runs: Collection[str] | None = None):
         self.index = index
         self.read = read
         """module -> its source text."""
         self.hooks = hooks or Hooks()
+        self.runs = runs
+        """The modules `run_module` may run (None: any); of the others it reads only the
+        module-level assignments (`tree.assignments`)."""
         self._trees: dict[str, Tree] = {}
         self._vars: dict[tuple[str, str], Value] = {}
         self._env: dict[str, dict[str, Value]] = {}
@@ -86,13 +90,22 @@ class Evaluator:
     def tree(self, module: str) -> Tree:
         if module not in self._trees:
             pin, path = self.index.files[module]
-            self._trees[module] = Tree.parse(self.read(module), path, located(pin, path),
-                                             bodies=False)  # it runs module-level code only
+            text, name = self.read(module), located(pin, path)
+            looked_up = None if self.runs is None or module in self.runs else assignments(
+                text, [(s.span.start, s.span.end) for s in self.index.summaries[module].symbols
+                       if s.kind == "variable" and "." not in s.qualname])
+            try:
+                tree = Tree.parse(looked_up, path, name) if looked_up is not None else None
+            except ParseError:
+                tree = None  # the whole file's parse says where
+            # it runs module-level code only: the skeleton, without the bodies of defs
+            self._trees[module] = tree or Tree.parse(text, path, name, bodies=False)
         return self._trees[module]
 
     # running modules ---------------------------------------------------------------
     def run_module(self, module: str) -> None:
         """Execute `module`'s top-level statements for their effects on the hooks."""
+        assert self.runs is None or module in self.runs, f"{module} is not among the modules to run"
         self._env[module] = {}
         self._exec(self.tree(module).module.body, module)
 

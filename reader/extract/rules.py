@@ -299,8 +299,9 @@ def _imports(index: Index, module: str) -> set[str]:
 def rule_tables(index: Index, read: Callable[[str], str]) -> list[RuleTable]:
     """Every backend's tables, each the state after all registering modules ran, by key."""
     registry = _Registry(index, {m: p for m, (_, p) in index.files.items()})
-    ev = Evaluator(index, read, registry)
-    for module in registering_modules(index, read):
+    order = registering_modules(index, read)
+    ev = Evaluator(index, read, registry, runs=frozenset(order))
+    for module in order:
         ev.run_module(module)
     return _tables(registry.log)
 

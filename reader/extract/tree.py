@@ -11,7 +11,7 @@ expressions, parameters, arguments.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, NamedTuple, TypeGuard, TypeVar
@@ -94,6 +94,24 @@ def skeleton(text: str) -> str:
         for i in range(start, end):
             lines[i] = "\r" if lines[i].endswith("\r") else ""
     return "\n".join(lines)
+
+
+def assignments(text: str, spans: Iterable[tuple[int, int]]) -> str | None:
+    """`text` with only the lines of `spans` (first and last line of each module-level assignment,
+    as the index's variable symbols give them) kept and every other line blank: a tree for
+    looking up what module-level variables hold, at a fraction of `skeleton`'s parse. None when a
+    span starts indented (an assignment inside an `if` or a `try`, whose header would be lost) or
+    a line ends in a lone `\r`: the caller reads `skeleton(text)` then."""
+    if "\r" in text.replace("\r\n", ""):
+        return None
+    lines = text.split("\n")
+    keep = bytearray(len(lines))
+    for start, end in spans:
+        if lines[start - 1][:1] in (" ", "\t", "\f"):
+            return None
+        keep[start - 1:end] = b"\1" * (end - start + 1)
+    return "\n".join(line if k else ("\r" if line.endswith("\r") else "")
+                     for line, k in zip(lines, keep, strict=True))
 
 
 def _definitions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef
