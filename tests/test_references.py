@@ -284,3 +284,15 @@ def test_a_warm_index_answers_where_used_from_each_modules_share_alone(tmp_path,
     monkeypatch.setattr(index_mod, "uses_by_target", lambda *_: pytest.fail("uses recomputed"))
     assert {(m, q): second.where_used(m, q) for m, q in uses} == uses
     assert any(uses.values())
+
+
+def test_a_warm_index_places_definitions_without_reading_their_modules_scans(tmp_path, monkeypatch):
+    """The corpus's table of lines, kept with the where-used lists, answers where a definition is
+    (a page's links) as the modules' scans do, none of them read."""
+    first, uses, second = _indexed_twice(tmp_path)
+    names = [(m, q) for m, q in uses] + [(m, "") for m in first.summaries] + [("pkg", "nowhere"), ("nomodule", "f")]
+    expected = {(m, q): (d.path, d.symbol.line if d.symbol else None) if (d := first.definition_of(m, q)) else None
+                for m, q in names}
+    monkeypatch.setattr(index_mod.FileSummary, "from_json", lambda data: pytest.fail("a module's scan read"))
+    assert {(m, q): (tuple(p) if (p := second.defined_at(m, q)) else None) for m, q in names} == expected
+    assert any(v and v[1] for v in expected.values()) and None in expected.values()

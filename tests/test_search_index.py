@@ -203,3 +203,34 @@ def test_the_codes_packs_are_kept_and_a_prose_edit_repacks_only_the_prose(tmp_pa
     assert code and {k: first[k] for k in code} == {k: second[k] for k in code}
     assert first.keys() ^ second.keys() == set() and first != second, first.keys() ^ second.keys()
     assert any("pipelines" in json.dumps(v) for k, v in second.items() if k.startswith("docs/"))
+
+
+def test_a_prose_edit_reads_back_the_other_pages_documents_and_packs(tmp_path, monkeypatch):
+    """search_assets keeps what it made of the prose (`ProseMemo`): a second build with one page
+    edited makes that page's documents alone, packs only what changed, and gives the same
+    files as a build with nothing kept."""
+    from reader.cache import Cache
+    from reader.render.search import index as search
+
+    files = [SourceFile("p", "m.py", "1", "def f(x):\n    return x\n")]
+
+    def page(n: int, words: str) -> Page:
+        body = with_prose("", f"<h2 id=\"s{n}\">Section {n}</h2><p>{words} {n}</p>")
+        return Page(f"articles/a{n}.md", f"Article {n}", page_markdown(f"Article {n}"), body)
+
+    pages = [page(n, " ".join(f"word{n}x{k}" for k in range(400))) for n in range(30)]
+    keys = {p.src_uri: f"key-{n}" for n, p in enumerate(pages)}
+    cache = Cache(tmp_path / "cache")
+    first = search.search_assets(files, pages, cache, keys=keys)
+    edited = [*pages[:7], page(7, "blockspec grids"), *pages[8:]]
+    keys = {**keys, edited[7].src_uri: "key-7-edited"}
+    made, packed = [], []
+    documents, pack = search.documents, search.packed
+    monkeypatch.setattr(search, "documents", lambda ps: made.extend(ps) or documents(ps))
+    monkeypatch.setattr(search, "packed", lambda data: packed.append(data) or pack(data))
+    second = search.search_assets(files, edited, cache, keys=keys)
+    assert made == [edited[7]]
+    monkeypatch.setattr(search, "documents", documents)
+    monkeypatch.setattr(search, "packed", pack)
+    assert [(a.src_uri, a.data) for a in second] == [(a.src_uri, a.data) for a in search.search_assets(files, edited, None)]
+    assert first != second and 0 < len(packed) < len(second) - 1

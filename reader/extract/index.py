@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from reader.cache import Cache
 from reader.corpus import Corpus, PinnedPath
@@ -28,6 +28,9 @@ REFS_KIND = "refs"
 """Cache kind of one file's resolved references, keyed by every pinned blob and the module."""
 USES_OF_KIND = "uses-of"
 """Cache kind of one module's share of the where-used lists (a page of it reads that alone)."""
+LINES_KIND = "def-lines"
+"""Cache kind of every module's definitions' lines (module -> qualname -> line), keyed like the
+where-used lists: a page linking a definition finds its line without reading the module's scan."""
 SCAN_KIND = "scan"
 """Cache kind of per-file summaries, keyed by blob and module."""
 SCAN_VERSION = "3"
@@ -44,6 +47,13 @@ class Definition:
     symbol: Symbol | None
 
 
+class Place(NamedTuple):
+    """A definition's pinned path and line (None: the module itself)."""
+
+    path: str
+    line: int | None
+
+
 class Index(Resolver):
     """Every pinned module's summary and where it lives; names resolved across them (`Resolver`),
     each file's references and the corpus's where-used lists."""
@@ -56,6 +66,7 @@ class Index(Resolver):
         self._refs: dict[str, list[Reference]] = {}
         self._store = store
         self._uses_of: dict[str, dict[str, list[Use]]] = {}
+        self._lines: dict[str, dict[str, int]] | None = None
 
     def loaded_summary(self, module: str) -> FileSummary | None:
         """The module's summary when it is in memory already (scanned by this build), else None."""
@@ -71,6 +82,26 @@ class Index(Resolver):
             return Definition(pin, path, None)
         sym = self.symbol(module, qualname)
         return Definition(pin, path, sym) if sym else None
+
+    def defined_at(self, module: str, qualname: str) -> Place | None:
+        """Where `definition_of(module, qualname)` is: its path, and its symbol's line (None for
+        the module, `qualname` ""). Read from the corpus's table of lines (`LINES_KIND`) when
+        the module's scan is not in memory and the table is kept: a page linking a definition
+        loads no other module's scan."""
+        where = self.files.get(module)
+        if where is None:
+            return None
+        if not qualname:
+            return Place(where.path, None)
+        if module not in self._symbols and self.loaded_summary(module) is None and self._store is not None:
+            if self._lines is None:
+                self._lines = self._store.load_lines() or {}
+            lines = self._lines.get(module)
+            if lines is not None:
+                line = lines.get(qualname)
+                return Place(where.path, line) if line is not None else None
+        sym = self.symbol(module, qualname)
+        return Place(where.path, sym.line) if sym is not None else None
 
     # references ------------------------------------------------------------------
     def references_of(self, fs: FileSummary) -> list[Reference]:
@@ -110,6 +141,9 @@ class Index(Resolver):
             found = uses_by_target(sorted(self.files.values()), self.references)
             if self._store is not None:
                 self._store.save_uses(found, self.files)
+                # every module's scan is in memory now (its references needed it)
+                self._store.save_lines({m: {s.qualname: s.line for s in self.summaries[m].symbols}
+                                        for m in self.files})
         return found
 
     def where_used(self, module: str, qualname: str) -> list[Use]:
@@ -246,6 +280,13 @@ class CorpusStore:
         if not isinstance(data, dict):
             return None
         return {qualname: [Use(*u) for u in found] for qualname, found in data.items()}
+
+    def load_lines(self) -> dict[str, dict[str, int]] | None:
+        data = self.cache.get_json(LINES_KIND, self.key)
+        return data if isinstance(data, dict) else None
+
+    def save_lines(self, lines: dict[str, dict[str, int]]) -> None:
+        self.cache.put_json(LINES_KIND, self.key, lines)
 
     def _refs_key(self, module: str) -> str:
         return hashlib.sha1(f"{self.key}\0{module}".encode()).hexdigest()

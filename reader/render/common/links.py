@@ -14,12 +14,11 @@ from reader.render.common.urls import line_id, source_page
 
 def target_of(index: Index, module: str, qualname: str) -> PageLink | None:
     """The page and line of a corpus definition (the page's top for a module), or None."""
-    found = index.definition_of(module, qualname)
+    found = index.defined_at(module, qualname)
     if found is None:
         return None
     title = f"{module}.{qualname}" if qualname else module
-    fragment = line_id(found.symbol.line) if found.symbol is not None else ""
-    return PageLink(source_page(found.path), fragment, title)
+    return PageLink(source_page(found.path), line_id(found.line) if found.line is not None else "", title)
 
 
 def linked_refs(index: Index, refs: Iterable[Reference]) -> tuple[LinkedRef, ...]:

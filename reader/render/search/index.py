@@ -41,7 +41,7 @@ import itertools
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reader.cache import Cache, kept_object
@@ -97,6 +97,11 @@ def script(key: str, data: object) -> Asset:
     return Asset(f"{SEARCH_DIR}/{key}.js", f"readerSearch.put({json.dumps(key)},{body});\n".encode())
 
 
+def _json(data: object) -> bytes:
+    """A piece's data as its `script` holds it."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
@@ -115,9 +120,11 @@ def text_shard(word: str) -> int:
 
 
 def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
-                  context: frozenset[str] = frozenset()) -> list[Asset]:
+                  context: frozenset[str] = frozenset(), keys: Mapping[str, str] | None = None) -> list[Asset]:
     """The index's files: its pieces packed (the code's packs from the cache when the pinned files
-    are the same: only the prose's are made on every build)."""
+    are the same: only the prose's are made on every build, from what the last build with these
+    files made of the pages it shares with this one, `ProseMemo`; `keys`: the pages' page-cache
+    keys by `src_uri`)."""
     key = f"{_code_key(files, context)}-{PACK_BLOCKS}x{BLOCK}"
     kept = cache.get_object("search-packs", key) if cache else None
     if not isinstance(kept, tuple):  # (the files table, the code's packs)
@@ -126,7 +133,69 @@ def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cac
         if cache:
             cache.put_object("search-packs", key, kept)
     table, packs = kept
-    return _scripts(dict(table), packs + _packs(_bodies(text_assets(documents(pages)))))
+    memo = ProseMemo.load(cache, key)
+    docs = memo.documents(pages, keys or {})
+    prose = _packs({k: _json(data) for k, data in _text_pieces(docs, memo.words(docs))}, memo.packed)
+    memo.save(cache, key)
+    return _scripts(dict(table), packs + prose)
+
+
+PROSE_MEMO_KIND = "search-prose"
+
+
+class ProseMemo:
+    """What a build made of the prose for the search index, by the pinned files (`search_assets`'
+    key), for the next build to read back: each page's documents by its page-cache key, each
+    document's words, each pack's text by its JSON's hash. Saved holding only what its build used
+    (a note's edit rewrites one page's documents and the few packs holding them)."""
+
+    def __init__(self, docs: dict[str, list[Document]] | None = None,
+                 words: dict[Document, frozenset[str]] | None = None,
+                 packs: dict[bytes, str] | None = None):
+        self._old = (docs or {}, words or {}, packs or {})
+        self._docs: dict[str, list[Document]] = {}
+        self._words: dict[Document, frozenset[str]] = {}
+        self._packs: dict[bytes, str] = {}
+
+    @classmethod
+    def load(cls, cache: Cache | None, key: str) -> ProseMemo:
+        found = cache.get_object(PROSE_MEMO_KIND, key) if cache is not None else None
+        return cls(*found) if isinstance(found, tuple) and len(found) == 3 else cls()
+
+    def save(self, cache: Cache | None, key: str) -> None:
+        if cache is not None and (self._docs, self._words, self._packs) != self._old:
+            cache.put_object(PROSE_MEMO_KIND, key, (self._docs, self._words, self._packs))
+
+    def documents(self, pages: Iterable[Page], keys: Mapping[str, str]) -> list[Document]:
+        """`documents(pages)`, a page with a page-cache key (in `keys`) read back when known."""
+        out: list[Document] = []
+        for page in pages:
+            key = keys.get(page.src_uri)
+            found = self._old[0].get(key) if key else None
+            if found is None:
+                found = documents([page])
+            if key:
+                self._docs[key] = found
+            out += found
+        return out
+
+    def words(self, docs: Sequence[Document]) -> list[frozenset[str]]:
+        """Each document's words (`words` of its title and text)."""
+        out = []
+        for d in docs:
+            found = self._old[1].get(d)
+            if found is None:
+                found = frozenset(words(f"{d.title} {d.text}"))
+            self._words[d] = found
+            out.append(found)
+        return out
+
+    def packed(self, data: bytes) -> str:
+        """`packed(data)`, read back when an earlier build packed the same bytes."""
+        digest = hashlib.sha1(data).digest()
+        text = self._packs.get(digest) or self._old[2].get(digest) or packed(data)
+        self._packs[digest] = text
+        return text
 
 
 SEARCH_KIND = "search"
@@ -141,7 +210,7 @@ def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys:
         own = keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search))
         h.update(f"\0{page.src_uri}\0{own}".encode())
     kept = kept_object(cache, SEARCH_KIND, h.hexdigest(), list, lambda: [
-        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context)])
+        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context, keys)])
     return [Asset(uri, data) for uri, data in kept]
 
 
@@ -174,9 +243,10 @@ def _bodies(pieces: Sequence[Asset]) -> dict[str, bytes]:
     return out
 
 
-def _packs(bodies: dict[str, bytes]) -> list[tuple[str, str]]:
+def _packs(bodies: dict[str, bytes], pack_: Callable[[bytes], str] = packed) -> list[tuple[str, str]]:
     """(first key, packed JSON) of each pack of `bodies`, in key order: as many pieces of one kind
-    as fit `PACK_BLOCKS` blocks (a piece alone that does not: a pack of its own)."""
+    as fit `PACK_BLOCKS` blocks (a piece alone that does not: a pack of its own); `pack_`: `packed`
+    or one that reads back what an earlier build packed."""
     keys = sorted(bodies)
     out: list[tuple[str, str]] = []
     ratio: dict[str, float] = {}  # JSON bytes per byte of packed text, by kind, in its last pack
@@ -186,14 +256,15 @@ def _packs(bodies: dict[str, bytes]) -> list[tuple[str, str]]:
         stop = start + 1
         while stop < len(keys) and _kind(keys[stop]) == kind:
             stop += 1
-        end, text = _fit(keys[start:stop], bodies, ratio.get(kind, 3.0))
+        end, text = _fit(keys[start:stop], bodies, ratio.get(kind, 3.0), pack_)
         ratio[kind] = sum(len(bodies[k]) for k in keys[start:start + end]) / len(text)
         out.append((keys[start], text))
         start += end
     return out
 
 
-def _fit(keys: Sequence[str], bodies: dict[str, bytes], ratio: float) -> tuple[int, str]:
+def _fit(keys: Sequence[str], bodies: dict[str, bytes], ratio: float,
+         pack_: Callable[[bytes], str] = packed) -> tuple[int, str]:
     """(n, packed text) of the pack of the first n `keys` whose script fits `PACK_BLOCKS` blocks
     (n >= 1): from a guess by their JSON's size (`ratio`: JSON bytes per byte of packed text), one
     piece more or less until it fits and one more would not."""
@@ -202,12 +273,12 @@ def _fit(keys: Sequence[str], bodies: dict[str, bytes], ratio: float) -> tuple[i
     while end < len(keys) and size + len(bodies[keys[end]]) <= limit * ratio:
         size += len(bodies[keys[end]])
         end += 1
-    text = _packed_json({k: bodies[k] for k in keys[:end]})
+    text = _packed_json({k: bodies[k] for k in keys[:end]}, pack_)
     while len(text) > limit and end > 1:
         end -= 1
-        text = _packed_json({k: bodies[k] for k in keys[:end]})
+        text = _packed_json({k: bodies[k] for k in keys[:end]}, pack_)
     while end < len(keys) and len(text) <= limit:
-        more = _packed_json({k: bodies[k] for k in keys[:end + 1]})
+        more = _packed_json({k: bodies[k] for k in keys[:end + 1]}, pack_)
         if len(more) > limit:
             break
         end, text = end + 1, more
@@ -228,8 +299,8 @@ def _scripts(table: dict[str, object], packs: list[tuple[str, str]]) -> list[Ass
             *(_script(str(n), text) for n, (_, text) in enumerate(packs))]
 
 
-def _packed_json(bodies: dict[str, bytes]) -> str:
-    return packed(b"{" + b",".join(json.dumps(k).encode() + b":" + body for k, body in bodies.items()) + b"}")
+def _packed_json(bodies: dict[str, bytes], pack_: Callable[[bytes], str] = packed) -> str:
+    return pack_(b"{" + b",".join(json.dumps(k).encode() + b":" + body for k, body in bodies.items()) + b"}")
 
 
 def _script(name: str, text: str) -> Asset:
@@ -311,15 +382,21 @@ def _deltas(numbers: Sequence[int]) -> str:
 
 
 def text_assets(docs: Sequence[Document]) -> list[Asset]:
+    return [script(key, data) for key, data in _text_pieces(docs, [words(f"{d.title} {d.text}") for d in docs])]
+
+
+def _text_pieces(docs: Sequence[Document], words_of: Sequence[Iterable[str]]) -> list[tuple[str, object]]:
+    """The prose's pieces (key, data): its word index, each word of a document (`words_of`, in
+    `docs`' order) listing it, and its documents in buckets."""
     postings: dict[str, list[int]] = defaultdict(list)
-    for i, d in enumerate(docs):
-        for w in words(f"{d.title} {d.text}"):
+    for i, found in enumerate(words_of):
+        for w in found:
             postings[w].append(i)
     shards: list[dict[str, str]] = [{} for _ in range(TEXT_SHARDS)]
     for w, ids in sorted(postings.items()):
         shards[text_shard(w)][w] = _deltas(ids)
-    out = [script(f"text/{n}", shard) for n, shard in enumerate(shards)]
-    out += [script(f"docs/{b // BUCKET}", [[d.url, d.title, d.where, d.text] for d in docs[b:b + BUCKET]])
+    out: list[tuple[str, object]] = [(f"text/{n}", shard) for n, shard in enumerate(shards)]
+    out += [(f"docs/{b // BUCKET}", [[d.url, d.title, d.where, d.text] for d in docs[b:b + BUCKET]])
             for b in range(0, len(docs), BUCKET)]
     return out
 

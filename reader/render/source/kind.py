@@ -141,7 +141,7 @@ def labs_by_file(index: Index, labs: Sequence[LabInfo],
     for lab in labs:
         link = TitledPage(lab_page(lab.name), lab.heading)
         for r in refs[lab.name]:
-            found = index.definition_of(r.target_module, r.target_qualname)
+            found = index.defined_at(r.target_module, r.target_qualname)
             if found is not None:
                 out[found.path].add(link)
         for path, _ in lab.exercises:
