@@ -71,6 +71,24 @@ def test_primitive_rules_every_registration_form():
                                                                   ("tpu", "_jvp", 18)]
 
 
+def test_a_primitive_read_through_import_aliases_is_found():
+    """A module that reads the primitive only under names imports gave it is still read (the
+    references are resolved only in modules whose text holds such a name); one that mentions
+    none is not read at all."""
+    sources = _sources({
+        "p/__init__.py": "",
+        "p/call.py": CALL,
+        "p/alias.py": "from p.call import call_p as cp\n",
+        "p/use.py": "from p.alias import cp as the_p\n\ndef _dce(*a):\n    pass\n"
+                    "the_p.def_dce(_dce)\n",
+        "p/unrelated.py": "from jax._src import core\nx_p = core.Primitive('x')\n",
+    })
+    assert sources.referring(("p.call", "call_p")) == {"p.call", "p.use"}
+    rules = primitive_rules(sources, ("p.call", "call_p"))
+    assert [(r.path, r.registry, r.rule, r.line) for r in rules if r.path != "p/call.py"] == [
+        ("p/use.py", "the_p.def_dce", "_dce", 5)]
+
+
 def test_a_platform_that_is_not_a_string_is_a_located_error():
     call = CALL.replace('platform="tpu"', "platform=PLATFORM")
     sources = _sources({"p/__init__.py": "", "p/call.py": call})

@@ -112,6 +112,19 @@ class Resolver:
                 return found
         return None
 
+    def names_for(self, qualname: str) -> set[str]:
+        """The identifiers a read of a module-level definition named `qualname` can go through:
+        the name itself and every name an import binds it to (`from m import x as y`, and
+        `from n import y as z` after it), in any module (a superset: the modules are not compared)."""
+        names = {qualname}
+        grew = True
+        while grew:
+            found = {b.name for fs in self.summaries.values() for bs in fs.bindings.values()
+                     for b in bs if b.kind == "from" and b.attr in names}
+            grew = not found <= names
+            names |= found
+        return names
+
     def linkable(self, target: Target | None) -> bool:
         """Whether `target` is a definition (or a module) inside the pinned corpus."""
         if target is None or target.module not in self.summaries:

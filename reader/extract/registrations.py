@@ -67,11 +67,8 @@ def primitive_rules(sources: Sources, prim: QualName) -> tuple[PrimitiveRule, ..
     on it, `registry[prim] = rule`, `prim.attr = rule`, calls and decorators taking it."""
     index = sources.index
     target = Target("def", *prim)
-    modules = sorted({m for m, (pin, p) in index.files.items()
-                      if any(r.target == prim
-                             for r in index.references(pin, p))})
     out: list[PrimitiveRule] = []
-    for module in modules:
+    for module in sorted(sources.referring(prim)):
         tree = sources.tree(module)
         for stmt in _top_level(statements(tree.module.body)):
             out += _registrations(index, module, tree, stmt, target)
@@ -211,10 +208,8 @@ def _dict_items(tree: Tree, e: cst.BaseExpression) -> list[tuple[str, cst.BaseEx
 def backend_lowerings(sources: Sources) -> tuple[PrimitiveRule, ...]:
     """Every top-level `register_lowering_rule(params_cls, rule, platform)` of `core.py`."""
     index, out = sources.index, []
-    for module, (pin, path) in sorted(index.files.items(), key=lambda kv: kv[1]):
-        if not any((r.target_module, r.target_qualname) == BACKEND_REGISTRAR
-                   for r in index.references(pin, path)):
-            continue
+    for module in sorted(sources.referring(QualName(*BACKEND_REGISTRAR)), key=index.files.__getitem__):
+        path = index.files[module][1]
         tree = sources.tree(module)
         for stmt in _top_level(statements(tree.module.body)):
             call = stmt.value if isinstance(stmt, cst.Expr) else None

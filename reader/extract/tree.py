@@ -23,6 +23,7 @@ from reader.errors import Location
 from reader.extract.fact import ExtractError
 from reader.extract.index import Index
 from reader.extract.parse import fast_ast, located, no_gc, parse_module
+from reader.model import QualName
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,15 @@ class Sources:
             pin, path = self.index.files[module]
             self._trees[module] = Tree.parse(self._read(module), path, located(pin, path))
         return self._trees[module]
+
+    def referring(self, target: QualName) -> set[str]:
+        """The modules with a reference to `target` (a definition). The references (every chain of a module
+        resolved) are computed only for the modules whose text holds a name `target` can be read
+        through (`Resolver.names_for`): no other module can refer to it."""
+        names = self.index.names_for(target[1].rpartition(".")[2])
+        return {m for m, (pin, path) in self.index.files.items()
+                if any(n in self._read(m) for n in names)
+                and any(r.target == target for r in self.index.references(pin, path))}
 
 
 def skeleton(text: str) -> str:
