@@ -16,10 +16,35 @@ import gzip
 import re
 import zlib
 
+LEVEL = 6
+
 
 def packed(data: bytes) -> str:
     """`data` gzipped and base64'd: the string a packed script passes to its page."""
-    return base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
+    return base64.b64encode(gzip.compress(data, compresslevel=LEVEL, mtime=0)).decode("ascii")
+
+
+class Packing:
+    """`packed` of data given in parts: what the parts so far and an ending make (`text`) is read
+    off a copy of the compressor, so that a longer text costs only its new parts (zlib's output
+    does not depend on how its input is cut: the text is `packed`'s of the whole)."""
+
+    def __init__(self) -> None:
+        self.z = zlib.compressobj(LEVEL, zlib.DEFLATED, 31)  # gzip.compress(mtime=0)'s stream
+        self.out: list[bytes] = []
+
+    def add(self, data: bytes) -> None:
+        self.out.append(self.z.compress(data))
+
+    def text(self, end: bytes = b"") -> str:
+        """`packed` of the parts added and then `end`."""
+        z = self.z.copy()
+        return base64.b64encode(b"".join([*self.out, z.compress(end), z.flush()])).decode("ascii")
+
+    def copy(self) -> Packing:
+        other = Packing.__new__(Packing)
+        other.z, other.out = self.z.copy(), list(self.out)
+        return other
 
 
 def unpacked(text: str) -> bytes | None:

@@ -170,6 +170,10 @@ def test_packs_hold_every_piece_once_in_key_order_and_files_names_their_first_ke
             n = max(i for i, first in enumerate(firsts) if first <= key)
             assert key in got[1 + n]
     assert all(len(a.data) <= PACK_BLOCKS * BLOCK for a in packed[1:])
+    for n, held in enumerate(got[1:]):  # each pack as gzip makes its JSON in one go (`Packing`'s is grown)
+        whole = _packed_json({k: json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode()
+                              for k, v in held.items()})
+        assert packed[1 + n].data == f'readerSearch.pack("{n}","{whole}");\n'.encode()
     for held, after in itertools.pairwise(got[1:]):  # filled: one piece more would not have fit
         first = min(after)
         if first.split("/")[0] == min(held).split("/")[0]:
@@ -234,3 +238,20 @@ def test_a_prose_edit_reads_back_the_other_pages_documents_and_packs(tmp_path, m
     monkeypatch.setattr(search, "packed", pack)
     assert [(a.src_uri, a.data) for a in second] == [(a.src_uri, a.data) for a in search.search_assets(files, edited, None)]
     assert first != second and 0 < len(packed) < len(second) - 1
+
+
+def test_a_packing_grown_in_parts_is_the_whole_packed_at_every_step():
+    """`Packing` (the search packs' fit): the text of the parts so far and an ending is `packed`'s of
+    them joined, however they are cut, and a copy goes on without changing the original."""
+    from reader.packed import Packing, packed, unpacked
+
+    data = b"".join(json.dumps({"w": f"f{n}", "l": list(range(n, n * 7, 3))}).encode() for n in range(600))
+    cuts = [0, 1, 2, 700, 701, 5000, 5001, 20000, len(data)]
+    packing = Packing()
+    for a, b in itertools.pairwise(cuts):
+        packing.add(data[a:b])
+        assert packing.text(b"}") == packed(data[:b] + b"}")
+        fork = packing.copy()
+        fork.add(b"more")
+        assert fork.text() == packed(data[:b] + b"more") and packing.text() == packed(data[:b])
+    assert unpacked(packing.text(b"}")) == data + b"}"

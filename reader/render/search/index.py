@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from reader.cache import Cache, kept_object
 from reader.model import SourceFile, split_lines
-from reader.packed import packed, unpacked
+from reader.packed import Packing, packed, unpacked
 from reader.render.code.annotated import INDEXED
 from reader.render.common.model import Asset, Page, SearchEntry
 from reader.render.common.urls import html_of
@@ -243,46 +243,84 @@ def _bodies(pieces: Sequence[Asset]) -> dict[str, bytes]:
     return out
 
 
-def _packs(bodies: dict[str, bytes], pack_: Callable[[bytes], str] = packed) -> list[tuple[str, str]]:
+def _packs(bodies: dict[str, bytes], pack_: Callable[[bytes], str] | None = None) -> list[tuple[str, str]]:
     """(first key, packed JSON) of each pack of `bodies`, in key order: as many pieces of one kind
-    as fit `PACK_BLOCKS` blocks (a piece alone that does not: a pack of its own); `pack_`: `packed`
-    or one that reads back what an earlier build packed."""
-    keys = sorted(bodies)
+    as fit `PACK_BLOCKS` blocks (a piece alone that does not: a pack of its own); `pack_`: one that
+    reads back what an earlier build packed, else each pack's JSON is compressed as it grows."""
     out: list[tuple[str, str]] = []
     ratio: dict[str, float] = {}  # JSON bytes per byte of packed text, by kind, in its last pack
-    start = 0
-    while start < len(keys):
-        kind = _kind(keys[start])
-        stop = start + 1
-        while stop < len(keys) and _kind(keys[stop]) == kind:
-            stop += 1
-        end, text = _fit(keys[start:stop], bodies, ratio.get(kind, 3.0), pack_)
-        ratio[kind] = sum(len(bodies[k]) for k in keys[start:start + end]) / len(text)
-        out.append((keys[start], text))
-        start += end
+    for kind, group in itertools.groupby(sorted(bodies), key=_kind):
+        keys = list(group)
+        start = 0
+        while start < len(keys):
+            texts = _Grown(keys, start, bodies) if pack_ is None else _remembered(keys, start, bodies, pack_)
+            end, text = _fit(keys, start, bodies, ratio.get(kind, 3.0), texts)
+            ratio[kind] = sum(len(bodies[k]) for k in keys[start:end]) / len(text)
+            out.append((keys[start], text))
+            start = end
     return out
 
 
-def _fit(keys: Sequence[str], bodies: dict[str, bytes], ratio: float,
-         pack_: Callable[[bytes], str] = packed) -> tuple[int, str]:
-    """(n, packed text) of the pack of the first n `keys` whose script fits `PACK_BLOCKS` blocks
-    (n >= 1): from a guess by their JSON's size (`ratio`: JSON bytes per byte of packed text), one
-    piece more or less until it fits and one more would not."""
+def _fit(keys: Sequence[str], start: int, bodies: dict[str, bytes], ratio: float,
+         texts: Callable[[int], str]) -> tuple[int, str]:
+    """(end, packed text) of the pack of `keys[start:end]` whose script fits `PACK_BLOCKS` blocks
+    (end > start): from a guess by their JSON's size (`ratio`: JSON bytes per byte of packed text),
+    one piece more or less until it fits and one more would not (`texts(end)`: the packed text of
+    `keys[start:end]`)."""
     limit = PACK_BLOCKS * BLOCK - _WRAPPER
-    end, size = 1, len(bodies[keys[0]])
+    end, size = start + 1, len(bodies[keys[start]])
     while end < len(keys) and size + len(bodies[keys[end]]) <= limit * ratio:
         size += len(bodies[keys[end]])
         end += 1
-    text = _packed_json({k: bodies[k] for k in keys[:end]}, pack_)
-    while len(text) > limit and end > 1:
-        end -= 1
-        text = _packed_json({k: bodies[k] for k in keys[:end]}, pack_)
-    while end < len(keys) and len(text) <= limit:
-        more = _packed_json({k: bodies[k] for k in keys[:end + 1]}, pack_)
+    text = texts(end)
+    if len(text) > limit:
+        while len(text) > limit and end > start + 1:
+            end -= 1
+            text = texts(end)
+        return end, text  # (the pack of one piece more, just tried, does not fit)
+    while end < len(keys):
+        more = texts(end + 1)
         if len(more) > limit:
             break
         end, text = end + 1, more
     return end, text
+
+
+class _Grown:
+    """The packed text of `keys[start:end]` for the `end`s `_fit` tries, from one gzip stream
+    (`Packing`) grown a piece at a time: a piece more costs that piece; one less, the copy kept
+    before the last piece (a second one less grows it again, keeping a copy at every piece)."""
+
+    def __init__(self, keys: Sequence[str], start: int, bodies: dict[str, bytes]):
+        self.keys, self.start, self.bodies = keys, start, bodies
+        self.packing, self.at = Packing(), start
+        self.before: dict[int, Packing] = {}  # the packing of keys[start:n], by n
+
+    def __call__(self, end: int) -> str:
+        if end < self.at:
+            if end in self.before:
+                self.packing, self.at = self.before.pop(end), end
+            else:
+                self.packing, self.at = Packing(), self.start
+                self._grow(end, self.start + 1)
+        else:
+            self._grow(end, end - 1 if self.at == self.start else end)
+        return self.packing.text(b"}")
+
+    def _grow(self, end: int, keep: int) -> None:
+        """Add `keys[at:end]`, keeping a copy before each from the `keep`-th on."""
+        for n in range(self.at, end):
+            if n >= keep and n > self.start:
+                self.before[n] = self.packing.copy()
+            self.packing.add((b"," if n > self.start else b"{") + json.dumps(self.keys[n]).encode() + b":"
+                             + self.bodies[self.keys[n]])
+        self.at = end
+
+
+def _remembered(keys: Sequence[str], start: int, bodies: dict[str, bytes],
+                pack_: Callable[[bytes], str]) -> Callable[[int], str]:
+    """The packed text of `keys[start:end]`, `pack_` of its whole JSON."""
+    return lambda end: _packed_json({k: bodies[k] for k in keys[start:end]}, pack_)
 
 
 def _kind(key: str) -> str:
