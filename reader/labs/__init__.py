@@ -120,7 +120,7 @@ def load_labs(root: Path) -> list[LabInfo]:
 def _docstring(text: str, rel: str) -> tuple[str, tuple[Exercised, ...], int | None]:
     """A lab's docstring, the pinned symbols its `Exercises:` line lists, and that line."""
     try:
-        tree = ast.parse(text, rel)
+        tree = _parsed(text)
     except SyntaxError as e:
         raise InputError(e.msg, Location(rel, e.lineno),
                          f"fix the lab's code (python -m kernels.{Path(rel).stem} shows the same)") from None
@@ -130,6 +130,12 @@ def _docstring(text: str, rel: str) -> tuple[str, tuple[Exercised, ...], int | N
             items = [item.strip() for item in line.removeprefix("Exercises:").split(",")]
             return doc, tuple(Exercised(*item.partition("::")[::2]) for item in items if item), n
     return doc, (), None
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> ast.Module:
+    """A lab's tree, parsed once for its docstring and its code (`code_of`): every build reads both."""
+    return ast.parse(text)
 
 
 def _registered_at(init: Path, name: str) -> Location:
@@ -202,7 +208,7 @@ def code_of(text: str) -> str:
     """A lab's file without its docstring's words (its lines kept: `lowered.json` locates ops by
     line): what its artifacts come from (`main`'s help reads the docstring, `artifacts` does not)."""
     try:
-        first = ast.parse(text).body[0]
+        first = _parsed(text).body[0]
     except (SyntaxError, IndexError):
         return text
     if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)

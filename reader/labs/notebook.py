@@ -14,7 +14,7 @@ import ast
 import hashlib
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -23,6 +23,7 @@ from reader.cache import Cache, blob_sha
 from reader.errors import InputError, Location
 from reader.labs import LabInfo, description
 from reader.pins import Pin
+from reader.workers import Workers
 
 FOLDER = "notebooks"
 """The repository folder of the notebooks (`notebooks/<lab>.ipynb`)."""
@@ -183,17 +184,36 @@ def notebooks(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
               cache: Cache | None = None) -> dict[str, str]:
     """Every lab's notebook text by lab name, each read back from the cache while its inputs are
     unchanged (so a warm build never loads jupytext, and a lab's edit makes its notebook alone)."""
-    out = {}
+    known, todo = _known(root, labs, pins, cache)
+    made = {lab.name: _made(lab, inputs, key, cache) for lab, inputs, key in todo}
+    return {lab.name: known.get(lab.name) or made[lab.name] for lab in labs}
+
+
+Unmade = list[tuple[LabInfo, NotebookInputs, str]]
+"""The labs whose notebooks the cache lacks: each with its notebook's inputs and cache key."""
+
+
+def _known(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
+           cache: Cache | None) -> tuple[dict[str, str], Unmade]:
+    """The notebooks the cache holds by lab name, and the labs whose notebooks it lacks (a lab that
+    is not valid Python: an InputError, here)."""
+    known, todo = {}, []
     for lab in labs:
         inputs = notebook_inputs(root, lab, pins, cache)
         key = hashlib.sha1(repr((NOTEBOOKS_KIND, lab, inputs)).encode()).hexdigest()
         hit = cache.get_json(NOTEBOOKS_KIND, key) if cache is not None else None
-        if not isinstance(hit, str):
-            hit = notebook_text(lab, inputs)
-            if cache is not None:
-                cache.put_json(NOTEBOOKS_KIND, key, hit)
-        out[lab.name] = hit
-    return out
+        if isinstance(hit, str):
+            known[lab.name] = hit
+        else:
+            todo.append((lab, inputs, key))
+    return known, todo
+
+
+def _made(lab: LabInfo, inputs: NotebookInputs, key: str, cache: Cache | None) -> str:
+    text = notebook_text(lab, inputs)
+    if cache is not None:
+        cache.put_json(NOTEBOOKS_KIND, key, text)
+    return text
 
 
 SHIPPED_KIND = "notebook-shipped"
@@ -203,20 +223,39 @@ def shipped(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
             cache: Cache | None = None) -> dict[str, str]:
     """Every lab's notebook as the site serves it: the committed one, with its outputs, where its
     inputs are the lab's; else the one generated now (without outputs)."""
+    return start_shipped(root, labs, pins, cache)()
+
+
+def start_shipped(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin], cache: Cache | None = None,
+                  workers: Workers | None = None) -> Callable[[], dict[str, str]]:
+    """`shipped` in two steps: the notebooks the cache lacks start now, on a process of their own
+    (`workers.beside`: jupytext and nbformat take 0.5 s to import, a lab's edit need not wait for
+    them), and the returned call waits for them. A lab that is not valid Python raises here."""
+    known, todo = _known(root, labs, pins, cache)
+
+    def make() -> list[str]:
+        return [_served(root, lab.name, _made(lab, inputs, key, cache), cache) for lab, inputs, key in todo]
+    made = workers.beside(make) if workers is not None and todo else make
+
+    def finish() -> dict[str, str]:
+        served = dict(zip((lab.name for lab, _, _ in todo), made(), strict=True))
+        return {lab.name: served.get(lab.name) or _served(root, lab.name, known[lab.name], cache) for lab in labs}
+    return finish
+
+
+def _served(root: Path, name: str, text: str, cache: Cache | None) -> str:
+    """The committed notebook of lab `name` when its inputs are `text`, else `text`."""
     from reader.labs.outputs import inputs_of
 
-    out = {}
-    for name, text in notebooks(root, labs, pins, cache).items():
-        committed = root / notebook_path(name)
-        kept = committed.read_text(encoding="utf-8") if committed.is_file() else ""
-        key = hashlib.sha1(f"{SHIPPED_KIND}\0{text}\0{kept}".encode()).hexdigest()
-        same = cache.get_json(SHIPPED_KIND, key) if cache is not None else None
-        if not isinstance(same, bool):
-            same = bool(kept) and inputs_of(kept) == text
-            if cache is not None:
-                cache.put_json(SHIPPED_KIND, key, same)
-        out[name] = kept if same else text
-    return out
+    committed = root / notebook_path(name)
+    kept = committed.read_text(encoding="utf-8") if committed.is_file() else ""
+    key = hashlib.sha1(f"{SHIPPED_KIND}\0{text}\0{kept}".encode()).hexdigest()
+    same = cache.get_json(SHIPPED_KIND, key) if cache is not None else None
+    if not isinstance(same, bool):
+        same = bool(kept) and inputs_of(kept) == text
+        if cache is not None:
+            cache.put_json(SHIPPED_KIND, key, same)
+    return kept if same else text
 
 
 def _intro(lab: LabInfo) -> str:

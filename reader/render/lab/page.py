@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
 from markupsafe import Markup
@@ -13,9 +12,7 @@ from reader.cache import Cache
 from reader.errors import Location
 from reader.labs import LabArtifacts, LabInfo, description
 from reader.labs.colab import NO_LINK, Colab
-from reader.labs.notebook import shipped
 from reader.packed import packed
-from reader.pins import Pin
 from reader.render.code.annotated import linked_lines, page_markdown, symbol_anchors, with_prose
 from reader.render.code.highlight import highlighted
 from reader.render.code.view import CodeLines, code_view
@@ -114,8 +111,8 @@ def _asset_uri(name: str, file: str) -> str:
     return f"labs/artifacts/{name}/{file}"
 
 
-def notebook_assets(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
-                    cache: Cache | None) -> list[Asset]:
+def notebook_assets(served: Mapping[str, str]) -> list[Asset]:
     """The site's copy of every lab's notebook (`labs/<lab>.ipynb`), what its page's download links:
-    the committed one with its outputs, where it is up to date."""
-    return [Asset(lab_notebook(name), text.encode()) for name, text in shipped(root, labs, pins, cache).items()]
+    `served`, by lab name (`labs.notebook.shipped`: the committed one with its outputs, where it is
+    up to date)."""
+    return [Asset(lab_notebook(name), text.encode()) for name, text in served.items()]

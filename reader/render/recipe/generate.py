@@ -33,6 +33,7 @@ from reader.labs import (
     unknown_exercises,
 )
 from reader.labs.colab import ColabSource, project_colab
+from reader.labs.notebook import start_shipped
 from reader.model import Reference, SourceFile, module_of, split_lines
 from reader.progress import Quiet, reporting, unsaid
 from reader.render.changes.kind import CHANGES
@@ -127,6 +128,9 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
             corpus, cache, run.workers, None if older is None else [])
         try:
             opened = open_sources(corpus, files, cache, run, older, slow)
+            # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
+            notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
+                if older is None else None
             # gather: the world the kinds share (the notes at the pins, the files as pages show
             # them, the prose's resolver and facts, the lowered views)
             world = gather(corpus, track, cache, files, opened, run)
@@ -134,12 +138,13 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
             plans = {name: kind.collect(world) for name, kind in kinds.items()}
             # render: every kind's pages, rendered or read back from the page cache
             pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
+            served = notebooks() if notebooks is not None else None
         except BaseException:
             if mine:
                 slow.stop()
             raise
     # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
-    return _assemble(world, track, files, pages, pages_cache, notebooks=older is None)
+    return _assemble(world, track, files, pages, pages_cache, served)
 
 
 def _defines(index: Index, path: str, symbol: str) -> bool:
@@ -252,15 +257,15 @@ def _absent(facts: Facts, name: str) -> str:
 
 
 def _assemble(world: World, track: Track, files: list[SourceFile], rendered: list[Rendered],
-              pages_cache: PageCache, notebooks: bool = True) -> Generated:
-    """The rendered pages with the outline's pages, the nav, the labs' images, the warnings and
-    the failures (the labs that raised: each page says so, and the build fails unless told not to)."""
+              pages_cache: PageCache, notebooks: Mapping[str, str] | None = None) -> Generated:
+    """The rendered pages with the outline's pages, the nav, the labs' images and `notebooks` (by
+    lab name; an older edition links the current labs'), the warnings and the failures (the labs
+    that raised: each page says so, and the build fails unless told not to)."""
     ready = world.artifacts.results()
     figures = _figures(world)
     assets = [a for name in world.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
-    if notebooks:  # the labs' notebooks (an older edition links the current labs)
-        assets += notebook_assets(world.corpus.project.root, list(world.labs.values()),
-                                  world.corpus.pins, world.cache)
+    if notebooks is not None:
+        assets += notebook_assets(notebooks)
     assets += figures.assets(_figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
     failures = tuple(e for name, r in ready.items()
