@@ -4,7 +4,6 @@ release wheel (an archive may leave out files the wheel carries, and the other w
 from __future__ import annotations
 
 import bisect
-import importlib.metadata
 import os
 import re
 import subprocess
@@ -108,6 +107,9 @@ class InstalledSource:
     def provide(self, pin, wanted):
         if not pin.release:
             raise FetchError("the pin names no release")
+        # imported here: 25-60 ms, which a build that fetches nothing never needs
+        import importlib.metadata
+
         try:
             dist = importlib.metadata.distribution(pin.dist_name)
         except importlib.metadata.PackageNotFoundError:
