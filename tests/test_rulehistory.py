@@ -203,6 +203,25 @@ def test_a_history_read_whole_is_kept(project, index, monkeypatch):
     assert _history(project) == first
 
 
+def test_a_release_an_older_edition_pins_is_read_from_that_edition(project, index, tmp_path):
+    """The edition's files, not the archive's: here they differ (erf_inv kept on Triton), so the
+    history shows which was read; the archive is not asked for."""
+    files = tree(tpu_extra=COS_ON_TPU, triton_extra=ERF_INV_ON_TRITON)
+    upstream = make_upstream(tmp_path / "edition-upstream", [files])
+    root = write_project(tmp_path / "edition", "jax", upstream.url, upstream.commits[0], files,
+                         paths=("jax/_src/pallas",), release="jax==2.0")
+    edition, corpus = Corpus.open(Project.load(root)), Corpus.open(Project.load(project))
+    history = start_history(corpus, Workers(1), editions=[edition])(
+        load_rules(corpus, build_index(corpus)))
+    assert sorted(index.asked) == ["jax==0.5", "jax==1.0", "jax==1.5"]
+    assert [r.spec for r in history.releases] == [*HISTORY, "jax==3.0"]
+    two = next(r for r in history.releases if r.spec == "jax==2.0")
+    assert two.read and two.commit == upstream.commits[0]
+    erf_inv = {p.primitive.key: p for p in history.primitives}["<external>.erf_inv_p"]
+    assert erf_inv.lowered("triton", "").releases == ("1.0", "2.0", "3.0")
+    assert start_history(corpus, Workers(1))(load_rules(corpus, build_index(corpus))) != history
+
+
 def test_cli_prints_the_history_as_a_table_and_as_json(project, index, capsys):
     assert main(["-C", str(project), "rules", "--history"]) == 1  # two releases unread
     out, err = capsys.readouterr()

@@ -9,11 +9,13 @@ import sys
 from pathlib import Path
 
 from reader.corpus import Corpus, Project
-from reader.errors import InputError, Location
+from reader.editions import older_corpora
+from reader.errors import InputError, Location, ReaderError
 from reader.extract import build_index
 from reader.extract.providers import load_rules
 from reader.extract.rulehistory import RuleHistory, start_history
 from reader.extract.ruletable import BACKEND_NAMES, RuleTable
+from reader.progress import unsaid
 from reader.workers import Workers
 
 
@@ -30,7 +32,8 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     corpus = Corpus.open(Project.load(Path(args.project)))
     workers = Workers()
-    history = start_history(corpus, workers) if args.history else None  # the releases, meanwhile
+    history = start_history(corpus, workers, editions=_editions(corpus)) \
+        if args.history else None  # the releases, meanwhile
     try:
         tables = load_rules(corpus, build_index(corpus, workers=workers))
         if history is not None:
@@ -44,6 +47,16 @@ def run(args: argparse.Namespace) -> int:
         for table in tables:
             print_table(table)
     return 0
+
+
+def _editions(corpus: Corpus) -> list[Corpus]:
+    """The older editions' files, as the site's build reads the history with them; none when the
+    project's git history lacks one (each release is then read from its archive)."""
+    try:
+        with unsaid():
+            return older_corpora(corpus.project.root, corpus.cache)
+    except ReaderError:
+        return []
 
 
 def print_table(table: RuleTable) -> None:

@@ -10,6 +10,7 @@ from reader.editions.listing import (
            Edition,
            checkout,
            editions,
+           older_corpora,
            older_edition,
            versions_json,
 )
@@ -21,4 +22,4 @@ from reader.move.record import FATES, MoveFile, MoveRecord, PinMove
 
 __all__ = ["FATES", "VERSIONS_JSON", "ChangedFile", "Edition", "FileDiff", "Files", "MoveFile",
            "MoveRecord", "OldNote", "Past", "PinMove", "Previous", "Switcher", "checkout", "editions",
-           "load_moves", "load_past", "older_edition", "versions_json"]
+           "load_moves", "load_past", "older_corpora", "older_edition", "versions_json"]

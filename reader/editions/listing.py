@@ -11,6 +11,7 @@ from pathlib import Path
 
 from reader.atomic import atomic_write
 from reader.cache import Cache
+from reader.corpus import Corpus, Project
 from reader.editions.records import load_moves
 from reader.errors import GitError, InputError, Location
 from reader.move.record import MoveRecord
@@ -91,6 +92,11 @@ def checkout(root: Path, edition: Edition, cache: Cache) -> Path:
         atomic_write(folder / rel, text.encode("utf-8"), durable=False)
     atomic_write(done, edition.rev.encode(), durable=False)
     return folder
+
+
+def older_corpora(root: Path, cache: Cache) -> list[Corpus]:
+    """Each older edition's pinned files (its project as `checkout` reads it), newest move first."""
+    return [Corpus.open(Project.load(checkout(root, e, cache)), cache) for e in editions(root)[1:]]
 
 
 def versions_json(all_editions: tuple[Edition, ...]) -> bytes:

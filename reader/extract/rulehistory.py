@@ -210,18 +210,22 @@ def _read_release(root: Path, pin: Pin, cache: Cache,
 type Reads = list[ReleaseTables]
 
 
-def start_history(corpus: Corpus, workers: Workers,
-                  cache: Cache | None = None) -> Callable[[Iterable[RuleTable]], RuleHistory | None]:
+def start_history(corpus: Corpus, workers: Workers, cache: Cache | None = None,
+                  editions: Sequence[Corpus] = ()) -> Callable[[Iterable[RuleTable]], RuleHistory | None]:
     """The rule history of the pin holding the tables, in two steps: the releases not kept start
     now on `workers` (a process per release), and the returned call, given the pins' tables,
     waits for them and gives the history: each release of the pin's `history` read from its
-    archive (a failure is kept, located), then the pins' own tables as its newest release. The
-    call gives None when that pin has no history."""
+    archive (a failure is kept, located), then the pins' own tables as its newest release. A
+    release that one of the project's older `editions` pins (its pin's `release`) is read from
+    that edition's files instead, as the newest is from the pins (its tables are the edition's
+    own, which its build computes anyway). The call gives None when that pin has no
+    history."""
     pin = rules_pin(corpus.pins)
     if pin is None or not pin.history:
         return lambda pinned: None
     cache = cache or corpus.cache
-    specs = [spec for spec in pin.history if spec != pin.release]
+    served = _served(pin, editions)
+    specs = [spec for spec in pin.history if spec != pin.release and spec not in served]
     # A release's archive never changes: reads every one of which succeeded are kept by the
     # releases (a failed one is tried again on the next run).
     key = hashlib.sha1(json.dumps([pin.name, pin.paths, specs]).encode()).hexdigest()
@@ -238,6 +242,39 @@ def start_history(corpus: Corpus, workers: Workers,
             if all(r.read for r, _ in reads):
                 cache.put_json(HISTORY_KIND, key, [(asdict(r), [t.to_json() for t in tables or ()])
                                                    for r, tables in reads])
-        own = [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in pinned]
-        return history_of([*reads, ReleaseTables(ReleaseRead(pin.release or pin.short, pin.commit), own)])
+        by_spec = {r.spec: (r, tables) for r, tables in reads}
+        by_spec |= {spec: _edition_tables(spec, edition, pin, cache) for spec, edition in served.items()}
+        own = ReleaseTables(ReleaseRead(pin.release or pin.short, pin.commit), _covered(pin, pinned))
+        return history_of([*(ReleaseTables(*by_spec[s]) for s in pin.history if s in by_spec), own])
     return finish
+
+
+def _covered(pin: Pin, tables: Iterable[RuleTable]) -> list[RuleTable]:
+    """`tables` with only the registrations made in files of `pin`'s paths."""
+    return [replace(t, entries=tuple(e for e in t.entries if pin.covers(e.path))) for t in tables]
+
+
+def _served(pin: Pin, editions: Sequence[Corpus]) -> dict[str, Corpus]:
+    """The releases of `pin`'s history that an edition's same pin declares it is at (its
+    `release`: the release `reader pin` appended to the history when the pin moved on), each
+    with that edition's corpus; decided by the project's files alone, whatever the cache holds."""
+    out: dict[str, Corpus] = {}
+    for edition in editions:
+        theirs = edition.pins.get(pin.name)
+        if theirs is not None and theirs.release in pin.history and theirs.release != pin.release:
+            out.setdefault(theirs.release, edition)
+    return out
+
+
+def _edition_tables(spec: str, edition: Corpus, pin: Pin, cache: Cache) -> ReleaseTables:
+    """Release `spec` as an edition pins it: its tables (kept by the edition's build), those of
+    files the pin's paths cover; a failure kept, located."""
+    from reader.extract.index import lazy_index
+
+    commit = edition.pins[pin.name].commit
+    try:
+        tables = load_rules(edition, lazy_index(edition, cache))
+    except ReaderError as e:
+        where = e.location or Location(spec)
+        return ReleaseTables(ReleaseRead(spec, commit, e.message, where.path, where.line), None)
+    return ReleaseTables(ReleaseRead(spec, commit), _covered(pin, tables))

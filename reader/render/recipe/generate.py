@@ -88,14 +88,15 @@ class Started:
 
 
 def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
-               labs: list[LabInfo] | None = None) -> Started:
+               labs: list[LabInfo] | None = None, editions: Sequence[Corpus] = ()) -> Started:
     """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
-    kernels lowered, when the pins have them) and its rule history."""
+    kernels lowered, when the pins have them) and its rule history (a release an older edition
+    pins read from `editions`, those editions' files)."""
     labs = load_labs(corpus.project.root) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
     artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
     with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
-        history = start_history(corpus, workers, cache)
+        history = start_history(corpus, workers, cache, editions)
     return Started(labs, artifacts, history, workers)
 
 
