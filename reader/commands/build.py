@@ -18,6 +18,7 @@ from reader.commands import add_quiet
 from reader.profile import profiling
 from reader.progress import reporter, reporting
 from reader.versions import library_versions
+from reader.workers import Workers
 
 if TYPE_CHECKING:
     from reader.site import BuildReport
@@ -50,12 +51,20 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reader.site import build_site  # mkdocs and the renderers: loaded only to build
+    from reader.annotations.load import preload
 
     root = Path(args.project)
+    workers = Workers(args.jobs or None)
+    if (root / "mkdocs.yml").is_file():  # the edited annotations load while the renderers import
+        preload(root, workers)
+    from reader.site import build_site  # mkdocs and the renderers: loaded only to build
+
     with profiling(args.profile) as profile, reporting(reporter(args.quiet)):
-        report = build_site(root, Path(args.site) if args.site else None, args.jobs or None,
-                            wait=not args.no_wait, keep_going=args.keep_going)
+        try:
+            report = build_site(root, Path(args.site) if args.site else None, args.jobs or None,
+                                wait=not args.no_wait, keep_going=args.keep_going)
+        finally:
+            workers.close()
         timings = profile.report() if profile is not None else []
     steps = f" ({report.timings()})" if args.verbose else ""
     print(f"built {report.pages} pages into {report.site} in {report.seconds:.1f} s{steps}")
