@@ -7,7 +7,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,7 +22,7 @@ from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import BrokenLink, check_changed, check_links, tree_of
 from reader.profile import mark
 from reader.progress import current, say, unsaid
-from reader.render.common.model import Slot
+from reader.render.common.model import Asset, Slot
 from reader.render.common.urls import html_of
 from reader.render.recipe.generate import Older, Started, generate_site, start_slow
 from reader.render.track.navigation import Generated, PageCount
@@ -419,11 +419,12 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
         if generated is None:
             say("generating pages")
             t = time.perf_counter()
-            generated = generate_site(root, plugin.config.track, jobs, cache, started=started)
+            generated = generate_site(root, plugin.config.track, jobs, cache, started=started, later=True)
             steps.append(StepTime("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         plugin.switcher = switcher
         if generated.failures and not keep_going:
+            generated.finished()  # (its search index's process ended)
             return _Built(steps, generated.counts, generated.failures)
         if switcher is None or not switcher.here.folder:  # an older edition's line is said above
             say(f"running mkdocs on {len(generated.pages)} pages")
@@ -434,6 +435,8 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
             build(config)
         finally:
             config.plugins.on_shutdown()
+            made, generated = generated, generated.finished()  # the search index, made beside mkdocs
+        _write_assets(out, generated.assets[len(made.assets):])
         steps.append(StepTime("mkdocs", time.perf_counter() - t))
         filled = plugin.stencils.filled
         layout = PageCount("layout", len(generated.pages) - filled, filled)
@@ -442,6 +445,14 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
                       plugin.config.track, docs, plugin.slots, plugin.contents)
     except MkDocsException as e:
         raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
+
+
+def _write_assets(out: Path, assets: Sequence[Asset]) -> None:
+    """Files mkdocs would have copied as they are (`ReaderPlugin.on_files`), written into its site."""
+    for asset in assets:
+        dest = out / asset.src_uri
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(asset.data)
 
 
 class _Warnings(logging.Handler):

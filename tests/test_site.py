@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -67,6 +68,29 @@ def test_build_writes_a_browsable_site(project):
     index = pieces(site)
     assert "blockspec" in index["code/blo"]["t"] and "files" in index and "text/0" in index
     assert not list(project.glob(".site-*"))
+
+
+def test_a_build_makes_the_search_index_beside_mkdocs_and_writes_the_same_files(project, tmp_path, monkeypatch):
+    """The search index is made on a process forked as the pages are done (`generate_site(later=True)`:
+    mkdocs lays the pages out meanwhile) and written into the site after mkdocs: the same files as
+    made in one process, on an empty cache."""
+    from reader.cache import Cache
+    from reader.render.recipe import generate
+
+    made_in, index = tmp_path / "made-in", generate.kept_search_assets
+
+    def recorded(*args, **kwargs):
+        made_in.write_text(str(os.getpid()))
+        return index(*args, **kwargs)
+
+    monkeypatch.setattr(generate, "kept_search_assets", recorded)
+    build_site(project, jobs=2)
+    assert int(made_in.read_text()) != os.getpid()
+    site = project / "site"
+    search = {p.relative_to(site).as_posix(): p.read_bytes() for p in (site / "search").iterdir()}
+    alone = generate.generate_site(project, jobs=1, cache=Cache(tmp_path / "empty"))
+    assert alone.later is None and len(search) > 1
+    assert {a.src_uri: a.data for a in alone.assets if a.src_uri.startswith("search/")} == search
 
 
 def test_a_second_build_replaces_the_first(project):

@@ -61,13 +61,14 @@ from reader.workers import Workers
 
 def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
                   cache: Cache | None = None, older: Older | None = None,
-                  started: Started | None = None) -> Generated:
+                  started: Started | None = None, later: bool = False) -> Generated:
     """Every page of the project at `root`: its pins, outline, annotations and labs (`started`:
-    their slow readers, started before: `start_slow`)."""
+    their slow readers, started before: `start_slow`); `later`: the search index made on a
+    process of its own, for `Generated.finished` to wait for."""
     with unsaid():
         corpus = Corpus.open(Project.load(root), cache, verify=True)
     return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older,
-                    started)
+                    started, later)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class Older:
 
 
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None,
-             older: Older | None = None, started: Started | None = None) -> Generated:
+             older: Older | None = None, started: Started | None = None, later: bool = False) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
     The recipe, one call a step: open -> gather -> collect -> render -> assemble. `Schedule`
@@ -145,7 +146,8 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
                 slow.stop()
             raise
     # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
-    return _assemble(world, track, files, pages, pages_cache, served)
+    out = _assemble(world, track, files, pages, pages_cache, served)
+    return _with_search(world, files, out, Workers(jobs) if later else None)
 
 
 def _defines(index: Index, path: str, symbol: str) -> bool:
@@ -289,13 +291,22 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     counts = tuple(PageCount(kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in ("source", "article"))
     pins = world.corpus.pins
-    context = frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
     by_id = {id(r.page): r.key for r in rendered if r.key}
     keys = {p.src_uri: key for p in out.pages if (key := by_id.get(id(p)))}
-    index = kept_search_assets(files, out.pages, keys, world.cache, context)  # the search index's pieces
-    return replace(out, assets=out.assets + tuple(index), counts=counts, failures=failures,
+    return replace(out, counts=counts, failures=failures,
                    coverage=tuple(world.ir.coverage()), keys=keys,
                    missing=tuple(p for pin in sorted(pins) for p in world.corpus.missing(pin)))
+
+
+def _with_search(world: World, files: Sequence[SourceFile], out: Generated, workers: Workers | None) -> Generated:
+    """`out` with the search index's files (`kept_search_assets`): made here, or on a process
+    forked now when `workers` are given, `later` (the caller goes on: mkdocs lays the pages out)."""
+    pins = world.corpus.pins
+    context = frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
+    index = partial(kept_search_assets, files, out.pages, out.keys, world.cache, context)
+    if workers is None:
+        return replace(out, assets=out.assets + tuple(index()))
+    return replace(out, later=workers.beside(lambda: tuple(index())))
 
 
 def _figures(world: World) -> Figures:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -83,6 +83,13 @@ class Generated:
     keys: Mapping[str, str] = field(default_factory=dict, compare=False)
     """By `src_uri`, the page-cache key of each page read back or rendered by a kind: a page of
     the same key shows the same (`site_patch.plan` compares no more of it)."""
+    later: Callable[[], tuple[Asset, ...]] | None = field(default=None, compare=False)
+    """Assets still being made on a process of their own (the search index, beside mkdocs):
+    `finished` waits for them."""
+
+    def finished(self) -> Generated:
+        """With every asset: those made `later` waited for."""
+        return self if self.later is None else replace(self, assets=self.assets + self.later(), later=None)
 
 
 def _norm(title: str) -> str:
