@@ -220,7 +220,8 @@ def _older_editions(root: Path, jobs: int | None, cache: Cache,
         say(f"generating the {edition.version} edition's pages")
         folder = editions.checkout(root, edition, cache)
         older = Older(tuple(started.labs), "../" * edition.folder.count("/"))
-        out.append((edition, generate_site(folder, "track.yaml", jobs, cache, older)))
+        # its search index made on a process of its own until its mkdocs (`started.stop` ends it)
+        out.append((edition, generate_site(folder, "track.yaml", jobs, cache, older, later=started.workers)))
     return out
 
 
@@ -419,7 +420,8 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
         if generated is None:
             say("generating pages")
             t = time.perf_counter()
-            generated = generate_site(root, plugin.config.track, jobs, cache, started=started, later=True)
+            generated = generate_site(root, plugin.config.track, jobs, cache, started=started,
+                                      later=started.workers if started is not None else Workers(jobs))
             steps.append(StepTime("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         plugin.switcher = switcher

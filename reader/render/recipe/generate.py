@@ -61,10 +61,10 @@ from reader.workers import Workers
 
 def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
                   cache: Cache | None = None, older: Older | None = None,
-                  started: Started | None = None, later: bool = False) -> Generated:
+                  started: Started | None = None, later: Workers | None = None) -> Generated:
     """Every page of the project at `root`: its pins, outline, annotations and labs (`started`:
-    their slow readers, started before: `start_slow`); `later`: the search index made on a
-    process of its own, for `Generated.finished` to wait for."""
+    their slow readers, started before: `start_slow`); `later`: the workers to make the search
+    index on a process of their own, for `Generated.finished` to wait for (`close` ends it)."""
     with unsaid():
         corpus = Corpus.open(Project.load(root), cache, verify=True)
     return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older,
@@ -111,7 +111,8 @@ class Older:
 
 
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None,
-             older: Older | None = None, started: Started | None = None, later: bool = False) -> Generated:
+             older: Older | None = None, started: Started | None = None,
+             later: Workers | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
     The recipe, one call a step: open -> gather -> collect -> render -> assemble. `Schedule`
@@ -147,7 +148,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
             raise
     # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
     out = _assemble(world, track, files, pages, pages_cache, served)
-    return _with_search(world, files, out, Workers(jobs) if later else None)
+    return _with_search(world, files, out, later)
 
 
 def _defines(index: Index, path: str, symbol: str) -> bool:
