@@ -101,6 +101,12 @@ def preload(root: Path, workers: Workers) -> None:
             lambda: [(key, _parse(text, display, path)) for key, text, display, path in todo])
 
 
+def ready_to_parse() -> None:
+    """Import the YAML parser and the schema's validator and run them once (0.3 s): a process that
+    waits for edits (`reader serve`) does it while it waits, and an edited file costs its parse alone."""
+    _parse("title: t\n", "<ready>", Path("ready.yaml"))
+
+
 def load_articles(root: Path, cache: Cache | None = None) -> list[Article]:
     """The project's articles; raises InputError on the first file that does not load."""
     pending = _PRELOADED.pop(root.resolve(), None) if _PRELOADED else None
