@@ -172,13 +172,8 @@ def rebuild(root: Path, site: Path, jobs: int | None, status: Status, port: int 
     breaks the build is one to review); a failed build shows its error over the previous site."""
     from reader.annotations.load import ready_to_parse
     from reader.progress import reporter, reporting
-    from reader.render.recipe import parallel
     from reader.site import build_site
 
-    # an edit's few pages render here: forked, this process's copies cost them more than the second
-    # core saves (a note's edit 1.9 s here against 2.3 s forked; `reader build`'s fresh process
-    # forks them)
-    parallel.MIN_FORKED = parallel.MIN_PARALLEL
     start = time.perf_counter()
     status.working()
     error = ""

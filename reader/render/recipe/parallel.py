@@ -13,11 +13,7 @@ from reader.render.recipe.pagecache import CachedPage, PageCache
 from reader.workers import Workers
 
 MIN_PARALLEL = 16
-"""Fewer pages than this render without `before_fork`'s shared work (a warm build's few pages: the
-whole where-used lists alone take longer to read than such a page to render), each worker
-reading what its pages need."""
-MIN_FORKED = 2
-"""Fewer pages than this render in this process (a page takes 0.05-0.3 s; a fork, a few ms)."""
+"""Fewer pages than this render in this process: forking would cost more than it saves."""
 
 
 @dataclass(frozen=True)
@@ -57,10 +53,11 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
         pages.store(job.key, done)  # where it was rendered: the writing is spread over the cores too
         return done
 
-    if workers.parallel and len(todo) >= MIN_PARALLEL:
+    forked = workers.parallel and len(todo) >= MIN_PARALLEL
+    if forked:
         before_fork(todo)
     chunk = max(1, len(todo) // (24 * workers.count))
-    done = iter(workers.map(render_one, todo, "rendering pages", chunk, min(MIN_PARALLEL, MIN_FORKED)))
+    done = iter(workers.map(render_one, todo, "rendering pages", chunk, MIN_PARALLEL))
     for i, job in enumerate(jobs):
         if i not in found:
             pages.rendered[job.kind] += 1
