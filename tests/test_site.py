@@ -70,22 +70,34 @@ def test_build_writes_a_browsable_site(project):
     assert not list(project.glob(".site-*"))
 
 
-def test_a_build_makes_the_search_index_beside_mkdocs_and_writes_the_same_files(project, tmp_path, monkeypatch):
-    """The search index is made on a process forked as the pages are done (`generate_site(later=True)`:
-    mkdocs lays the pages out meanwhile) and written into the site after mkdocs: the same files as
-    made in one process, on an empty cache."""
-    from reader.cache import Cache
+def _index_made_in(project: Path, made_in: Path) -> int:
+    """Build `project` on two workers, recording in `made_in` the pid that made the search index;
+    return this process's pid."""
     from reader.render.recipe import generate
 
-    made_in, index = tmp_path / "made-in", generate.kept_search_assets
+    index = generate.kept_search_assets
 
     def recorded(*args, **kwargs):
         made_in.write_text(str(os.getpid()))
         return index(*args, **kwargs)
 
-    monkeypatch.setattr(generate, "kept_search_assets", recorded)
+    generate.kept_search_assets = recorded
     build_site(project, jobs=2)
-    assert int(made_in.read_text()) != os.getpid()
+    return os.getpid()
+
+
+def test_a_build_makes_the_search_index_beside_mkdocs_and_writes_the_same_files(project, tmp_path):
+    """The search index is made on a process forked as the pages are done (`generate_site(later=True)`:
+    mkdocs lays the pages out meanwhile) and written into the site after mkdocs: the same files as
+    made in one process, on an empty cache. The build runs in a fresh interpreter: threads other
+    tests leave in this one (jax's, a server's) rightly stop a build from forking."""
+    from reader.cache import Cache
+    from reader.render.recipe import generate
+    from reader.workers import isolated
+
+    made_in = tmp_path / "made-in"
+    builder = isolated(_index_made_in, project, made_in)
+    assert int(made_in.read_text()) != builder
     site = project / "site"
     search = {p.relative_to(site).as_posix(): p.read_bytes() for p in (site / "search").iterdir()}
     alone = generate.generate_site(project, jobs=1, cache=Cache(tmp_path / "empty"))
