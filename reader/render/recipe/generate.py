@@ -16,7 +16,7 @@ from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
-from reader.editions import Past, load_past
+from reader.editions import Past, load_past, older_corpora
 from reader.errors import InputError
 from reader.extract import Index
 from reader.extract.fact import Facts
@@ -101,6 +101,14 @@ def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
     return Started(labs, artifacts, history, workers)
 
 
+def _older_corpora(corpus: Corpus, cache: Cache | None) -> list[Corpus]:
+    """The older editions' files, as a full build hands them to `start_slow` (`site._start_slow`):
+    a warm build reads the rule history with the same releases, so it finds the history the
+    cold build kept instead of reading the editions' releases from their archives again."""
+    with unsaid():
+        return older_corpora(corpus.project.root, cache or corpus.cache)
+
+
 @dataclass(frozen=True)
 class Older:
     """An older edition's build (`reader.editions`): it runs no labs, and its lab pages link
@@ -128,7 +136,8 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         # git and fetches for the previous edition), the pinned files scanned meanwhile
         mine = started is None  # started here, so ended here when the build fails (Ctrl-C too)
         slow = started if started is not None else start_slow(
-            corpus, cache, run.workers, None if older is None else [])
+            corpus, cache, run.workers, None if older is None else [],
+            () if older is not None else _older_corpora(corpus, cache))
         try:
             opened = open_sources(corpus, files, cache, run, older, slow)
             # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
