@@ -72,12 +72,13 @@ def editions(root: Path) -> tuple[Edition, ...]:
 def checkout(root: Path, edition: Edition, cache: Cache) -> Path:
     """The project as it was at `edition.rev` (pins, lock, outline, annotations: read through
     git), written under the cache's `editions/<rev>/` once; its labs are left to the current edition."""
-    from reader import gitio  # GitPython: only when there is an older edition
-
     folder = cache.root / "editions" / edition.rev
     done = folder / ".complete"
     if done.is_file():
         return folder
+    # GitPython (0.1 s to import, and a `git version` run): only for an edition not checked out yet
+    from reader import gitio
+
     try:
         texts = {name: gitio.show_at(root, edition.rev, root / name) for name in EDITION_FILES}
         for sub in EDITION_FOLDERS:
