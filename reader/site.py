@@ -208,8 +208,7 @@ def _start_slow(root: Path, cache: Cache, jobs: int | None) -> Started | None:
         return None
     with unsaid():  # the current pins first: an older edition's file its sources lack may be one of theirs
         corpus = Corpus.open(Project.load(root), cache)
-        older = editions.older_corpora(root, cache)
-    return start_slow(corpus, cache, Workers(jobs), editions=older)
+    return start_slow(corpus, cache, Workers(jobs))
 
 
 def _older_editions(root: Path, jobs: int | None, cache: Cache,

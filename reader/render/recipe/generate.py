@@ -89,24 +89,20 @@ class Started:
 
 
 def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
-               labs: list[LabInfo] | None = None, editions: Sequence[Corpus] = ()) -> Started:
+               labs: list[LabInfo] | None = None, editions: Sequence[Corpus] | None = None) -> Started:
     """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
     kernels lowered, when the pins have them) and its rule history (a release an older edition
-    pins read from `editions`, those editions' files)."""
+    pins read from `editions`, those editions' files; None: the project's own older editions,
+    so that a warm build finds the history the full build kept)."""
+    if editions is None:
+        with unsaid():
+            editions = older_corpora(corpus.project.root, cache or corpus.cache)
     labs = load_labs(corpus.project.root) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
     artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
     with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
         history = start_history(corpus, workers, cache, editions)
     return Started(labs, artifacts, history, workers)
-
-
-def _older_corpora(corpus: Corpus, cache: Cache | None) -> list[Corpus]:
-    """The older editions' files, as a full build hands them to `start_slow` (`site._start_slow`):
-    a warm build reads the rule history with the same releases, so it finds the history the
-    cold build kept instead of reading the editions' releases from their archives again."""
-    with unsaid():
-        return older_corpora(corpus.project.root, cache or corpus.cache)
 
 
 @dataclass(frozen=True)
@@ -136,8 +132,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         # git and fetches for the previous edition), the pinned files scanned meanwhile
         mine = started is None  # started here, so ended here when the build fails (Ctrl-C too)
         slow = started if started is not None else start_slow(
-            corpus, cache, run.workers, None if older is None else [],
-            () if older is not None else _older_corpora(corpus, cache))
+            corpus, cache, run.workers, None if older is None else [], None if older is None else ())
         try:
             opened = open_sources(corpus, files, cache, run, older, slow)
             # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
