@@ -15,7 +15,6 @@ from reader.extract import build_index
 from reader.extract.providers import load_rules
 from reader.extract.rulehistory import RuleHistory, start_history
 from reader.extract.ruletable import BACKEND_NAMES, RuleTable
-from reader.progress import unsaid
 from reader.workers import Workers
 
 
@@ -53,8 +52,7 @@ def _editions(corpus: Corpus) -> list[Corpus]:
     """The older editions' files, as the site's build reads the history with them; none when the
     project's git history lacks one (each release is then read from its archive)."""
     try:
-        with unsaid():
-            return older_corpora(corpus.project.root, corpus.cache)
+        return older_corpora(corpus.project.root, corpus.cache)
     except ReaderError:
         return []
 

@@ -16,6 +16,7 @@ from reader.editions.records import load_moves
 from reader.errors import GitError, InputError, Location
 from reader.move.record import MoveRecord
 from reader.pins import Pin, load_pins
+from reader.progress import unsaid
 
 EDITION_FILES = ("pins.toml", "pins.lock", "track.yaml")
 EDITION_FOLDERS = ("annotations",)
@@ -96,8 +97,10 @@ def checkout(root: Path, edition: Edition, cache: Cache) -> Path:
 
 
 def older_corpora(root: Path, cache: Cache) -> list[Corpus]:
-    """Each older edition's pinned files (its project as `checkout` reads it), newest move first."""
-    return [Corpus.open(Project.load(checkout(root, e, cache)), cache) for e in editions(root)[1:]]
+    """Each older edition's pinned files (its project as `checkout` reads it), newest move first;
+    opened quietly (a file an edition's sources lack is its own build's to name)."""
+    with unsaid():
+        return [Corpus.open(Project.load(checkout(root, e, cache)), cache) for e in editions(root)[1:]]
 
 
 def versions_json(all_editions: tuple[Edition, ...]) -> bytes:

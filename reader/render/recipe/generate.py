@@ -95,8 +95,7 @@ def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
     pins read from `editions`, those editions' files; None: the project's own older editions,
     so that a warm build finds the history the full build kept)."""
     if editions is None:
-        with unsaid():
-            editions = older_corpora(corpus.project.root, cache or corpus.cache)
+        editions = older_corpora(corpus.project.root, cache or corpus.cache)
     labs = load_labs(corpus.project.root) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
     artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)

@@ -93,8 +93,7 @@ class Document:
 
 
 def script(key: str, data: object) -> Asset:
-    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return Asset(f"{SEARCH_DIR}/{key}.js", f"readerSearch.put({json.dumps(key)},{body});\n".encode())
+    return Asset(f"{SEARCH_DIR}/{key}.js", f"readerSearch.put({json.dumps(key)},".encode() + _json(data) + b");\n")
 
 
 def _json(data: object) -> bytes:
