@@ -113,3 +113,10 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def line_count(text: str) -> int:
+    """`len(split_lines(text))`, without making the lines."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)

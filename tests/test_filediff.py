@@ -182,3 +182,32 @@ def test_a_warm_build_reads_every_diff_page_back(built):
     assert diffs, "the diffs are kept in the cache"
     assert main(["-C", str(built), "build", "--jobs", "1"]) == 0
     assert site.read_bytes() == before
+
+
+def test_a_notes_edit_reads_its_diff_pages_old_references_back(demo, tmp_path, monkeypatch):
+    """A note's edit renders its file's diff page again, its old copy's references read back (to
+    resolve them reads the scan of every module the old file names), and the page is the one a
+    build with an empty cache makes."""
+    from reader.extract.index import Index
+
+    root, cache = demo
+    project = tmp_path / "project"
+    shutil.copytree(root, project, ignore=shutil.ignore_patterns("site", ".site*"))
+    yaml = project / "annotations" / "demo.yaml"
+    yaml.write_text(yaml.read_text().replace("body: Now the product.", "body: Now the product, edited."))
+    resolved, resolve = [], Index.references_in
+
+    def spied(self, text, path, blob=""):
+        resolved.append(path)
+        return resolve(self, text, path, blob)
+
+    monkeypatch.setenv("READER_CACHE", str(cache))
+    monkeypatch.setattr(Index, "references_in", spied)
+    assert main(["-C", str(project), "build", "--jobs", "1"]) == 0
+    page = project / "site" / "diffs" / "jax" / "_src" / "pallas" / "core.py.html"
+    assert "Now the product, edited." in page.read_text()
+    assert resolved == []
+    monkeypatch.setenv("READER_CACHE", str(tmp_path / "empty-cache"))
+    assert main(["-C", str(project), "build", "--jobs", "1", "--site", str(tmp_path / "cold")]) == 0
+    assert "jax/_src/pallas/core.py" in resolved
+    assert (tmp_path / "cold" / "diffs" / "jax" / "_src" / "pallas" / "core.py.html").read_bytes() == page.read_bytes()

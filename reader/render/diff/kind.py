@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 
+from reader.cache import kept_object
 from reader.editions import ChangedFile, FileDiff
 from reader.render.common.links import linked_refs
 from reader.render.common.model import NoteView, Page, SourceDoc
@@ -12,6 +15,7 @@ from reader.render.common.notes import note_views
 from reader.render.common.urls import diff_page, move_uri
 from reader.render.diff.page import diff_page_of
 from reader.render.recipe.kind import World
+from reader.render.recipe.pagecache import page_key
 
 
 @dataclass(frozen=True)
@@ -25,13 +29,16 @@ class DiffInputs:
     """This edition's notes on the file."""
     was: tuple[NoteView, ...] = ()
     """The previous edition's notes on it, at its lines then."""
-    files: tuple[ChangedFile, ...] = ()
+    files: tuple[ChangedFile, ...] = field(default=(), repr=False)
     """Every changed file (the page's list of them)."""
     changes: str = ""
     """The last move's page (`changes/<stem>.md`), which lists them too."""
-    blocks: tuple[tuple[str, tuple[tuple[int, int, int, int], ...]], ...] = ()
+    blocks: tuple[tuple[str, tuple[tuple[int, int, int, int], ...]], ...] = field(default=(), repr=False)
     """Each changed file's changes (`FileDiff.blocks`), on the first diff page only: it brings their
     script (`LINES_SCRIPT`)."""
+    listed: str = ""
+    """sha1 of `files` and `blocks`, which the page's key (its inputs' repr) names by it: written
+    out, the list of every changed file in each of the 210 pages' keys cost O(pages²)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,14 @@ class DiffPlan:
     world: World
     was_on_file: Mapping[str, tuple[NoteView, ...]]
     """Pinned path -> the previous edition's notes on it, at its pins, for the files that changed."""
+    shown: tuple[tuple[str, FileDiff], ...] = ()
+    """The changed files that have a page, by path."""
+    files: tuple[ChangedFile, ...] = ()
+    """Each of them with its counts."""
+    blocks: tuple[tuple[str, tuple[tuple[int, int, int, int], ...]], ...] = ()
+    """Each one's changes (`FileDiff.blocks`)."""
+    listed: tuple[str, str] = ("", "")
+    """`DiffInputs.listed` of the first page and of the others."""
 
 
 class DiffKind:
@@ -50,9 +65,14 @@ class DiffKind:
         previous = world.past.previous
         if previous is None:
             return DiffPlan(world, {})
+        shown = tuple((p, d) for p, d in sorted(world.past.diffs.items()) if p in world.docs)
+        files = tuple(ChangedFile(p, d.added, d.removed) for p, d in shown)
+        blocks = tuple((p, d.blocks()) for p, d in shown)
+        listed = repr(files)
         return DiffPlan(world, {path: tuple(v for old in notes for v in note_views(old.article, [old.resolved],
                                                                                     previous.corpus))
-                                for path, notes in world.past.notes.items()})
+                                for path, notes in world.past.notes.items()},
+                        shown, files, blocks, (_sha(f"{listed}\0{blocks!r}"), _sha(f"{listed}\0{()!r}")))
 
     def pages(self, plan: DiffPlan, artifacts: bool) -> Iterable[str]:
         return [] if artifacts else [path for path in plan.world.past.diffs if path in plan.world.docs]
@@ -60,20 +80,21 @@ class DiffKind:
     def inputs(self, plan: DiffPlan, name: str) -> DiffInputs:
         world = plan.world
         pin = world.docs.files[name].pin
-        diffs = [(p, d) for p, d in sorted(world.past.diffs.items()) if p in world.docs]
-        first = bool(diffs) and diffs[0][0] == name
+        first = bool(plan.shown) and plan.shown[0][0] == name
         return DiffInputs(name, world.past.since.get(pin, pin), world.past.diffs[name],
                           tuple(world.content.on_file.get(name, ())), plan.was_on_file.get(name, ()),
-                          tuple(ChangedFile(p, d.added, d.removed) for p, d in diffs),
-                          move_uri(world.past.moves[-1].stem) if world.past.moves else "",
-                          tuple((p, d.blocks()) for p, d in diffs) if first else ())
+                          plan.files, move_uri(world.past.moves[-1].stem) if world.past.moves else "",
+                          plan.blocks if first else (), plan.listed[0 if first else 1])
 
     def render(self, world: World, inputs: DiffInputs) -> Page:
         previous = world.past.previous
         assert previous is not None, "diff pages exist only with a previous edition"
         doc = replace(world.docs[inputs.path], notes=inputs.notes, page=diff_page(inputs.path))
         old_text = previous.text(doc.pin, doc.path)
-        refs = world.index.references_in(old_text, doc.path, inputs.diff.old_blob)
+        # kept: resolving them reads the scans of every module the old file names (a note's edit
+        # renders its file's diff page again)
+        refs = kept_object(world.cache, OLD_REFS_KIND, page_key(world.key, OLD_REFS_KIND, doc.path, inputs.diff.old_blob),
+                           list, partial(world.index.references_in, old_text, doc.path, inputs.diff.old_blob))
         old = SourceDoc(doc.pin, doc.path, inputs.diff.old_blob, old_text, doc.page,
                         refs=linked_refs(world.index, refs), notes=inputs.was)
         pin = world.corpus.pins[doc.pin]
@@ -85,6 +106,14 @@ class DiffKind:
 
     def prose(self, world: World, inputs: DiffInputs) -> Iterable[str]:
         return [n.body for n in (*inputs.notes, *inputs.was)]
+
+
+OLD_REFS_KIND = "old-refs"
+"""The references of a changed file's old copy, resolved against the current pins (`World.key`)."""
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()
 
 
 DIFF = DiffKind()

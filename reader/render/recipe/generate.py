@@ -34,7 +34,7 @@ from reader.labs import (
 )
 from reader.labs.colab import ColabSource, project_colab
 from reader.labs.notebook import start_shipped
-from reader.model import Reference, SourceFile, module_of, split_lines
+from reader.model import Reference, SourceFile, line_count, module_of
 from reader.progress import Quiet, reporting, unsaid
 from reader.render.changes.kind import CHANGES
 from reader.render.common.docs import Docs, source_resolver
@@ -286,7 +286,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
                if not (a.kind == "lab" and a.kernels and set(a.kernels) <= set(world.labs))]
     written += [Written("lab", lab.name, lab.heading, lab.phase) for lab in labs]
-    infos = [FileInfo(f.pin, f.path, len(split_lines(f.text)), len(world.content.on_file.get(f.path, ())))
+    infos = [FileInfo(f.pin, f.path, line_count(f.text), len(world.content.on_file.get(f.path, ())))
              for f in files]
     pages = [r.page for r in rendered if r.kind != CHANGES.name]
     changes = [r.page for r in rendered if r.kind == CHANGES.name]
