@@ -19,6 +19,27 @@ def test_objects_round_trip_and_a_corrupt_entry_reads_as_missing(tmp_path: Path)
     assert cache.get_object("k", "cd34") is None and not cache.has("k", "cd34")
 
 
+def test_a_frozen_result_is_unpickled_once_while_its_file_is_the_same(tmp_path: Path, monkeypatch):
+    """`get_frozen` (a rendered page: `reader serve` builds again and again in one process) reads a
+    result back from memory while its file is the one it read, and from the file once it changed."""
+    from reader import cache as module
+
+    cache = Cache(tmp_path)
+    cache.put_object("k", "ab12", ("page", 1))
+    loads = []
+    monkeypatch.setattr(module, "_unpickled", lambda data: loads.append(data) or module.pickle.loads(data))
+    first = cache.get_frozen("k", "ab12")
+    assert first == ("page", 1) and cache.get_frozen("k", "ab12") is first and len(loads) == 1
+    cache.put_object("k", "ab12", ("page", 2))  # a new file (atomic_write: another inode)
+    assert cache.get_frozen("k", "ab12") == ("page", 2) and len(loads) == 2
+    (tmp_path / "derived" / code_version() / "k" / "ab" / "ab12").unlink()
+    assert cache.get_frozen("k", "ab12") is None
+    with cache.staged():  # a result staged by this build is read from the staging folder
+        cache.put_object("k", "ab12", ("page", 3))
+        assert cache.get_frozen("k", "ab12") == ("page", 3)
+    assert cache.get_frozen("k", "ab12") == ("page", 3)
+
+
 def _old_version(cache: Cache, name: str) -> Path:
     folder = cache.root / "derived" / name / "highlight" / "ab"
     folder.mkdir(parents=True)

@@ -57,7 +57,7 @@ class PageCache:
         self.cached: Counter[str] = Counter()
 
     def get(self, kind: str, key: str) -> CachedPage | None:
-        hit = self.cache.get_object(PAGE_KIND, key) if self.cache is not None else None
+        hit = self.cache.get_frozen(PAGE_KIND, key) if self.cache is not None else None
         if isinstance(hit, CachedPage):
             self.cached[kind] += 1
             return hit
