@@ -191,3 +191,23 @@ def test_the_open_page_reloads_itself_in_a_browser(served, tmp_path):
         assert [u for u in network if not u.startswith(here)] == []  # (chrome:// is the browser's)
     finally:
         next(browsers, None)
+
+
+def test_the_server_readies_the_templates_and_markdown_while_it_waits(monkeypatch):
+    """Its first build, with nothing changed, renders no page: the first edit's pages would compile
+    the templates and make the Markdown converter (0.1 s) unless readied while it waits."""
+    from reader.commands.serve import ready_to_render
+    from reader.render.common import markdown, templates
+
+    templates.environment.cache_clear()
+    markdown._converter.cache_clear()
+    ready_to_render()
+    env = templates.environment()
+
+    def compiled(*_args, **_kwargs):
+        raise AssertionError("a template compiled after ready_to_render")
+
+    monkeypatch.setattr(env, "compile", compiled)
+    names = env.list_templates(extensions=["j2"])
+    assert "source.j2" in names and all(env.get_template(name) for name in names)
+    assert markdown._converter.cache_info().currsize == 1

@@ -195,6 +195,20 @@ def rebuild(root: Path, site: Path, jobs: int | None, status: Status, port: int 
         print(f"a move is in progress: review its {review['notes']} flagged notes at "
               f"http://127.0.0.1:{port}/review/", flush=True)
     ready_to_parse()  # while it waits for the next edit
+    ready_to_render()
+
+
+def ready_to_render() -> None:
+    """Compile the page templates and make the Markdown converter (0.1 s) while waiting for an
+    edit: the server's first build, with nothing changed, renders no page, so its first edit's
+    pages were the first this process rendered."""
+    from reader.render.common.markdown import render_markdown
+    from reader.render.common.templates import environment
+
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
+    render_markdown("ready")
 
 
 def check_notes(root: Path, site: Path, review_file: Path) -> tuple[tuple[str, ...],
