@@ -125,7 +125,7 @@ def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cac
     files made of the pages it shares with this one, `ProseMemo`; `keys`: the pages' page-cache
     keys by `src_uri`)."""
     key = f"{_code_key(files, context)}-{PACK_BLOCKS}x{BLOCK}"
-    kept = cache.get_object("search-packs", key) if cache else None
+    kept = cache.get_frozen("search-packs", key) if cache else None
     if not isinstance(kept, tuple):  # (the files table, the code's packs)
         code = _bodies(code_assets(files, pages, cache, context))
         kept = (json.loads(code.pop("files")), _packs(code))
@@ -158,7 +158,7 @@ class ProseMemo:
 
     @classmethod
     def load(cls, cache: Cache | None, key: str) -> ProseMemo:
-        found = cache.get_object(PROSE_MEMO_KIND, key) if cache is not None else None
+        found = cache.get_frozen(PROSE_MEMO_KIND, key) if cache is not None else None
         return cls(*found) if isinstance(found, tuple) and len(found) == 3 else cls()
 
     def save(self, cache: Cache | None, key: str) -> None:
