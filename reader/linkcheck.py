@@ -118,15 +118,30 @@ MIN_PARALLEL = 32
 """Fewer files to scan than this are scanned here (forking would cost more than it saves)."""
 
 
+Scanned = dict[str, tuple[str, PageLinks]]
+"""HTML files of a site scanned before its check (`prescan`): name -> (its bytes' sha1, its links)."""
+
+
+def prescan(site: Path, cache: Cache | None = None, workers: Workers | None = None) -> Scanned:
+    """`scan` of every HTML file under `site` now, for `check_links` to read back each file whose
+    bytes are still the same: a build scans its pages while the search index is still being made."""
+    names = sorted(n for n in tree(site).files if n.endswith(".html"))
+    keys: dict[str, str] = {}
+    found = _scan_all(site, names, cache, workers or Workers(1), keys)
+    return {name: (keys[name], found[name]) for name in names}
+
+
 def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: Workers,
-              keys: dict[str, str]) -> dict[str, PageLinks]:
-    """`scan` of each file, read back from `cache` when its bytes were scanned before; the rest
-    on `workers` processes when there are many. `keys` gets each file's sha1 (its cache key)."""
+              keys: dict[str, str], known: Scanned | None = None) -> dict[str, PageLinks]:
+    """`scan` of each file, read back from `known` or `cache` when its bytes were scanned before;
+    the rest on `workers` processes when there are many. `keys` gets each file's sha1 (its cache key)."""
     data = {name: (site / name).read_bytes() for name in names}
     keys.update((name, hashlib.sha1(data[name]).hexdigest()) for name in names)
     out: dict[str, PageLinks] = {}
     for name in names:
-        hit = cache.get_object(LINKS_KIND, keys[name]) if cache is not None else None
+        before = known.get(name) if known is not None else None
+        hit = before[1] if before is not None and before[0] == keys[name] else \
+            cache.get_object(LINKS_KIND, keys[name]) if cache is not None else None
         if isinstance(hit, PageLinks):
             out[name] = hit
     todo = [name for name in names if name not in out]
@@ -140,16 +155,17 @@ def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: Worker
 
 
 def check_links(site: Path, cache: Cache | None = None, workers: Workers | None = None,
-                digests: dict[str, str] | None = None) -> list[BrokenLink]:
+                digests: dict[str, str] | None = None, scanned: Scanned | None = None) -> list[BrokenLink]:
     """Every broken internal link in the HTML files under `site`, sorted.
 
-    With `cache`, an HTML file whose bytes were checked before is not parsed again; the others
-    are parsed on `workers` processes. `digests` gets each HTML file's sha1.
+    With `cache`, an HTML file whose bytes were checked before is not parsed again, nor one
+    `scanned` holds with the same bytes (`prescan`); the others are parsed on `workers`
+    processes. `digests` gets each HTML file's sha1.
     """
     files, dirs = tree(site)
     keys: dict[str, str] = {} if digests is None else digests
     pages = _scan_all(site, sorted(n for n in files if n.endswith(".html")), cache,
-                      workers or Workers(1), keys)
+                      workers or Workers(1), keys, scanned)
     broken: list[BrokenLink] = []
     whole: dict[str, PageLinks] = {}
     for name, links in pages.items():

@@ -9,7 +9,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,7 +19,7 @@ from reader.atomic import atomic_write
 from reader.cache import Cache, held
 from reader.corpus import Corpus, Project
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
-from reader.linkcheck import BrokenLink, check_changed, check_links, tree_of
+from reader.linkcheck import BrokenLink, Scanned, check_changed, check_links, prescan, tree_of
 from reader.profile import mark
 from reader.progress import current, say, unsaid
 from reader.render.common.model import Asset, Slot
@@ -157,6 +157,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         switcher = editions.Switcher(everyone[0], everyone, seen, renamed) if older else None
         built = _mkdocs_build(root, fresh, jobs, cache, keep_going, generated, switcher, started)
         steps = [*steps, *built.steps]
+        scanned = dict(built.scanned)
         if built.failures and not keep_going:  # mkdocs did not run: the site stays as it was
             shutil.rmtree(fresh, ignore_errors=True)
             return BuildReport(site_dir, 0, time.perf_counter() - start, tuple(steps),
@@ -167,8 +168,10 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             renamed[everyone[0].version] = _renamed(built.generated)
             for edition, its_pages in older:
                 say(f"running mkdocs on the {edition.version} edition's {len(its_pages.pages)} pages")
-                _mkdocs_build(root, fresh / edition.folder, jobs, cache, True, its_pages,
-                              editions.Switcher(edition, everyone, seen, renamed))
+                its = _mkdocs_build(root, fresh / edition.folder, jobs, cache, True, its_pages,
+                                    editions.Switcher(edition, everyone, seen, renamed))
+                scanned.update((f"{edition.folder}{name}", found)
+                               for name, found in its.scanned.items())
                 (fresh / edition.folder / "404.html").unlink()  # the site's own is served from its root
             atomic_write(fresh / editions.VERSIONS_JSON, editions.versions_json(everyone), durable=False)
             steps.append(StepTime("older editions' mkdocs", time.perf_counter() - t))
@@ -176,7 +179,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         mark("link check")
         t = time.perf_counter()
         digests: dict[str, str] = {}
-        _fail_on(check_links(fresh, cache, Workers(jobs), digests), site_dir)
+        _fail_on(check_links(fresh, cache, Workers(jobs), digests, scanned), site_dir)
         steps.append(StepTime("link check", time.perf_counter() - t))
         mark("finish")
         older_notes = tuple(f"{edition.version}: {w}" for edition, g in older for w in g.warnings)
@@ -390,6 +393,8 @@ class _Built:
     docs: str = ""
     slots: dict[str, Slot] | None = None
     contents: dict[str, str] | None = None
+    scanned: Scanned = field(default_factory=dict)
+    """The pages' links, scanned while the search index was still being made (`linkcheck.prescan`)."""
 
 
 def _mkdocs_build(root: Path, out: Path, jobs: int | None,
@@ -432,8 +437,11 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
         mark("mkdocs")
         t = time.perf_counter()
         config.plugins.on_startup(command="build", dirty=False)
+        scanned: Scanned = {}
         try:
             build(config)
+            if generated.later is not None:  # the search index is still being made: the pages' links meanwhile
+                scanned = prescan(out, cache, Workers(jobs))
         finally:
             config.plugins.on_shutdown()
             made, generated = generated, generated.finished()  # the search index, made beside mkdocs
@@ -443,7 +451,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
         layout = PageCount("layout", len(generated.pages) - filled, filled)
         docs = os.path.relpath(config.docs_dir, root)
         return _Built(steps, (*generated.counts, layout), generated.failures, generated,
-                      plugin.config.track, docs, plugin.slots, plugin.contents)
+                      plugin.config.track, docs, plugin.slots, plugin.contents, scanned)
     except MkDocsException as e:
         raise BuildError(f"mkdocs failed: {e}", Location(str(config_file))) from None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.linkcheck import check_changed, check_links, part_text
+from reader.linkcheck import check_changed, check_links, part_text, prescan
 from reader.workers import Workers
 
 
@@ -80,6 +80,26 @@ def test_a_page_checked_before_is_read_from_the_cache(tmp_path, monkeypatch):
     assert [b.href for b in first] == ["a.html#L2"]
     write(site, "a.html", '<div id="L1"></div><div id="L2"></div>')  # the target changed: scanned
     assert check_links(site, cache) == [] and len(scanned) == 1
+
+
+def test_pages_scanned_before_the_check_are_read_back_while_their_bytes_are_the_same(tmp_path, monkeypatch):
+    """A build scans its pages while the search index is made (`prescan`); the check reads those
+    back, and scans again a page written since (its bytes differ) and one written after."""
+    import reader.linkcheck
+
+    write(tmp_path, "index.html", '<a href="a.html#L1">a</a><a href="b.html">b</a>')
+    write(tmp_path, "a.html", '<div id="L1"></div>')
+    early = prescan(tmp_path)
+    assert sorted(early) == ["a.html", "index.html"]
+    write(tmp_path, "a.html", '<div id="L2"></div>')
+    write(tmp_path, "b.html", '<a href="index.html#top">up</a>')
+    scanned: list[str] = []
+    real = reader.linkcheck.scan
+    monkeypatch.setattr(reader.linkcheck, "scan", lambda text: scanned.append(text) or real(text))
+    broken = [(b.page, b.href) for b in check_links(tmp_path, scanned=early)]
+    assert broken == [("b.html", "index.html#top"), ("index.html", "a.html#L1")]
+    assert len(scanned) == 2 and not any("a.html#L1" in text for text in scanned)  # index.html read back
+    assert broken == [(b.page, b.href) for b in check_links(tmp_path)]
 
 
 def test_many_pages_are_scanned_on_worker_processes_with_the_same_result(tmp_path):

@@ -39,6 +39,7 @@ import hashlib
 import html
 import itertools
 import json
+import operator
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -374,7 +375,7 @@ def code_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache
 
 def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchEntry]],
                  context: frozenset[str] = frozenset()) -> list[Asset]:
-    postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    postings: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)  # word -> (file id, its lines)
     out = []
     table: list[list[str | int]] = []
     for fid, f in enumerate(files):
@@ -383,9 +384,8 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
             table.append([f.path, len(lines), 0])
             continue
         table.append([f.path, len(lines)])
-        for n, line in enumerate(lines, 1):
-            for w in words(line):
-                postings[w].append((fid, n))
+        for w, at in _lines_of_words(lines).items():
+            postings[w].append((fid, at))
         for k in range(0, len(lines), CHUNK):
             out.append(script(f"lines/{fid}/{k // CHUNK}", lines[k:k + CHUNK]))
     defs: dict[str, list[list[object]]] = defaultdict(list)
@@ -396,8 +396,9 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
                 kind, _, text = html.unescape(e.text).partition(" ")  # `kind name(sig): doc`
                 defs[name].append([fid, int(e.fragment[1:]), kind, e.title, text])
     shards: dict[str, dict[str, dict[str, object]]] = defaultdict(lambda: {"t": {}, "d": {}})
-    for w, lines_of in sorted(postings.items()):  # a line's words come from a set: no order of their own
-        shards[prefix(w)]["t"][w] = _postings(lines_of) if len(lines_of) <= COMMON else len(lines_of)
+    for w, found in sorted(postings.items()):
+        count = sum(len(at) for _, at in found)
+        shards[prefix(w)]["t"][w] = _postings(found) if count <= COMMON else count
     for name, places in defs.items():
         shards[prefix(name)]["d"][name] = places
     out += [script(f"code/{p}", shard) for p, shard in sorted(shards.items())]
@@ -405,17 +406,24 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
     return out
 
 
-def _postings(found: Sequence[tuple[int, int]]) -> str:
-    """`f:l,+d,+d;f:l`: each file's lines, after the first as distances (found in file order)."""
-    by_file: dict[int, list[int]] = defaultdict(list)
-    for fid, line in found:
-        by_file[fid].append(line)
-    return ";".join(f"{fid}:{_deltas(lines)}" for fid, lines in by_file.items())
+def _lines_of_words(lines: Sequence[str]) -> dict[str, list[int]]:
+    """Each word of `lines` (`words`) and the lines holding it (1-based, ascending)."""
+    found: dict[str, list[int]] = defaultdict(list)
+    for n, line in enumerate(lines, 1):
+        # an ASCII line lowercased first has the same words (a letter stays a letter in place)
+        for w in set(_WORD.findall(line.lower())) if line.isascii() else words(line):
+            found[w].append(n)
+    return found
+
+
+def _postings(found: Sequence[tuple[int, Sequence[int]]]) -> str:
+    """`f:l,+d,+d;f:l`: each file's lines (file id, its lines), after the first as distances."""
+    return ";".join(f"{fid}:{_deltas(lines)}" for fid, lines in found)
 
 
 def _deltas(numbers: Sequence[int]) -> str:
     """`3,+4,+1` for 3, 7, 8."""
-    return ",".join(str(b - a) for a, b in itertools.pairwise([0, *numbers]))
+    return ",".join(map(str, map(operator.sub, numbers, [0, *numbers])))
 
 
 def text_assets(docs: Sequence[Document]) -> list[Asset]:
