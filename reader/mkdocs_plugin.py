@@ -6,7 +6,9 @@ import json
 import logging
 import posixpath
 import re
+from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from jinja2 import FileSystemBytecodeCache
 from mkdocs.config import config_options as c
@@ -53,6 +55,9 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.contents: dict[str, str] = {}
         """src_uri -> mkdocs' HTML of a page whose toc is read from its whole HTML."""
         self.stencils = Stencils()
+        self.converted: dict[str, _Converted | None] = {}
+        """The Markdown of generated pages without links, converted (`on_page_markdown`); None:
+        its conversion has a table of contents or a title, which is the page's own."""
         self.laying_out: Stage | None = None
         """Pages through the theme (a stage of `reader build`'s progress)."""
         self.switcher: Switcher | None = None
@@ -85,6 +90,15 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         self.laying_out = stage("laying out pages", len(files.documentation_pages()))
         return self.stencils.install(env)
 
+    def on_page_markdown(self, markdown: str, /, *, page: MkPage, config: MkDocsConfig,
+                         files: Files) -> str:
+        """A generated page whose Markdown holds no link (a source page's: its anchor and its
+        slot) is converted once per distinct text: mkdocs sets up a converter with its extensions
+        for every page, which cost more than the conversion (1 ms a page)."""
+        if page.file.src_uri in self.bodies and not _LINKING.search(markdown):
+            page.render = partial(_render_once, self.converted, page)  # type: ignore[method-assign]
+        return markdown
+
     def on_page_content(self, html: str, /, *, page: MkPage, config: MkDocsConfig,
                         files: Files) -> str:
         """A generated page's toc comes from its whole HTML (mkdocs saw only the indexed part),
@@ -110,7 +124,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
             files.append(File.generated(config, dest, content=data, inclusion=InclusionLevel.NOT_IN_NAV))
         self.shared = frozenset(_leave_out(files, self.switcher is not None and bool(self.switcher.here.folder)))
         in_nav = nav_pages(self.generated.nav)
-        self.bodies, self.slots, self.contents = {}, {}, {}
+        self.bodies, self.slots, self.contents, self.converted = {}, {}, {}, {}
         for page in self.generated.pages:
             level = InclusionLevel.INCLUDED if page.src_uri in in_nav else InclusionLevel.NOT_IN_NAV
             file = File.generated(config, page.src_uri, content=page.markdown, inclusion=level)
@@ -164,6 +178,37 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         head = output[:output.index(SLOT)].encode("utf-8", errors="xmlcharrefreplace")
         self.slots[page.file.src_uri] = Slot(page.file.dest_uri, page.file.url, len(head))
         return output.replace(SLOT, body, 1)
+
+
+_LINKING = re.compile(r"\[|<[a-z]+:|\bhttps?:")
+"""What could make a page's Markdown convert differently on another page: a link or an image
+(`[...](...)`, `[...][ref]`), an autolink (`<https://...>`), a bare URL."""
+
+
+class _Converted(NamedTuple):
+    content: str
+    anchors: frozenset[str]
+    links: bool
+    """Whether mkdocs recorded the page's links to anchors (an empty record: there are none)."""
+
+
+def _render_once(converted: dict[str, _Converted | None], page: MkPage, config: MkDocsConfig,
+                 files: Files) -> None:
+    """`page.render`, or what it gave for a page of the same Markdown: its HTML, no table of
+    contents and no title of its own, its ids."""
+    assert page.markdown is not None
+    done = converted.get(page.markdown)
+    if done is None:
+        MkPage.render(page, config, files)
+        if page.markdown not in converted:
+            ok = not page.toc.items and page._title_from_render is None and not page.links_to_anchors
+            converted[page.markdown] = _Converted(page.content or "", frozenset(page.present_anchor_ids or ()),
+                                                  page.links_to_anchors is not None) if ok else None
+        return
+    page.content, page.toc, page._title_from_render = done.content, get_toc([]), None
+    page.present_anchor_ids = set(done.anchors)
+    if done.links:
+        page.links_to_anchors = {}
 
 
 BUNDLE_CSS, BUNDLE_JS = "assets/bundle.css", "assets/bundle.js"

@@ -3,6 +3,7 @@ of a page (here a theme override standing in for a material upgrade) renders tha
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -90,3 +91,24 @@ def test_the_layout_is_compacted_and_the_pages_body_is_kept_as_rendered():
     assert compact(layout) == ('<nav>\n<ul>\n<li>\n<a href="x.html">\nX\n</a>\n</li>\n</ul>\n</nav>\n'
                                '<pre>a\n    b</pre>\n<script>if (a)\n    b();</script><style>\n  p {}\n'
                                '</style>  <textarea>\n  kept</textarea>')
+
+
+def test_pages_of_the_same_markdown_without_links_are_converted_once_into_the_same_site(tmp_path, monkeypatch):
+    """mkdocs converts each page's Markdown with a converter of its own; the source pages' (their
+    anchor and slot: no link) is converted once and every page gets the same HTML and ids."""
+    from mkdocs.structure.pages import Page
+
+    root = _project(tmp_path, "")
+    converted: list[str] = []
+    real = Page.render
+    monkeypatch.setattr(Page, "render", lambda page, config, files: converted.append(page.file.src_uri)
+                        or real(page, config, files))
+    build_site(root, tmp_path / "once", jobs=1)
+    sources = [uri for uri in converted if uri.startswith("source/pkg/")]
+    assert len(sources) == 1
+    converted.clear()
+    with monkeypatch.context() as m:
+        m.setattr(reader.mkdocs_plugin, "_LINKING", re.compile(""))  # every page's Markdown may link
+        build_site(root, tmp_path / "each", jobs=1)
+    assert len([uri for uri in converted if uri.startswith("source/pkg/")]) == 5
+    assert _files(tmp_path / "once") == _files(tmp_path / "each")
