@@ -28,3 +28,16 @@ def test_node_decodes_what_python_encodes_past_52_classes():
     out = subprocess.run([NODE, "-e", f"process.stdout.write(JSON.stringify(require({json.dumps(str(SCRIPT))}).decode({json.dumps(spec)})))"],
                          capture_output=True, text=True, check=True).stdout
     assert [tuple(p) for p in json.loads(out)] == pieces
+
+
+def test_a_class_table_numbers_classes_as_they_first_come_and_writes_flat_runs():
+    table = runs.ClassCodes([""])
+    lines = [("k", 3, "", 1, "nf", 12, "p", 1), ("", 4, "nf", 2), tuple(x for i in range(60) for x in (f"c{i}", i + 1))]
+    specs = [table.encode(line) for line in lines]
+    assert table.classes()[:4] == ["", "k", "nf", "p"] and len(table.classes()) == 64
+    index = {c: i for i, c in enumerate(table.classes())}
+    for line, spec in zip(lines, specs, strict=True):
+        pieces = list(zip(line[::2], line[1::2], strict=True))
+        assert spec == runs.encode([(index[c], n) for c, n in pieces])
+        assert runs.decode(spec) == [(index[c], n) for c, n in pieces]
+    assert table.encode(()) == ""

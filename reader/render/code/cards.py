@@ -29,8 +29,8 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from reader.model import split_lines
-from reader.render.code.highlight import Highlight, Runs, pairs, with_spans
-from reader.render.code.runs import IndexedRun, encode
+from reader.render.code.highlight import Highlight, Runs, with_spans
+from reader.render.code.runs import ClassCodes
 from reader.render.common.model import DefinitionView, NoteView, SourceDoc
 from reader.render.common.urls import article_page, html_of
 
@@ -65,7 +65,7 @@ def card_data(doc: SourceDoc, lines: Highlight,
     """What the file's cards show (the module's doc has the format)."""
     articles: dict[str, int] = {}
     article_rows: list[list[str]] = []
-    classes: dict[str, int] = {"": 0}
+    classes = ClassCodes([""])
     raw = split_lines(doc.text)
     notes = notes_by_definition(doc.definitions, doc.notes)
     defs = []
@@ -92,7 +92,7 @@ def card_data(doc: SourceDoc, lines: Highlight,
         if noted:
             entry["n"] = noted
         defs.append(entry)
-    return {"articles": article_rows, "classes": list(classes), "defs": defs}
+    return {"articles": article_rows, "classes": classes.classes(), "defs": defs}
 
 
 def _shown_lines(d: DefinitionView, raw: Sequence[str], body: bool = True) -> list[int]:
@@ -111,18 +111,18 @@ def _shown_lines(d: DefinitionView, raw: Sequence[str], body: bool = True) -> li
     return out
 
 
-def _row(number: int, line_html: str, line_runs: Runs, classes: dict[str, int]) -> list[int | str]:
+def _row(number: int, line_html: str, line_runs: Runs, classes: ClassCodes) -> list[int | str]:
     """A code line as a card's data has it: [number, text, runs] (see the module's doc)."""
     if "<" in line_html:  # an invisible character's mark: a class of its own on the card
         spans = runs(with_spans(line_html, line_runs))
-        pieces = [(cls, len(t.encode("utf-16-le")) // 2) for cls, t in spans]
+        line_runs = tuple(x for cls, t in spans for x in (cls, len(t.encode("utf-16-le")) // 2))
         text = "".join(t for _, t in spans)
     else:
-        pieces = list(pairs(line_runs))
         text = html.unescape(line_html) if "&" in line_html else line_html
-    while pieces and not pieces[-1][0]:
-        pieces.pop()  # the rest is plain
-    code = encode(IndexedRun(classes.setdefault(cls, len(classes)), units) for cls, units in pieces)
+    end = len(line_runs)
+    while end and not line_runs[end - 2]:
+        end -= 2  # the rest is plain
+    code = classes.encode(line_runs[:end])
     return [number, text, code] if code else [number, text]
 
 

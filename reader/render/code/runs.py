@@ -4,7 +4,7 @@ once, in reader/assets/runs.js (the site's decoder, docs/assets/runs.js links to
 reads its alphabet from there and writes what that script reads."""
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from typing import NamedTuple
 
@@ -48,6 +48,36 @@ class IndexedRun(NamedTuple):
 def encode(pieces: Iterable[IndexedRun]) -> str:
     """A line's runs as their text."""
     return "".join(f"{class_code(index)}{units}" for index, units in pieces)
+
+
+class ClassCodes:
+    """A table of classes (a view's or a file's cards'), each numbered in the order it first comes
+    and coded (`class_code`), and lines' runs written with their codes."""
+
+    def __init__(self, first: Iterable[str] = ()) -> None:
+        self.codes: dict[str | int, str] = {}
+        """class -> its code, in the table's order (a length is never a key: `encode` maps it to itself)."""
+        self.add(first)
+
+    def classes(self) -> list[str]:
+        """The table: the classes in order."""
+        return [str(c) for c in self.codes]
+
+    def add(self, classes: Iterable[str | int]) -> None:
+        """`classes` not in the table yet appended to it, in order."""
+        codes = self.codes
+        for cls in classes:
+            if cls not in codes:
+                codes[cls] = class_code(len(codes))
+
+    def encode(self, runs: Sequence[str | int]) -> str:
+        """A line's runs, flat (class, UTF-16 units, class, units, ...), as their text (`encode`);
+        a class not in the table yet is added."""
+        codes = self.codes
+        if not codes.keys() >= set(runs[::2]):
+            self.add(runs[::2])
+        # each class by its code, each length (not a key) by itself, as digits: str() of each
+        return "".join(map(str, map(codes.get, runs, runs)))
 
 
 def decode(spec: str) -> list[IndexedRun]:

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from reader.render.code.highlight import Highlight, Runs, pairs
-from reader.render.code.runs import class_code
+from reader.render.code.highlight import Highlight, Runs
+from reader.render.code.runs import ClassCodes
 from reader.render.common.urls import line_id
 
 
@@ -60,25 +60,15 @@ class _Shrunk:
     """The runs in each chunk's `data-h`; else kept in `chunks`, for the view's paint script."""
     chunks: list[str] = field(default_factory=list)
     """Each chunk's runs (its lines' runs, space-separated), in order."""
-    classes: dict[str, int] = field(default_factory=dict)
+    classes: ClassCodes = field(default_factory=ClassCodes)
     titles: dict[str, str | None] = field(default_factory=dict)
     """href -> title, None for an href seen with two titles (those keep theirs inline)."""
-    codes: dict[str, str] = field(default_factory=dict)
-    """class -> its code (runs.class_code), once computed."""
 
     def line(self, line_html: str, runs: Runs) -> tuple[str, str]:
         """(the line's HTML with its links' titles out, its runs: class code + UTF-16 length each)."""
         if "title=" in line_html:
             line_html = _LINK_RE.sub(self._link, line_html)
-        codes = self.codes
-        return line_html, "".join([f"{codes.get(c) or self._code(c)}{n}" for c, n in pairs(runs)])
-
-    def _code(self, cls: str) -> str:
-        known = self.codes.get(cls)
-        if known is not None:
-            return known
-        code = self.codes[cls] = class_code(self.classes.setdefault(cls, len(self.classes)))
-        return code
+        return line_html, self.classes.encode(runs)
 
     def _link(self, m: re.Match[str]) -> str:
         href, title = html.unescape(m.group(1)), html.unescape(m.group(2))
@@ -92,12 +82,12 @@ class _Shrunk:
         """The view's tables as attributes: token classes by index (`data-c`, space-separated),
         link titles by href (`data-t`, a tab between href and title, one pair a line)."""
         titles = "\n".join(f"{h}\t{t}" for h, t in self.titles.items() if t is not None)
-        return f' data-c="{" ".join(self.classes)}" data-t="{html.escape(titles)}"'
+        return f' data-c="{" ".join(self.classes.classes())}" data-t="{html.escape(titles)}"'
 
     def script(self, key: str, prefix: str, changed: Sequence[int]) -> str:
         """The same tables, the chunks' runs and the changed lines as a paint script:
         `readerCode.put(key, {c, t, h, p, m})`."""
-        data = {"c": list(self.classes), "t": {h: t for h, t in self.titles.items() if t is not None},
+        data = {"c": self.classes.classes(), "t": {h: t for h, t in self.titles.items() if t is not None},
                 "h": self.chunks, "p": prefix, "m": merge_spans([LineSpan(n, n) for n in changed])}
         return f"readerCode.put({json.dumps(key)},{json.dumps(data, separators=(',', ':'), ensure_ascii=False)});\n"
 
@@ -115,12 +105,15 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
     its line count (`--n`, its height before it is laid out) and carries its lines' token runs
     (space-separated) in `data-h`, or leaves them to the view's paint script."""
     chunks = []
+    lines, all_runs, line, prefix = code.highlighted.lines, code.highlighted.runs, shrunk.line, code.prefix
+    special = code.anchors.keys() | code.rows.keys()  # lines with more than an id
     for first, last in _chunks(start, end, code.breaks):
         rows, runs = [], []
         for n in range(first, last + 1):
-            body, run = shrunk.line(code.highlighted.lines[n - 1], code.highlighted.runs[n - 1])
-            rows.append(_row(code, n, body, n == first))
+            body, run = line(lines[n - 1], all_runs[n - 1])
             runs.append(run)
+            rows.append(_row(code, n, body, n == first) if n == first or n in special
+                        else f'<div id="{line_id(n, prefix)}">{body}</div>')
         shrunk.chunks.append(" ".join(runs))
         spec = f' data-h="{shrunk.chunks[-1]}"' if shrunk.inline else ""
         chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}"{spec}>{"".join(rows)}</div>')
