@@ -138,3 +138,29 @@ def test_a_pygments_the_joined_lexer_was_not_checked_on_lexes_with_its_own_loop(
     hl._python.cache_clear()
     monkeypatch.setattr(hl, "checked", lambda: False)
     assert hl.highlight(text) == joined and not hl._python.cache_info().currsize
+
+
+def test_workers_given_the_corpus_lex_with_the_joined_lexer_from_their_first_file(monkeypatch, tmp_path):
+    """A cold build's highlighting: more than PLAIN_CHARS a worker, so each builds the joined lexer
+    at once instead of first lexing PLAIN_CHARS with pygments' own loop; an edited file does not."""
+    from concurrent.futures import Future
+
+    from reader.model import SourceFile
+    from reader.render.code import highlight as hl
+
+    class Here:  # runs each task as it is submitted, as a worker would
+        def submit(self, fn, *args):
+            done: Future[None] = Future()
+            done.set_result(fn(*args))
+            return done
+
+    text = "def f(x):\n    return x + 1\n"
+    monkeypatch.setattr(hl, "PLAIN_CHARS", len(text) - 1)
+    for count, built in ((1, True), (2, False)):  # more than one worker's PLAIN_CHARS, not two's
+        hl._python.cache_clear()
+        monkeypatch.setattr(hl, "_plain", [0])
+        cache = Cache(tmp_path / str(count))
+        hl.submit_highlighting(Here(), [SourceFile("jax", "m.py", "blob", text)], cache, count)  # type: ignore[arg-type]
+        assert bool(hl._python.cache_info().currsize) is built
+        assert hl._plain[0] == (hl.PLAIN_CHARS if built else len(text))
+        assert cache.get_object(hl.HIGHLIGHT_KIND, cache_key("blob")) == highlight(text)

@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import NamedTuple
 
 import pygments
@@ -135,39 +136,46 @@ def highlight(text: str) -> Highlight:
     """Python source highlighted by pygments, a line at a time."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     hidden = _HIDDEN_RE.search(text) is not None
-    lines: list[list[str]] = [[]]
-    runs: list[list[str | int]] = [[]]
-    line, run = lines[0], runs[0]
+    tokens = list(_tokens(text))
     classes = _RUN_CLASS
-    for ttype, value in _tokens(text):
-        cls = classes.get(ttype)
-        if cls is None:
-            cls = css_class(ttype)
-            cls = classes[ttype] = "" if cls in _PLAIN_CLASSES else cls
+    for ttype in set(map(itemgetter(0), tokens)) - classes.keys():
+        cls = css_class(ttype)
+        classes[ttype] = "" if cls in _PLAIN_CLASSES else cls
+    ascii = text.isascii()
+    runs: list[list[str | int]] = []
+    run: list[str | int] = []
+    last: str | None = None  # the class of `run`'s last run
+    for ttype, value in tokens:
         if "\n" in value:
+            if value == "\n":
+                runs.append(run)
+                run, last = [], None
+                continue
             *ended, value = value.split("\n")
+            cls = classes[ttype]
             for part in ended:
                 if part:
-                    _add(line, run, cls, part, hidden)
-                line, run = [], []
-                lines.append(line)
-                runs.append(run)
-        if value:
-            _add(line, run, cls, value, hidden)
+                    runs.append([*run, cls, _units(part, hidden)] if last != cls else
+                                [*run[:-1], run[-1] + _units(part, hidden)])  # type: ignore[operator]
+                else:
+                    runs.append(run)
+                run, last = [], None
+        if not value:
+            continue
+        cls = classes[ttype]
+        units = len(value) if ascii or value.isascii() else _units(value, hidden)
+        if cls == last:
+            run[-1] += units  # type: ignore[operator]
+        else:
+            run += (cls, units)
+            last = cls
+    runs.append(run)
+    # the lines are the tokens' text, split where it breaks: what pygments reads, prepared
+    lines = "".join(map(itemgetter(1), tokens)).split("\n")
     escape = escape_code if hidden else _escape
     expected = len(split_lines(text))
-    out = [escape("".join(parts)) for parts in lines[:expected]] + [""] * (expected - len(lines))
+    out = [escape(line) for line in lines[:expected]] + [""] * (expected - len(lines))
     return Highlight(out, [tuple(r) for r in runs[:expected]] + [()] * (expected - len(runs)))
-
-
-def _add(line: list[str], run: list[str | int], cls: str, text: str, hidden: bool) -> None:
-    """`text` of class `cls` added to a line and its runs."""
-    line.append(text)
-    units = len(text) if text.isascii() else _units(text, hidden)
-    if run and run[-2] == cls:
-        run[-1] += units  # type: ignore[operator]
-    else:
-        run += (cls, units)
 
 
 def _units(text: str, hidden: bool) -> int:
@@ -324,19 +332,24 @@ def link_line(line_html: str, links: list[LineLink]) -> str:
     return "".join(out)
 
 
-def _highlight_task(args: tuple[Cache, str, str]) -> None:
-    cache, blob, text = args
+def _highlight_task(args: tuple[Cache, str, str, bool]) -> None:
+    cache, blob, text, bulk = args
+    if bulk:  # many characters for this worker: the joined lexer from the first (see PLAIN_CHARS)
+        _plain[0] = max(_plain[0], PLAIN_CHARS)
     highlighted(cache, blob, text)
 
 
 def submit_highlighting(pool: Executor | None, files: Sequence[SourceFile],
-                        cache: Cache | None) -> list[Future[None]]:
-    """Highlight on `pool` every file that no earlier build highlighted: the workers fill
-    the cache, nothing comes back. Without a pool (or a cache) this does nothing: pages then
-    highlight their file when they render it."""
+                        cache: Cache | None, workers: int = 1) -> list[Future[None]]:
+    """Highlight on `pool` (of `workers` processes) every file that no earlier build highlighted:
+    the workers fill the cache, nothing comes back. Without a pool (or a cache) this does nothing:
+    pages then highlight their file when they render it."""
     if pool is None or cache is None:
         return []
-    todo = [(cache, f.blob, f.text) for f in files if not cache.has(HIGHLIGHT_KIND, cache_key(f.blob))]
-    futures = [pool.submit(_highlight_task, task) for task in todo]
+    todo = [f for f in files if not cache.has(HIGHLIGHT_KIND, cache_key(f.blob))]
+    # more than PLAIN_CHARS a worker: each would build the joined lexer anyway, after lexing its
+    # first PLAIN_CHARS five times slower (1.3 s of CPU more, the whole corpus on two workers)
+    bulk = sum(len(f.text) for f in todo) > PLAIN_CHARS * max(1, workers)
+    futures = [pool.submit(_highlight_task, (cache, f.blob, f.text, bulk)) for f in todo]
     track("highlighting files", futures)
     return futures

@@ -103,7 +103,7 @@ class Schedule:
         # a highlighting's arguments: ((cache, blob, text),)
         pool = profile.timed_pool(self._pool, "highlight",
                                   lambda args: self._paths.get(args[0][1], args[0][1]))
-        self._highlighting = submit_highlighting(pool, files, cache)
+        self._highlighting = submit_highlighting(pool, files, cache, self.workers.count)
 
     def while_highlighting(self, *steps: Callable[[], object]) -> None:
         profile.mark("facts")
