@@ -302,6 +302,10 @@ class LineLink:
     title: str = ""
 
 
+_attribute = functools.lru_cache(maxsize=4096)(html.escape)
+"""An attribute's value escaped: a file's links repeat their hrefs and titles."""
+
+
 def link_line(line_html: str, links: list[LineLink]) -> str:
     """Wrap the characters each link covers in `<a>`; a link that would cross a tag is left out.
 
@@ -325,8 +329,8 @@ def link_line(line_html: str, links: list[LineLink]) -> str:
             a, b = link.col - start, link.col - start + link.length
             if a < pos or b > len(run):
                 continue  # starts before this run or ends after it: crosses a tag; or overlaps
-            title = f' title="{html.escape(link.title)}"' if link.title else ""
-            out.append(f'{run[pos:a]}<a href="{html.escape(link.href)}"{title}>{run[a:b]}</a>')
+            title = f' title="{_attribute(link.title)}"' if link.title else ""
+            out.append(f'{run[pos:a]}<a href="{_attribute(link.href)}"{title}>{run[a:b]}</a>')
             pos = b
         out.append(run[pos:])
     return "".join(out)

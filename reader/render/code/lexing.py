@@ -132,12 +132,15 @@ class JoinedLexer:
         lexer, states = self.lexer, self._states
         pos, stack = 0, ["root"]
         state = states["root"]
+        # the state's tables, read again only when the state changes
+        every, by_char, at = state.joined, state.by_char, state.at
         while True:
-            if state.joined is not None:
+            if every is not None:
                 char = text[pos:pos + 1]
-                joined = state.by_char.get(char) or (state.at(char) if char < "\x80" else state.joined)
+                joined = by_char.get(char) or (at(char) if char < "\x80" else every)
                 m = joined.match(text, pos)
-                rule = joined.rule_of_group[m.lastindex or 0] if m else None
+                # each rule's empty group closes last: it names the rule
+                rule = joined.rule_of_group[m.lastindex] if m else None  # type: ignore[index]
             else:
                 rule, m = _first(state.rules, text, pos)
             if rule is None or m is None:
@@ -146,19 +149,21 @@ class JoinedLexer:
                 if text[pos] == "\n":  # a line's end that no rule matches: back to root
                     stack = ["root"]
                     state = states["root"]
+                    every, by_char, at = state.joined, state.by_char, state.at
                     yield Whitespace, "\n"
                 else:
                     yield Error, text[pos]
                 pos += 1
                 continue
             match, action, new_state = rule
-            if action is None or type(action) is _TokenType:
+            if type(action) is _TokenType:
                 end = m.end()
-                if action is not None:
-                    yield action, text[pos:end]
+                yield action, text[pos:end]
                 pos = end
+            elif action is None:
+                pos = m.end()
             else:  # a callback (bygroups, using) gets the rule's own match
-                if state.joined is not None:
+                if every is not None:
                     m = match(text, pos)
                     assert m is not None
                 for _, ttype, value in action(lexer, m):  # type: ignore[operator]
@@ -167,6 +172,7 @@ class JoinedLexer:
             if new_state is not None:
                 _move(stack, new_state)
                 state = states[stack[-1]]
+                every, by_char, at = state.joined, state.by_char, state.at
 
 
 def _first(rules: list[Rule], text: str, pos: int) -> tuple[Rule | None, re.Match[str] | None]:

@@ -101,9 +101,14 @@ class SourceKind:
         pins = world.corpus.pins
         pin = pins[doc.pin]
 
+        in_context: dict[str, bool] = {}  # path -> whether in its pin's context: a file's uses repeat paths
+
         def line_of(path: str, number: int) -> str:  # a use in a pin's context is a number only
-            pinned = world.docs.files[path].pin
-            return "" if pinned in pins and pins[pinned].in_context(path) else world.docs.line(path, number)
+            context = in_context.get(path)
+            if context is None:
+                pinned = world.docs.files[path].pin
+                context = in_context[path] = pinned in pins and pins[pinned].in_context(path)
+            return "" if context else world.docs.line(path, number)
         return source_page(doc, world.cache, world.prose, commit=pin.commit, release=pin.release,
                            commit_url=f"{pin.repo.removesuffix('.git')}/tree/{pin.commit}",
                            since=_since(inputs), line_of=line_of, cited=inputs.cited,
