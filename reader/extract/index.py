@@ -15,7 +15,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus, PinnedPath
 from reader.errors import InputError, Location
 from reader.extract.names import Resolver
-from reader.extract.parse import located, parse_ast
+from reader.extract.parse import located, no_gc, parse_ast
 from reader.extract.references import Use, references_of, uses_by_target
 from reader.extract.scan import FileSummary, summarize
 from reader.model import QualName, Reference, Symbol, module_of
@@ -175,15 +175,17 @@ kept in the cache by the file's blob (a page's scopes: `render.code.scopes.scope
 def _scan_job(job: tuple[str, str, bool, str]) -> dict:
     """One file's summary as JSON; `job` is (text, module, is_package, `pin:path` for errors)."""
     text, module, is_package, where = job
-    return summarize(text, module, is_package, where).to_json()
+    with no_gc():  # a tree and its summary: a million objects, no cycles
+        return summarize(text, module, is_package, where).to_json()
 
 
 def _scan_beside(job: tuple[str, str, bool, str, Beside]) -> tuple[dict, object]:
     """`_scan_job`, and `beside`'s data from the same tree."""
     text, module, is_package, where, beside = job
-    tree = parse_ast(text, where)
-    return (summarize(text, module, is_package, where, tree).to_json(),
-            beside(text, where.split(":", 1)[-1], tree))
+    with no_gc():
+        tree = parse_ast(text, where)
+        return (summarize(text, module, is_package, where, tree).to_json(),
+                beside(text, where.split(":", 1)[-1], tree))
 
 
 def corpus_key(corpus: Corpus, kind: str) -> str:

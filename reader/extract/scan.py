@@ -6,20 +6,18 @@ refuses, libcst lowered to the same `ast` (tests/test_parse.py checks both give 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from reader.extract.parse import parse_ast
+from reader.extract.parse import children, parse_ast
 from reader.extract.symbols import definitions_of, module_doc
 from reader.model import Head, Span, Symbol
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SCOPES = (*_FUNCS, ast.ClassDef, *_COMPS)
-_INERT = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del, ast.alias,
-                    *ast.operator.__subclasses__(), *ast.unaryop.__subclasses__(),
-                    *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__()})
-"""Node types that bind and read no name and hold no node that does: both passes skip them."""
+_STMTS = frozenset(ast.stmt.__subclasses__())
 
 
 @dataclass(frozen=True)
@@ -119,9 +117,9 @@ def summarize(text: str, module: str, is_package: bool = False, where: str = "",
     found = definitions_of(text, tree)
     symbols = [s for s, _ in found]
     builder = _Builder(module, is_package, {(s.qualname, s.line) for s in symbols})
-    root = builder.bind_module(tree)
-    reader = _Reader(builder.scopes, text.splitlines())
-    reader.visit_all(tree.body, root)
+    builder.bind_module(tree)
+    reader = _Reader(text.splitlines())
+    reader.read_all(builder.reads)
     bases = {qual: tuple(_dotted(b) for b in node.bases) for qual, node in builder.classes.items()}
     bindings: dict[str, tuple[Binding, ...]] = {}
     for b in builder.bindings:
@@ -165,14 +163,24 @@ class _Scope:
     """For a method: the qualname of its class."""
 
 
+class _Read(NamedTuple):
+    """A name chain `a.b.c` read: its head (a loaded name), its attributes, the scope it is in."""
+
+    base: ast.Name
+    attrs: list[ast.Attribute]
+    scope: _Scope
+
+
 class _Builder:
-    """First pass: build the scopes and what each binds (Python decides locals per whole scope)."""
+    """The one walk: build the scopes and what each binds (Python decides locals per whole scope),
+    and keep each name chain read, in the order of the text, for `_Reader` to resolve once every
+    scope's locals are known."""
 
     def __init__(self, module: str, is_package: bool, symbol_keys: set[tuple[str, int]]):
         self.module = module
         self.is_package = is_package
         self.symbol_keys = symbol_keys
-        self.scopes: dict[ast.AST, _Scope] = {}
+        self.reads: list[_Read] = []
         self.bindings: list[Binding] = []
         self.stars: list[str] = []
         self.classes: dict[str, ast.ClassDef] = {}
@@ -180,7 +188,6 @@ class _Builder:
 
     def bind_module(self, tree: ast.Module) -> _Scope:
         root = _Scope("module", None)
-        self.scopes[tree] = root
         for stmt in tree.body:
             self._bind(stmt, root)
         return root
@@ -197,55 +204,88 @@ class _Builder:
             scope.locals[name] = scope.locals.get(name, 0) + 1
 
     def _bind(self, node: ast.AST, scope: _Scope) -> None:
-        if type(node) in _INERT:
-            return
-        if isinstance(node, ast.stmt):
-            self._stmt_line = node.lineno
-        if isinstance(node, _SCOPES):
-            self._bind_scope(node, scope)
-            return
-        if isinstance(node, ast.Name):  # its one child is its context
-            if not isinstance(node.ctx, ast.Load):
-                self._add(scope, node.id, node.lineno)
-            return
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if scope.kind != "module":  # `x += 1` at module level keeps x's meaning
-                self._add(scope, node.target.id, node.lineno)
-            self._bind(node.value, scope)
-            return
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    self._add(scope, a.asname, node.lineno, "module", a.name)
-                else:
-                    head = a.name.split(".")[0]
-                    self._add(scope, head, node.lineno, "module", head)
-        elif isinstance(node, ast.ImportFrom):
-            source = resolve_relative(self.module, self.is_package, node.level, node.module)
-            for a in node.names:
-                if a.name == "*":
-                    if scope.kind == "module":
-                        self.stars.append(source)
-                    continue
-                self._add(scope, a.asname or a.name, node.lineno, "from", source, a.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            if isinstance(node, ast.Global):
-                scope.declared_global.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+        kind = node.__class__  # (`children` leaves out the leaves: constants, operators)
+        if kind in _STMTS:
+            self._stmt_line = node.lineno  # type: ignore[attr-defined]
+        how = _BINDS.get(kind)
+        if how is None or how(self, node, scope):
+            for child in children(node):
+                self._bind(child, scope)
+
+    def _bind_name(self, node: ast.Name, scope: _Scope) -> bool:
+        if node.ctx.__class__ is ast.Load:
+            self.reads.append(_Read(node, [], scope))
+        else:
+            self._add(scope, node.id, node.lineno)
+        return False  # its one child is its context
+
+    def _bind_attribute(self, node: ast.Attribute, scope: _Scope) -> bool:
+        """`a.b.c`: one read of a chain when its head is a name; otherwise its children are
+        visited (`f().b`: `f`). Anything else inside a chain (a subscript, a call) is not a link:
+        `a.b` holds only names, so nothing else to visit."""
+        attrs = [node]
+        base = node.value
+        while base.__class__ is ast.Attribute:
+            attrs.append(base)
+            base = base.value
+        if base.__class__ is ast.Name and base.ctx.__class__ is ast.Load:
+            attrs.reverse()
+            self.reads.append(_Read(base, attrs, scope))
+            return False
+        return True
+
+    def _bind_augassign(self, node: ast.AugAssign, scope: _Scope) -> bool:
+        if node.target.__class__ is not ast.Name:
+            return True
+        if scope.kind != "module":  # `x += 1` at module level keeps x's meaning
+            self._add(scope, node.target.id, node.lineno)
+        self._bind(node.value, scope)
+        return False
+
+    def _bind_import(self, node: ast.Import, scope: _Scope) -> bool:
+        for a in node.names:
+            if a.asname:
+                self._add(scope, a.asname, node.lineno, "module", a.name)
+            else:
+                head = a.name.split(".")[0]
+                self._add(scope, head, node.lineno, "module", head)
+        return False
+
+    def _bind_importfrom(self, node: ast.ImportFrom, scope: _Scope) -> bool:
+        source = resolve_relative(self.module, self.is_package, node.level, node.module)
+        for a in node.names:
+            if a.name == "*":
+                if scope.kind == "module":
+                    self.stars.append(source)
+                continue
+            self._add(scope, a.asname or a.name, node.lineno, "from", source, a.name)
+        return False
+
+    def _bind_global(self, node: ast.Global, scope: _Scope) -> bool:
+        scope.declared_global.update(node.names)
+        return False
+
+    def _bind_named(self, node: ast.ExceptHandler | ast.MatchAs | ast.MatchStar, scope: _Scope) -> bool:
+        if node.name:
             self._add(scope, node.name, node.lineno)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            self._add(scope, node.name, node.lineno)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
+        return True
+
+    def _bind_rest(self, node: ast.MatchMapping, scope: _Scope) -> bool:
+        if node.rest:
             self._add(scope, node.rest, node.lineno)
-        elif isinstance(node, ast.NamedExpr):
-            target = scope
-            while target.kind == "comprehension" and target.parent:
-                target = target.parent
-            self._add(target, node.target.id, node.lineno)
-            self._bind(node.value, scope)
-            return
-        for child in ast.iter_child_nodes(node):
-            self._bind(child, scope)
+        return True
+
+    def _bind_walrus(self, node: ast.NamedExpr, scope: _Scope) -> bool:
+        target = scope
+        while target.kind == "comprehension" and target.parent:
+            target = target.parent
+        self._add(target, node.target.id, node.lineno)
+        self._bind(node.value, scope)
+        return False
+
+    def _bind_scope_node(self, node: ast.AST, scope: _Scope) -> bool:
+        self._bind_scope(node, scope)
+        return False
 
     def _bind_scope(self, node: ast.AST, scope: _Scope) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -264,13 +304,25 @@ class _Builder:
                 inner.locals[a.arg] = inner.locals.get(a.arg, 0) + 1
         else:
             inner = _Scope("comprehension", scope)
-        self.scopes[node] = inner
         saved = self._stmt_line
         for part in _scope_body(node):
             self._bind(part, inner)
         self._stmt_line = saved
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.kind == "class":
             _mark_method(node, scope, inner)
+
+
+_BINDS: dict[type, Callable[[_Builder, Any, _Scope], bool]] = {
+    **dict.fromkeys(_SCOPES, _Builder._bind_scope_node),
+    ast.Name: _Builder._bind_name, ast.Attribute: _Builder._bind_attribute, ast.AugAssign: _Builder._bind_augassign,
+    ast.Import: _Builder._bind_import, ast.ImportFrom: _Builder._bind_importfrom,
+    ast.Global: _Builder._bind_global, ast.Nonlocal: lambda b, node, scope: False,
+    ast.ExceptHandler: _Builder._bind_named, ast.MatchAs: _Builder._bind_named,
+    ast.MatchStar: _Builder._bind_named, ast.MatchMapping: _Builder._bind_rest,
+    ast.NamedExpr: _Builder._bind_walrus,
+}
+"""What the walk does at a node of each kind besides (when it returns True) visiting its
+children: what it binds where."""
 
 
 def _mark_method(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: _Scope, inner: _Scope) -> None:
@@ -324,62 +376,44 @@ def _scope_body(node: ast.AST) -> list[ast.AST]:
 
 
 class _Reader:
-    """Second pass: every name chain read, with how its head resolves (global, member, classvar)."""
+    """After the walk: each name chain read, with how its head resolves (global, member, classvar)."""
 
-    def __init__(self, scopes: dict[ast.AST, _Scope], lines: list[str]):
-        self.scopes = scopes
+    def __init__(self, lines: list[str]):
         self.lines = lines
         self.chains: list[Chain] = []
 
-    def visit_all(self, nodes: list[ast.stmt], scope: _Scope) -> None:
-        for node in nodes:
-            self.visit(node, scope)
-
-    def visit(self, node: ast.AST, scope: _Scope) -> None:
-        if type(node) in _INERT:
-            return
-        if isinstance(node, _SCOPES):
-            for part in _outer_parts(node):
-                self.visit(part, scope)
-            inner = self.scopes[node]
-            for part in _scope_body(node):
-                self.visit(part, inner)
-            return
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            attrs: list[ast.Attribute] = []
-            base: ast.expr = node
-            while isinstance(base, ast.Attribute):
-                attrs.append(base)
-                base = base.value
-            if isinstance(base, ast.Name) and isinstance(base.ctx, ast.Load):
-                self._chain(base, attrs[::-1], scope)
-                return
-            if isinstance(node, ast.Name):
-                return
-        for child in ast.iter_child_nodes(node):
-            self.visit(child, scope)
+    def read_all(self, reads: list[_Read]) -> None:
+        for base, attrs, scope in reads:
+            self._chain(base, attrs, scope)
 
     def _chain(self, base: ast.Name, attrs: list[ast.Attribute], scope: _Scope) -> None:
         head, owner, at_module = self._lookup(base.id, base.lineno, scope)
-        if head:
-            parts = [self._part(base.id, base.lineno, base.col_offset)]
-            for a in attrs:
-                if a.end_lineno is None or a.end_col_offset is None:
-                    break
-                parts.append(self._part(a.attr, a.end_lineno, a.end_col_offset, end=True))
-            good = tuple(p for p in parts if p.col >= 0)
-            if len(good) == len(parts):
-                self.chains.append(Chain(head, good, owner, at_module))
-        # Anything inside the chain that is not part of it (subscripts, calls) was not a chain
-        # link: `a.b` has only names, so nothing else to visit.
+        if not head:
+            return
+        col = self._col(base.id, base.lineno, base.col_offset)
+        if col < 0:
+            return
+        parts = [Part(base.id, base.lineno, col)]
+        for a in attrs:
+            line, end = a.end_lineno, a.end_col_offset
+            if line is None or end is None:
+                break
+            col = self._col(a.attr, line, end, end=True)
+            if col < 0:
+                return
+            parts.append(Part(a.attr, line, col))
+        self.chains.append(Chain(head, tuple(parts), owner, at_module))
 
-    def _part(self, name: str, line: int, byte_col: int, end: bool = False) -> Part:
-        """A Part with its column in characters; col -1 when the text does not show the name."""
+    def _col(self, name: str, line: int, byte_col: int, end: bool = False) -> int:
+        """The column in characters of `name` at `byte_col` (where it ends when `end`), or -1
+        when the text does not show the name there."""
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        raw = text.encode("utf-8")
-        start = byte_col - len(name.encode("utf-8")) if end else byte_col
-        col = len(raw[:start].decode("utf-8", errors="replace")) if not text.isascii() else start
-        return Part(name, line, col if text[col:col + len(name)] == name else -1)
+        if text.isascii():  # a name it shows is ASCII too
+            col = byte_col - len(name) if end else byte_col
+        else:
+            start = byte_col - len(name.encode("utf-8")) if end else byte_col
+            col = len(text.encode("utf-8")[:start].decode("utf-8", errors="replace"))
+        return col if text[col:col + len(name)] == name else -1
 
     def _lookup(self, name: str, line: int, scope: _Scope) -> tuple[str, str, bool]:
         """(head, owner, at_module) for a read of `name`; head "" when it is a local."""

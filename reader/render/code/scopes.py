@@ -20,11 +20,15 @@ from dataclasses import dataclass
 
 from reader.cache import Cache
 from reader.errors import ReaderError
-from reader.extract.parse import parse_ast
+from reader.extract.parse import children, parse_ast
 from reader.render.common.model import Asset
 
 SCOPES_DIR = "assets/scopes"
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = frozenset({ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef})
+_STMTS = frozenset(ast.stmt.__subclasses__())
+_BINDING = frozenset({*_DEFS, ast.Lambda, ast.Name, ast.alias, ast.Global, ast.Nonlocal,
+                      ast.ExceptHandler, ast.MatchAs, ast.MatchStar})
+"""The nodes `_locals` reads a name from (or, for a lambda, skips)."""
 
 
 @dataclass(frozen=True)
@@ -92,14 +96,15 @@ def _defs(body: list[ast.stmt]) -> Iterator[ast.ClassDef | ast.FunctionDef | ast
     """The classes and functions defined in `body`, at any depth of its compound statements
     (an `if`'s, a `try`'s), not inside other definitions."""
     for stmt in body:
-        if isinstance(stmt, (ast.ClassDef, *_FUNCS)):
-            yield stmt
+        if stmt.__class__ in _DEFS:
+            yield stmt  # type: ignore[misc]
             continue
-        for child in ast.iter_child_nodes(stmt):
-            if isinstance(child, ast.stmt):
-                yield from _defs([child])
-            elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
-                yield from _defs(child.body)
+        for child in children(stmt):
+            kind = child.__class__
+            if kind in _STMTS:
+                yield from _defs([child])  # type: ignore[list-item]
+            elif kind is ast.ExceptHandler or kind is ast.match_case:
+                yield from _defs(child.body)  # type: ignore[attr-defined]
 
 
 def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -112,23 +117,26 @@ def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     todo: list[ast.AST] = list(fn.body)
     while todo:
         node = todo.pop()
-        if isinstance(node, (ast.ClassDef, *_FUNCS)):
-            names.add(node.name)
-            todo += node.decorator_list  # read here; a def's defaults too
-            if not isinstance(node, ast.ClassDef):
-                todo += [d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
+        kind = node.__class__
+        if kind not in _BINDING:
+            todo += children(node)
+        elif kind in _DEFS:
+            names.add(node.name)  # type: ignore[attr-defined]
+            todo += node.decorator_list  # type: ignore[attr-defined]  # read here; a def's defaults too
+            if kind is not ast.ClassDef:
+                todo += [d for d in (*node.args.defaults, *node.args.kw_defaults)  # type: ignore[attr-defined]
+                         if d is not None]
+        elif kind is ast.Lambda:
             continue
-        if isinstance(node, ast.Lambda):
-            continue
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        todo += ast.iter_child_nodes(node)
+        elif kind is ast.Name:
+            if node.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
+                names.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.alias:
+            names.add((node.asname or node.name).split(".")[0])  # type: ignore[attr-defined]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            declared.update(node.names)  # type: ignore[attr-defined]
+        else:  # an `except` clause, a match pattern: the name they bind, if any
+            if node.name:  # type: ignore[attr-defined]
+                names.add(node.name)  # type: ignore[attr-defined]
+            todo += children(node)
     return names - declared
