@@ -239,13 +239,14 @@ def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | N
             results = list(counted("scanning files", started, len(jobs)))
         else:
             results = (workers or Workers(2)).map(scan, jobs, "scanning files", chunk=4, least=8)
-        for (module, pin, path, key), result in zip(missing, results, strict=True):
-            data = result
-            if beside:
-                data, also = result
-                cache.put_json(beside[0], corpus.blob(pin, path), also)
-            cache.put_json(SCAN_KIND, key, data)
-            summaries.loaded[module] = FileSummary.from_json(data)
+        with no_gc():  # every summary read stays: the collector would rescan them all
+            for (module, pin, path, key), result in zip(missing, results, strict=True):
+                data = result
+                if beside:
+                    data, also = result
+                    cache.put_json(beside[0], corpus.blob(pin, path), also)
+                cache.put_json(SCAN_KIND, key, data)
+                summaries.loaded[module] = FileSummary.from_json(data)
         return Index(summaries, files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
     return finish
 

@@ -35,9 +35,9 @@ class Binding:
     """For `from`: the name imported."""
 
 
-@dataclass(frozen=True)
-class Part:
-    """One identifier of a chain `a.b.c` as it appears in the text."""
+class Part(NamedTuple):
+    """One identifier of a chain `a.b.c` as it appears in the text (a tuple: a file has tens of
+    thousands, made by each scan and each summary read from the cache)."""
 
     name: str
     line: int
@@ -45,8 +45,7 @@ class Part:
     """0-based, in characters of the line."""
 
 
-@dataclass(frozen=True)
-class Chain:
+class Chain(NamedTuple):
     """A read of `name.attr...`; how its head resolves depends on `head`."""
 
     head: str
@@ -102,7 +101,7 @@ class FileSummary:
             {n: tuple(bs) for n, bs in bindings.items()},
             tuple(data["stars"]),
             {k: tuple(v) for k, v in data["bases"].items()},
-            tuple(Chain(head, tuple(Part(*p) for p in parts), owner, at_module)
+            tuple(Chain(head, tuple(map(Part._make, parts)), owner, at_module)
                   for head, owner, at_module, parts in data["chains"]),
             tuple(Head(*h) for h in data.get("heads", ())),
             data.get("doc", ""),
