@@ -170,11 +170,12 @@ def highlight(text: str) -> Highlight:
             run += (cls, units)
             last = cls
     runs.append(run)
-    # the lines are the tokens' text, split where it breaks: what pygments reads, prepared
-    lines = "".join(map(itemgetter(1), tokens)).split("\n")
+    # the lines are the tokens' text split where it breaks (what pygments reads, prepared), escaped
+    # at once: neither escaping nor a hidden character's mark adds or removes a line break
     escape = escape_code if hidden else _escape
+    lines = escape("".join(map(itemgetter(1), tokens))).split("\n")
     expected = len(split_lines(text))
-    out = [escape(line) for line in lines[:expected]] + [""] * (expected - len(lines))
+    out = lines[:expected] + [""] * (expected - len(lines))
     return Highlight(out, [tuple(r) for r in runs[:expected]] + [()] * (expected - len(runs)))
 
 
