@@ -209,7 +209,13 @@ class _Builder:
         how = _BINDS.get(kind)
         if how is None or how(self, node, scope):
             for child in children(node):
-                self._bind(child, scope)
+                if child.__class__ is ast.Name:  # the commonest node: `_bind_name` inline
+                    if child.ctx.__class__ is ast.Load:
+                        self.reads.append(_Read(child, [], scope))
+                    else:
+                        self._add(scope, child.id, child.lineno)
+                else:
+                    self._bind(child, scope)
 
     def _bind_name(self, node: ast.Name, scope: _Scope) -> bool:
         if node.ctx.__class__ is ast.Load:

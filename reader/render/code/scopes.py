@@ -118,7 +118,10 @@ def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     while todo:
         node = todo.pop()
         kind = node.__class__
-        if kind not in _BINDING:
+        if kind is ast.Name:  # the commonest node first
+            if node.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
+                names.add(node.id)  # type: ignore[attr-defined]
+        elif kind not in _BINDING:
             todo += children(node)
         elif kind in _DEFS:
             names.add(node.name)  # type: ignore[attr-defined]
@@ -128,9 +131,6 @@ def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
                          if d is not None]
         elif kind is ast.Lambda:
             continue
-        elif kind is ast.Name:
-            if node.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
-                names.add(node.id)  # type: ignore[attr-defined]
         elif kind is ast.alias:
             names.add((node.asname or node.name).split(".")[0])  # type: ignore[attr-defined]
         elif kind is ast.Global or kind is ast.Nonlocal:
