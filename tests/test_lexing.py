@@ -68,6 +68,19 @@ def test_a_state_that_cannot_be_joined_is_tried_rule_by_rule():
     assert list(joined.tokens(text)) == [(t, v) for _, t, v in lexer.get_tokens_unprocessed(text)]
 
 
+class _NamedOrConditional(RegexLexer):
+    tokens = {"root": [(r"(?P<q>x)(y)", bygroups(String, Name)), (r"(<)?(\w+)(?(1)>)", Name),
+                       (r"\s+", Text), (r".", Text)]}
+
+
+def test_a_state_with_a_named_group_or_a_conditional_is_tried_rule_by_rule():
+    lexer = _NamedOrConditional()
+    joined = JoinedLexer(lexer)
+    assert not joined._states["root"].joinable and joined._states["root"].joined is None
+    text = "xy <ab> <cd x\n"
+    assert list(joined.tokens(text)) == [(t, v) for _, t, v in lexer.get_tokens_unprocessed(text)]
+
+
 @pytest.mark.parametrize(("pattern", "chars", "empty"), [
     (r'(?i)(rb|br|r)(")', set("rRbB"), False),
     (r"[^\S\n]+", {" ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f"}, False),

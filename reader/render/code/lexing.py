@@ -21,6 +21,7 @@ until tests/test_lexing.py passes on it and it is added there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -43,8 +44,9 @@ def checked(version: str = pygments.__version__) -> bool:
 Rule = tuple[Callable[..., re.Match[str] | None], object, object]
 """One of pygments' processed rules: (its pattern's `match`, its action, its new state)."""
 _INLINE_FLAGS = re.compile(r"\(\?([imsx]+)\)")
-_NOT_JOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?[aiLmsux-]+\)")
-"""A backreference (group numbers move when joined) or inline flags left inside a pattern."""
+_NOT_JOINABLE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?[aiLmsux-]+\)")
+"""A backreference or a conditional (group numbers move when joined), or inline flags left inside
+a pattern."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,18 @@ class _Joined:
 
 def _join(rules: list[Rule], flags: int) -> _Joined | None:
     """The state's rules as one alternation, or None when one of them cannot be joined."""
+    parts = _parts(rules, flags)
+    if parts is None:
+        return None
+    try:
+        return _Joined(re.compile("|".join(parts[0]), flags).match, parts[1])
+    except re.error:
+        return None
+
+
+def _parts(rules: list[Rule], flags: int) -> tuple[list[str], list[Rule | None]] | None:
+    """What `_join` compiles (the rules' patterns, each closed by its naming group) and the rule
+    each group names; None when one of them cannot be joined, read without compiling them."""
     patterns: list[str] = []
     rule_of_group: list[Rule | None] = [None]
     for rule in rules:
@@ -69,29 +83,43 @@ def _join(rules: list[Rule], flags: int) -> _Joined | None:
                 return None
         elif pattern and compiled.flags != flags:
             return None
-        if _NOT_JOINABLE.search(pattern):
+        if _NOT_JOINABLE.search(pattern) or compiled.groupindex:  # two rules may name one group
             return None
         # The empty group after the rule names it; the rule's first character stays first, where
         # the engine checks a literal or a class before it tries the branch.
         patterns.append(f"(?:{pattern})()")
         rule_of_group += [None] * compiled.groups + [rule]
-    try:
-        return _Joined(re.compile("|".join(patterns), flags).match, rule_of_group)
-    except re.error:
-        return None
+    return patterns, rule_of_group
 
 
 @dataclass
 class _State:
     rules: list[Rule]
-    joined: _Joined | None
-    """All the rules joined; None when they cannot be (then pygments' own search)."""
+    regex: bool
+    """Whether the lexer's states may be joined at all (a `RegexLexer`'s)."""
     flags: int
     starts: list[Starts] = field(default_factory=list)
     """Each rule's `_starts`, once the state is first entered."""
     by_char: dict[str, _Joined] = field(default_factory=dict)
     """An ASCII character ('' the text's end) -> the joined rules that can match there."""
     by_rules: dict[tuple[int, ...], _Joined] = field(default_factory=dict)
+
+    @functools.cached_property
+    def joinable(self) -> bool:
+        """Whether the rules can be joined (else pygments' own search), read without compiling."""
+        return self.regex and _parts(self.rules, self.flags) is not None
+
+    @functools.cached_property
+    def joined(self) -> _Joined | None:
+        """All the rules joined, compiled on first use: where a token starts past ASCII (most of
+        a lexer's states, and most files, never need it); None when they cannot be joined."""
+        return _join(self.rules, self.flags) if self.joinable else None
+
+    @functools.cached_property
+    def anywhere(self) -> _Joined:
+        """`joined`, of a joinable state."""
+        assert self.joined is not None  # rules `_parts` reads as joinable compile joined
+        return self.joined
 
     def at(self, char: str) -> _Joined:
         """The joined rules that can match where `char` comes next (made on first use)."""
@@ -119,7 +147,7 @@ class JoinedLexer:
         flags = getattr(lexer, "flags", 0) | re.UNICODE
         joinable = isinstance(lexer, RegexLexer) and not isinstance(lexer, ExtendedRegexLexer)
         self._states: dict[str, _State] = {
-            name: _State(rules, _join(rules, flags) if joinable else None, flags)
+            name: _State(rules, joinable, flags)
             for name, rules in getattr(lexer, "_tokens", {}).items()}
 
     def tokens(self, text: str) -> Iterator[tuple[_TokenType, str]]:
@@ -133,11 +161,11 @@ class JoinedLexer:
         pos, stack = 0, ["root"]
         state = states["root"]
         # the state's tables, read again only when the state changes
-        every, by_char, at = state.joined, state.by_char, state.at
+        joinable, by_char, at = state.joinable, state.by_char, state.at
         while True:
-            if every is not None:
+            if joinable:
                 char = text[pos:pos + 1]
-                joined = by_char.get(char) or (at(char) if char < "\x80" else every)
+                joined = by_char.get(char) or (at(char) if char < "\x80" else state.anywhere)
                 m = joined.match(text, pos)
                 # each rule's empty group closes last: it names the rule
                 rule = joined.rule_of_group[m.lastindex] if m else None  # type: ignore[index]
@@ -149,7 +177,7 @@ class JoinedLexer:
                 if text[pos] == "\n":  # a line's end that no rule matches: back to root
                     stack = ["root"]
                     state = states["root"]
-                    every, by_char, at = state.joined, state.by_char, state.at
+                    joinable, by_char, at = state.joinable, state.by_char, state.at
                     yield Whitespace, "\n"
                 else:
                     yield Error, text[pos]
@@ -163,7 +191,7 @@ class JoinedLexer:
             elif action is None:
                 pos = m.end()
             else:  # a callback (bygroups, using) gets the rule's own match
-                if every is not None:
+                if joinable:
                     m = match(text, pos)
                     assert m is not None
                 for _, ttype, value in action(lexer, m):  # type: ignore[operator]
@@ -172,7 +200,7 @@ class JoinedLexer:
             if new_state is not None:
                 _move(stack, new_state)
                 state = states[stack[-1]]
-                every, by_char, at = state.joined, state.by_char, state.at
+                joinable, by_char, at = state.joinable, state.by_char, state.at
 
 
 def _first(rules: list[Rule], text: str, pos: int) -> tuple[Rule | None, re.Match[str] | None]:
