@@ -13,8 +13,12 @@ from functools import lru_cache
 
 import markdown
 import nh3
-from markdown.extensions.toc import slugify
+from markdown.extensions.fenced_code import FencedCodeExtension
+from markdown.extensions.sane_lists import SaneListExtension
+from markdown.extensions.tables import TableExtension
+from markdown.extensions.toc import TocExtension, slugify
 from markdown.preprocessors import Preprocessor
+from pymdownx.arithmatex import ArithmatexExtension
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h1", "h2",
@@ -62,10 +66,10 @@ def _heading_id(value: str, separator: str) -> str:
 
 @lru_cache(maxsize=1)
 def _converter() -> markdown.Markdown:
+    # Extensions as instances: a name makes Markdown scan every installed package's entry points.
     md = markdown.Markdown(
-        extensions=["fenced_code", "tables", "sane_lists", "pymdownx.arithmatex", "toc"],
-        extension_configs={"pymdownx.arithmatex": {"generic": True},
-                           "toc": {"slugify": _heading_id, "toc_depth": "2-4"}},
+        extensions=[FencedCodeExtension(), TableExtension(), SaneListExtension(),
+                    ArithmatexExtension(generic=True), TocExtension(slugify=_heading_id, toc_depth="2-4")],
         output_format="html")
     # Raw HTML in a note is text, never markup: drop the block and inline HTML handlers.
     md.preprocessors.deregister("html_block")
