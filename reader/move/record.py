@@ -7,14 +7,16 @@ import json
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reader.annotations import Article, Note, load_articles, resolve
 from reader.annotations.load import ANNOTATIONS_DIR
 from reader.annotations.resolve import PinnedSymbols
 from reader.corpus import Corpus
 from reader.errors import GitError, InputError, Location
-from reader.move.changes import DiffReport
+
+if TYPE_CHECKING:  # the report's classes load with `reader diff`, not with every build
+    from reader.move.changes import DiffReport
 
 FATES = ("unchanged", "moved", "re-read", "rewritten", "retired", "added", "unplaced")
 """unchanged: same words on the same code at the same lines; moved: same words and code, other
