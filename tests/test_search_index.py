@@ -209,6 +209,35 @@ def test_the_codes_packs_are_kept_and_a_prose_edit_repacks_only_the_prose(tmp_pa
     assert any("pipelines" in json.dumps(v) for k, v in second.items() if k.startswith("docs/"))
 
 
+def test_the_code_part_made_before_the_pages_gives_the_same_index(tmp_path):
+    """`code_lines` (the files' words and lines, made beside the pages) joined with the source
+    pages' definitions by `search_assets` gives the same files as the index made in one go; one
+    made of other files is not used."""
+    from reader.cache import Cache
+    from reader.render.common.urls import source_page
+    from reader.render.search.index import code_lines, code_packs_kept, search_assets
+
+    files = [SourceFile("p", f"m{i}.py", str(i), "".join(f"def f{i}_{n}(x): return x + {n}\n" for n in range(300)))
+             for i in range(3)] + [SourceFile("p", "c.py", "9", "def only_listed(): pass\n")]
+    context = frozenset({"c.py"})
+    entry = SearchEntry("L2", "m1.f1_1", "def f1_1(x): Adds one.")
+    pages = [Page(source_page("m1.py"), "m1.py", page_markdown("m1.py"), "", search=(entry,)),
+             Page("articles/a.md", "An article", page_markdown("An article"),
+                  with_prose("", "<h2 id=\"s\">Section</h2><p>blockspec grids</p>"))]
+    whole = [(a.src_uri, a.data) for a in search_assets(files, pages, None, context)]
+    lines = code_lines(files, context)
+    assert [(a.src_uri, a.data) for a in search_assets(files, pages, None, context, lines=lines)] == whole
+    got = {k: v for _, data in whole for k, v in unpack(data).items()}
+    assert got["code/f1_"]["d"]["f1_1"] == [[1, 2, "def", "m1.f1_1", "f1_1(x): Adds one."]]
+    other = code_lines(files[:2], context)  # not these files: made again here
+    assert [(a.src_uri, a.data) for a in search_assets(files, pages, None, context, lines=other)] == whole
+    cache = Cache(tmp_path / "cache")
+    assert not code_packs_kept(files, cache, context)
+    assert [(a.src_uri, a.data) for a in search_assets(files, pages, cache, context, lines=lines)] == whole
+    assert code_packs_kept(files, cache, context)
+    assert [(a.src_uri, a.data) for a in search_assets(files, pages, cache, context)] == whole
+
+
 def test_a_prose_edit_reads_back_the_other_pages_documents_and_packs(tmp_path, monkeypatch):
     """search_assets keeps what it made of the prose (`ProseMemo`): a second build with one page
     edited makes that page's documents alone, packs only what changed, and gives the same

@@ -52,7 +52,7 @@ from reader.render.recipe.pagecache import PageCache, page_key, world_key
 from reader.render.recipe.parallel import Job, Rendered
 from reader.render.recipe.registry import KINDS
 from reader.render.recipe.schedule import Schedule
-from reader.render.search.index import kept_search_assets
+from reader.render.search.index import CodeLines, code_lines, code_packs_kept, kept_search_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -125,6 +125,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     """
     kinds = KINDS if older is None else {**KINDS, "lab": CurrentLabKind(older.to_current)}
     files = pinned_files(corpus)
+    lines = _start_code_lines(corpus, files, cache, later)
     pages_cache = PageCache(cache)
     with Schedule(jobs) as run:
         # open: what comes from outside the process (the labs' child, the rule history's reads,
@@ -151,7 +152,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
             raise
     # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
     out = _assemble(world, track, files, pages, pages_cache, served)
-    return _with_search(world, files, out, later)
+    return _with_search(world, files, out, later, lines)
 
 
 def _defines(index: Index, path: str, symbol: str) -> bool:
@@ -302,12 +303,33 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
                    missing=tuple(p for pin in sorted(pins) for p in world.corpus.missing(pin)))
 
 
-def _with_search(world: World, files: Sequence[SourceFile], out: Generated, workers: Workers | None) -> Generated:
+def _context(corpus: Corpus, files: Sequence[SourceFile]) -> frozenset[str]:
+    """The pinned files the search index lists but does not index the lines of (`in_context`)."""
+    pins = corpus.pins
+    return frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
+
+
+def _start_code_lines(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None,
+                      workers: Workers | None) -> Callable[[], CodeLines] | None:
+    """The search index's part that the pages do not change (`code_lines`), started on a process
+    of its own now, beside the pages, when the index will be made on one too (`workers`) and the
+    cache lacks the code's packs; None otherwise (the index makes all of it)."""
+    if workers is None or not workers.may_fork():
+        return None
+    context = _context(corpus, files)
+    if code_packs_kept(files, cache, context):
+        return None
+    return workers.beside(lambda: code_lines(files, context))
+
+
+def _with_search(world: World, files: Sequence[SourceFile], out: Generated, workers: Workers | None,
+                 lines: Callable[[], CodeLines] | None = None) -> Generated:
     """`out` with the search index's files (`kept_search_assets`): made here, or on a process
-    forked now when `workers` are given, `later` (the caller goes on: mkdocs lays the pages out)."""
-    pins = world.corpus.pins
-    context = frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
-    index = partial(kept_search_assets, files, out.pages, out.keys, world.cache, context)
+    forked now when `workers` are given, `later` (the caller goes on: mkdocs lays the pages out);
+    `lines`: its part made beside the pages (`_start_code_lines`), waited for here."""
+    context = _context(world.corpus, files)
+    index = partial(kept_search_assets, files, out.pages, out.keys, world.cache, context,
+                    lines() if lines is not None else None)
     if workers is None:
         return replace(out, assets=out.assets + tuple(index()))
     return replace(out, later=workers.beside(lambda: tuple(index())))

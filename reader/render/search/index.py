@@ -119,19 +119,36 @@ def text_shard(word: str) -> int:
     return h
 
 
+CODE_PACKS_KIND = "search-packs"
+
+
+def _packs_key(files: Sequence[SourceFile], context: frozenset[str]) -> str:
+    return f"{_code_key(files, context)}-{PACK_BLOCKS}x{BLOCK}"
+
+
+def code_packs_kept(files: Sequence[SourceFile], cache: Cache | None, context: frozenset[str] = frozenset()) -> bool:
+    """Whether the cache holds the code's packs of these files (`search_assets` reads them back)."""
+    return cache is not None and cache.has(CODE_PACKS_KIND, _packs_key(files, context))
+
+
 def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
-                  context: frozenset[str] = frozenset(), keys: Mapping[str, str] | None = None) -> list[Asset]:
+                  context: frozenset[str] = frozenset(), keys: Mapping[str, str] | None = None,
+                  lines: CodeLines | None = None) -> list[Asset]:
     """The index's files: its pieces packed (the code's packs from the cache when the pinned files
     are the same: only the prose's are made on every build, from what the last build with these
     files made of the pages it shares with this one, `ProseMemo`; `keys`: the pages' page-cache
-    keys by `src_uri`)."""
-    key = f"{_code_key(files, context)}-{PACK_BLOCKS}x{BLOCK}"
-    kept = cache.get_frozen("search-packs", key) if cache else None
+    keys by `src_uri`; `lines`: the code's part that the pages do not change, made before, for
+    these files)."""
+    key = _packs_key(files, context)
+    kept = cache.get_frozen(CODE_PACKS_KIND, key) if cache else None
     if not isinstance(kept, tuple):  # (the files table, the code's packs)
-        code = _bodies(code_assets(files, pages, cache, context))
-        kept = (json.loads(code.pop("files")), _packs(code))
+        if lines is not None and lines.key == _code_key(files, context):
+            kept = lines.joined(_entries(files, pages))
+        else:
+            code = _bodies(code_assets(files, pages, cache, context))
+            kept = (json.loads(code.pop("files")), _packs(code))
         if cache:
-            cache.put_object("search-packs", key, kept)
+            cache.put_object(CODE_PACKS_KIND, key, kept)
     table, packs = kept
     memo = ProseMemo.load(cache, key)
     docs = memo.documents(pages, keys or {})
@@ -202,7 +219,8 @@ SEARCH_KIND = "search"
 
 
 def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys: Mapping[str, str],
-                       cache: Cache | None, context: frozenset[str] = frozenset()) -> list[Asset]:
+                       cache: Cache | None, context: frozenset[str] = frozenset(),
+                       lines: CodeLines | None = None) -> list[Asset]:
     """`search_assets`, read back while the pinned files and the pages are the same: a kind's page
     known by its page-cache key (`keys`, by `src_uri`), the outline's by its text."""
     h = hashlib.sha1(_code_key(files, context).encode())
@@ -210,7 +228,7 @@ def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys:
         own = keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search))
         h.update(f"\0{page.src_uri}\0{own}".encode())
     kept = kept_object(cache, SEARCH_KIND, h.hexdigest(), list, lambda: [
-        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context, keys)])
+        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context, keys, lines)])
     return [Asset(uri, data) for uri, data in kept]
 
 
@@ -366,17 +384,59 @@ def code_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache
     kept = cache.get_object("search-code", key) if cache else None
     if kept is not None:
         return [Asset(uri, data) for uri, data in kept]
-    by_page = {p.src_uri: p.search for p in pages}
-    out = _code_assets(files, [by_page.get(source_uri(f.path), ()) for f in files], context)
+    out = _code_assets(files, _entries(files, pages), context)
     if cache:
         cache.put_object("search-code", key, [(a.src_uri, a.data) for a in out])
     return out
 
 
+def _entries(files: Sequence[SourceFile], pages: Sequence[Page]) -> list[Sequence[SearchEntry]]:
+    """Each file's source page's search entries (its definitions)."""
+    by_page = {p.src_uri: p.search for p in pages}
+    return [by_page.get(source_uri(f.path), ()) for f in files]
+
+
+@dataclass(frozen=True)
+class CodeLines:
+    """The part of the code's index that depends on the pinned files alone (`code_lines`): made on
+    a process of its own while the pages are rendered, joined with their definitions (`joined`)."""
+
+    key: str
+    """`_code_key` of the files."""
+    table: list[list[str | int]]
+    words: dict[str, str | int]
+    """Each word's postings (`_postings`), or its count of lines when over `COMMON`, in word order."""
+    packs: list[tuple[str, str]]
+    """The packs of the files' lines (`lines/` pieces: a kind packed on its own, `_packs`)."""
+
+    def joined(self, entries: Sequence[Sequence[SearchEntry]]) -> tuple[dict[str, object], list[tuple[str, str]]]:
+        """(the files table, the code's packs), as `search_assets` keeps them."""
+        shards = _shards(self.words, entries)
+        code = _packs({f"code/{p}": _json(shard) for p, shard in sorted(shards.items())})
+        return {"files": self.table, "code": " ".join(sorted(shards))}, code + self.packs
+
+
+def code_lines(files: Sequence[SourceFile], context: frozenset[str] = frozenset()) -> CodeLines:
+    table, words_, lines = _file_words(files, context)
+    return CodeLines(_code_key(files, context), table, words_, _packs({k: _json(v) for k, v in lines}))
+
+
 def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchEntry]],
                  context: frozenset[str] = frozenset()) -> list[Asset]:
+    table, words_, lines = _file_words(files, context)
+    shards = _shards(words_, entries)
+    out = [script(k, v) for k, v in lines]
+    out += [script(f"code/{p}", shard) for p, shard in sorted(shards.items())]
+    out.append(script("files", {"files": table, "code": " ".join(sorted(shards))}))
+    return out
+
+
+def _file_words(files: Sequence[SourceFile], context: frozenset[str]
+                ) -> tuple[list[list[str | int]], dict[str, str | int], list[tuple[str, list[str]]]]:
+    """The files table, each word's postings (`CodeLines.words`) and the `lines/` pieces (key,
+    lines) of `files` (of a `context` file, its row alone)."""
     postings: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)  # word -> (file id, its lines)
-    out = []
+    pieces = []
     table: list[list[str | int]] = []
     for fid, f in enumerate(files):
         lines = split_lines(f.text)
@@ -387,7 +447,17 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
         for w, at in _lines_of_words(lines).items():
             postings[w].append((fid, at))
         for k in range(0, len(lines), CHUNK):
-            out.append(script(f"lines/{fid}/{k // CHUNK}", lines[k:k + CHUNK]))
+            pieces.append((f"lines/{fid}/{k // CHUNK}", lines[k:k + CHUNK]))
+    words_: dict[str, str | int] = {}
+    for w, found in sorted(postings.items()):
+        count = sum(len(at) for _, at in found)
+        words_[w] = _postings(found) if count <= COMMON else count
+    return table, words_, pieces
+
+
+def _shards(words_: Mapping[str, str | int], entries: Sequence[Sequence[SearchEntry]]
+            ) -> dict[str, dict[str, dict[str, object]]]:
+    """The `code/<abc>` pieces' data: the words (in word order) and definitions by prefix."""
     defs: dict[str, list[list[object]]] = defaultdict(list)
     for fid, listed in enumerate(entries):
         for e in listed:
@@ -396,14 +466,11 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
                 kind, _, text = html.unescape(e.text).partition(" ")  # `kind name(sig): doc`
                 defs[name].append([fid, int(e.fragment[1:]), kind, e.title, text])
     shards: dict[str, dict[str, dict[str, object]]] = defaultdict(lambda: {"t": {}, "d": {}})
-    for w, found in sorted(postings.items()):
-        count = sum(len(at) for _, at in found)
-        shards[prefix(w)]["t"][w] = _postings(found) if count <= COMMON else count
+    for w, posted in words_.items():
+        shards[prefix(w)]["t"][w] = posted
     for name, places in defs.items():
         shards[prefix(name)]["d"][name] = places
-    out += [script(f"code/{p}", shard) for p, shard in sorted(shards.items())]
-    out.append(script("files", {"files": table, "code": " ".join(sorted(shards))}))
-    return out
+    return shards
 
 
 def _lines_of_words(lines: Sequence[str]) -> dict[str, list[int]]:
