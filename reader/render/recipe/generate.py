@@ -126,32 +126,37 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     kinds = KINDS if older is None else {**KINDS, "lab": CurrentLabKind(older.to_current)}
     files = pinned_files(corpus)
     lines = _start_code_lines(corpus, files, cache, later)
-    pages_cache = PageCache(cache)
-    with Schedule(jobs) as run:
-        # open: what comes from outside the process (the labs' child, the rule history's reads,
-        # git and fetches for the previous edition), the pinned files scanned meanwhile
-        mine = started is None  # started here, so ended here when the build fails (Ctrl-C too)
-        slow = started if started is not None else start_slow(
-            corpus, cache, run.workers, None if older is None else [], None if older is None else ())
-        try:
-            opened = open_sources(corpus, files, cache, run, older, slow)
-            # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
-            notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
-                if older is None else None
-            # gather: the world the kinds share (the notes at the pins, the files as pages show
-            # them, the prose's resolver and facts, the lowered views)
-            world = gather(corpus, track, cache, files, opened, run)
-            # collect: what each kind plans its pages from
-            plans = {name: kind.collect(world) for name, kind in kinds.items()}
-            # render: every kind's pages, rendered or read back from the page cache
-            pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
-            served = notebooks() if notebooks is not None else None
-        except BaseException:
-            if mine:
-                slow.stop()
-            raise
-    # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
-    out = _assemble(world, track, files, pages, pages_cache, served)
+    try:
+        pages_cache = PageCache(cache)
+        with Schedule(jobs) as run:
+            # open: what comes from outside the process (the labs' child, the rule history's reads,
+            # git and fetches for the previous edition), the pinned files scanned meanwhile
+            mine = started is None  # started here, so ended here when the build fails (Ctrl-C too)
+            slow = started if started is not None else start_slow(
+                corpus, cache, run.workers, None if older is None else [], None if older is None else ())
+            try:
+                opened = open_sources(corpus, files, cache, run, older, slow)
+                # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
+                notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
+                    if older is None else None
+                # gather: the world the kinds share (the notes at the pins, the files as pages show
+                # them, the prose's resolver and facts, the lowered views)
+                world = gather(corpus, track, cache, files, opened, run)
+                # collect: what each kind plans its pages from
+                plans = {name: kind.collect(world) for name, kind in kinds.items()}
+                # render: every kind's pages, rendered or read back from the page cache
+                pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
+                served = notebooks() if notebooks is not None else None
+            except BaseException:
+                if mine:
+                    slow.stop()
+                raise
+        # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
+        out = _assemble(world, track, files, pages, pages_cache, served)
+    except BaseException:
+        if lines is not None and later is not None:
+            later.close()  # (ends the code's part of the search index, started above)
+        raise
     return _with_search(world, files, out, later, lines)
 
 
