@@ -244,6 +244,35 @@ def test_the_parallel_build_equals_the_one_process_build(small, tmp_path, monkey
     assert _files(tmp_path / "site-1") == _files(tmp_path / "site-2")
 
 
+def test_a_failed_generation_ends_the_search_index_part_started_beside_it(small, tmp_path, monkeypatch):
+    """A cold generation forks the search index's code part (`code_lines`) as it starts; when the
+    generation fails, that process is ended, not left blocked on its result (`reader serve`)."""
+    import multiprocessing
+    import time
+
+    from reader.cache import Cache
+    from reader.render.recipe import generate
+    from reader.workers import Workers
+
+    start, started = generate._start_code_lines, []
+    monkeypatch.setattr(generate, "code_lines", lambda *a: time.sleep(60))  # still running at the failure
+    monkeypatch.setattr(generate, "_start_code_lines", lambda *a: started.append(start(*a)) or started[-1])
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the outline's pages failed")
+
+    monkeypatch.setattr(generate, "_assemble", failing)
+    cold = tmp_path / "cold"
+    for part in ("objects", "pins"):
+        shutil.copytree(small.cache / part, cold / part)
+    workers = Workers(2)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(RuntimeError, match="outline"):
+        generate.generate_site(small.root, "track.yaml", 2, Cache(cold), later=workers)
+    assert started and started[0] is not None, "the code part was not started on a process of its own"
+    assert set(multiprocessing.active_children()) == before
+
+
 def test_stencilled_pages_equal_the_theme_rendering(tmp_path, cache, monkeypatch):
     import reader.mkdocs_plugin
 
