@@ -255,8 +255,13 @@ def test_a_failed_generation_ends_the_search_index_part_started_beside_it(small,
     from reader.workers import Workers
 
     start, started = generate._start_code_lines, []
+
+    def recorded(*args):
+        started.append(start(*args))
+        return started[-1]
+
     monkeypatch.setattr(generate, "code_lines", lambda *a: time.sleep(60))  # still running at the failure
-    monkeypatch.setattr(generate, "_start_code_lines", lambda *a: started.append(start(*a)) or started[-1])
+    monkeypatch.setattr(generate, "_start_code_lines", recorded)
 
     def failing(*args, **kwargs):
         raise RuntimeError("the outline's pages failed")
