@@ -175,7 +175,8 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                 (fresh / edition.folder / "404.html").unlink()  # the site's own is served from its root
             atomic_write(fresh / editions.VERSIONS_JSON, editions.versions_json(everyone), durable=False)
             steps.append(StepTime("older editions' mkdocs", time.perf_counter() - t))
-        say("checking links")
+        # no line of its own: the pages were scanned as mkdocs wrote them (their bars said so), and
+        # a page changed since is scanned again under a bar of its own
         mark("link check")
         t = time.perf_counter()
         digests: dict[str, str] = {}
