@@ -271,6 +271,9 @@ def test_a_failed_generation_ends_the_search_index_part_started_beside_it(small,
     for part in ("objects", "pins"):
         shutil.copytree(small.cache / part, cold / part)
     workers = Workers(2)
+    # forked whatever other threads the test process runs (an earlier test's may still be ending,
+    # and `may_fork` then declines): the subject here is the part's end, not the decision to fork
+    monkeypatch.setattr(workers, "may_fork", lambda: True)
     before = set(multiprocessing.active_children())
     with pytest.raises(RuntimeError, match="outline"):
         generate.generate_site(small.root, "track.yaml", 2, Cache(cold), later=workers)
