@@ -140,3 +140,27 @@ def test_a_killed_build_leaves_nothing_in_place_and_prune_removes_its_staging(tm
     assert Cache(tmp_path).get_json("t", "ab12") is None
     Cache(tmp_path).prune()
     assert list((tmp_path / "derived").iterdir()) == []
+
+
+def test_a_template_compiled_once_is_read_back_from_the_cache(tmp_path, monkeypatch):
+    """A build's process compiles a template the cache lacks and keeps its code there; the next
+    process (a fresh environment) reads it back and compiles nothing, rendering the same text."""
+    import jinja2
+
+    from reader.render.common import templates
+
+    cache = Cache(tmp_path / "cache")
+    templates.environment.cache_clear()
+    templates.keep_compiled(cache)
+    first = templates.render("page.md.j2", title="T", hide=["toc"], slot="S")
+    templates.environment.cache_clear()
+
+    def compiled(*_args, **_kwargs):
+        raise AssertionError("a template kept in the cache compiled again")
+
+    monkeypatch.setattr(jinja2.Environment, "compile", compiled)
+    try:
+        templates.keep_compiled(cache)
+        assert templates.render("page.md.j2", title="T", hide=["toc"], slot="S") == first
+    finally:
+        templates.environment.cache_clear()

@@ -41,6 +41,7 @@ from reader.render.common.docs import Docs, source_resolver
 from reader.render.common.model import NoteView, Page
 from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
+from reader.render.common.templates import keep_compiled
 from reader.render.common.urls import RULES
 from reader.render.figures.figure import FigureInputs
 from reader.render.figures.registry import NOT_COMPUTED, Figures
@@ -124,6 +125,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     one whose inputs are unchanged since an earlier build is read back from the page cache.
     """
     kinds = KINDS if older is None else {**KINDS, "lab": CurrentLabKind(older.to_current)}
+    keep_compiled(cache)
     files = pinned_files(corpus)
     lines = _start_code_lines(corpus, files, cache, later)
     try:
