@@ -1,3 +1,3 @@
-from reader.cli import main
+from reader.cli import entry
 
-raise SystemExit(main())
+entry()

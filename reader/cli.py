@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import errno
 import gc
 import importlib
+import os
 import sys
+import threading
 from collections.abc import Sequence
+from typing import NoReturn
 
 from reader import __version__
 from reader.commands import COMMANDS
@@ -67,6 +71,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("reader: interrupted", file=sys.stderr)
         return 130
+
+
+def entry() -> NoReturn:
+    """The program (`reader`, `python -m reader`): `main`, then the process ends at once."""
+    end(main())
+
+
+def end(code: int) -> NoReturn:
+    """End the process with `code` once what must run at exit has run (the atexit handlers:
+    multiprocessing's children joined, temporary folders removed, logging flushed) and the
+    output is flushed, without the interpreter's teardown: freeing a cold build's million
+    objects one by one took 1.3 s after its last line. While a thread the normal exit would wait
+    for still runs, the exit is the normal one."""
+    me = threading.current_thread()
+    if any(t is not me and not t.daemon and t.is_alive() for t in threading.enumerate()):
+        raise SystemExit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe, a closed stream: nothing more to say
+            pass
+    os._exit(code)
 
 
 def _os_error(e: OSError | UnicodeDecodeError) -> InputError:
