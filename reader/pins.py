@@ -268,6 +268,7 @@ def _pin_from(name: str, raw: dict, text: str, path: str, where: Location) -> Pi
         raise PinError(f"'context' of pin {name!r} must be a list of strings", loc("context"),
                        'write e.g. context = ["jax/_src/core.py"]')
     release = str(raw.get("release", ""))
+    paths_at, context_at = loc("paths"), loc("context")  # once: a paths list may name 900 files
     if release and not RELEASE_RE.match(release):
         raise PinError(f"release {release!r} is not 'name==version'", loc("release"),
                        'write e.g. release = "jax==0.10.2"')
@@ -275,13 +276,13 @@ def _pin_from(name: str, raw: dict, text: str, path: str, where: Location) -> Pi
         name=name,
         repo=check_url(str(raw["repo"]), loc("repo")),
         commit=commit,
-        paths=tuple(check_rel_path(str(p), loc("paths")) for p in paths),
+        paths=tuple(check_rel_path(str(p), paths_at) for p in paths),
         release=release,
         tag=str(raw.get("tag", "")),
         date=str(raw.get("date", "")),
         where=where,
         history=_history(name, raw.get("history", []), release, loc("history")),
-        context=tuple(check_rel_path(str(p), loc("context")) for p in context),
+        context=tuple(check_rel_path(str(p), context_at) for p in context),
     )
 
 
