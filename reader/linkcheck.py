@@ -12,6 +12,7 @@ On the built site it reads the pages in 0.6x the CPU time the regular expression
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -262,9 +263,10 @@ def broken_in(name: str, links: PageLinks, files: set[str], dirs: set[str],
         fragment = unquote(href[1:])
         if fragment and not _lands(fragment, links.ids):
             broken.append(BrokenLink(name, href, f"no id {fragment!r} in {name}"))
+    folder = posixpath.dirname(name)
     for href in links.hrefs:
         path, _, fragment = href.partition("#")
-        target = _resolve(files, dirs, name, href, path.partition("?")[0])
+        target = _resolve(files, dirs, name, href, path.partition("?")[0], folder)
         if isinstance(target, BrokenLink):
             broken.append(target)
             continue
@@ -319,14 +321,16 @@ def tree_of(names: Iterable[str]) -> SiteTree:
     return SiteTree(files, dirs)
 
 
-def _resolve(files: set[str], dirs: set[str], name: str, href: str, path: str) -> str | BrokenLink:
-    """The site file a link's path reaches from page `name`, or why it reaches none."""
+def _resolve(files: set[str], dirs: set[str], name: str, href: str, path: str,
+             folder: str | None = None) -> str | BrokenLink:
+    """The site file a link's path reaches from page `name` (in `folder`, when the caller knows
+    it), or why it reaches none."""
     if path.startswith("/"):
         if name != "404.html":  # mkdocs' 404 page is served from the root, by design
             return BrokenLink(name, href, "absolute: breaks the site as plain files")
         target = unquote(path).lstrip("/") or "index.html"
     elif path:
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), unquote(path)))
+        target = _joined(posixpath.dirname(name) if folder is None else folder, path)
     else:
         target = name
     if target.startswith("../") or target == "..":
@@ -336,3 +340,10 @@ def _resolve(files: set[str], dirs: set[str], name: str, href: str, path: str) -
     if target not in files:
         return BrokenLink(name, href, "no such file")
     return target
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _joined(folder: str, path: str) -> str:
+    """`path` (quoted) from `folder`, normalised: the pages of a folder share most of their links
+    (40,800 links on 952 pages of one site), each joined once."""
+    return posixpath.normpath(posixpath.join(folder, unquote(path)))
