@@ -42,3 +42,14 @@ def test_help_and_unknown_commands_list_every_command():
 def test_the_parser_of_one_command_parses_it_as_the_full_parser_does():
     argv = ["-C", "proj", "check", "--format", "github"]
     assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_the_build_loads_markdown_only_to_render_prose():
+    """A warm build that renders no note or prose does without Markdown and pymdownx (35 ms)."""
+    code = ("import sys; import reader.site, reader.annotations.load; "
+            "from reader.render.common.markdown import render_markdown; "
+            "before = sorted(m for m in sys.modules if m.startswith(('markdown', 'pymdownx'))); "
+            "render_markdown('*a*'); print(before, 'markdown' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          timeout=120)
+    assert done.stdout.split() == ["[]", "True"]

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import markdown
 import nh3
-from markdown.extensions.fenced_code import FencedCodeExtension
-from markdown.extensions.sane_lists import SaneListExtension
-from markdown.extensions.tables import TableExtension
-from markdown.extensions.toc import TocExtension, slugify
-from markdown.preprocessors import Preprocessor
-from pymdownx.arithmatex import ArithmatexExtension
+
+if TYPE_CHECKING:
+    import markdown
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h1", "h2",
@@ -44,28 +41,42 @@ _DISPLAY_LINE = re.compile(r"^\s*\$\$(?:(?!\$\$).)+\$\$\s*$")
 """A line that is one display equation, `$$...$$`, and nothing else."""
 
 
-class _DisplayLines(Preprocessor):
+def _display_lines(lines: list[str]) -> list[str]:
     """Each line that is one display equation becomes a block of its own, so that consecutive
     equations (one per line, no blank line between) are typeset one under another, not joined.
     Runs after fenced code is stashed away, so a `$$` line in a code block is left alone."""
-
-    def run(self, lines: list[str]) -> list[str]:
-        out: list[str] = []
-        for line in lines:
-            if _DISPLAY_LINE.match(line):
-                out += [*([""] if out and out[-1].strip() else []), line, ""]
-            else:
-                out.append(line)
-        return out
+    out: list[str] = []
+    for line in lines:
+        if _DISPLAY_LINE.match(line):
+            out += [*([""] if out and out[-1].strip() else []), line, ""]
+        else:
+            out.append(line)
+    return out
 
 
 def _heading_id(value: str, separator: str) -> str:
     """A heading's id, `h-` before its slug: never one of the ids the pages give lines and notes."""
+    from markdown.extensions.toc import slugify
+
     return "h-" + slugify(value, separator)
 
 
 @lru_cache(maxsize=1)
 def _converter() -> markdown.Markdown:
+    """The converter, made (and Markdown imported: 35 ms with pymdownx) on the first note or
+    prose a process renders: a warm build that renders none does without."""
+    import markdown
+    from markdown.extensions.fenced_code import FencedCodeExtension
+    from markdown.extensions.sane_lists import SaneListExtension
+    from markdown.extensions.tables import TableExtension
+    from markdown.extensions.toc import TocExtension
+    from markdown.preprocessors import Preprocessor
+    from pymdownx.arithmatex import ArithmatexExtension
+
+    class DisplayLines(Preprocessor):
+        def run(self, lines: list[str]) -> list[str]:
+            return _display_lines(lines)
+
     # Extensions as instances: a name makes Markdown scan every installed package's entry points.
     md = markdown.Markdown(
         extensions=[FencedCodeExtension(), TableExtension(), SaneListExtension(),
@@ -74,7 +85,7 @@ def _converter() -> markdown.Markdown:
     # Raw HTML in a note is text, never markup: drop the block and inline HTML handlers.
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
-    md.preprocessors.register(_DisplayLines(md), "reader_display_math", 20)
+    md.preprocessors.register(DisplayLines(md), "reader_display_math", 20)
     return md
 
 
