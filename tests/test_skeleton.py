@@ -14,7 +14,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from reader.corpus import Corpus, Project
 from reader.extract.evaluate import assignment_at
 from reader.extract.index import index_from_sources
-from reader.extract.tree import Positions, Tree, assignments, skeleton
+from reader.extract.tree import Positions, Tree, assignments, skeleton, skeleton_kept
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,6 +80,20 @@ def test_a_skeleton_keeps_lines_headers_and_module_level_code(newline):
     assert [p.name.value for p in f.params.params] == ["x", "y"]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_skeleton_is_parsed_without_the_lines_it_blanked_and_its_nodes_keep_their_lines(newline):
+    text = MODULE.replace("\n", newline)
+    kept = skeleton_kept(text)
+    assert kept.numbers is not None
+    assert set(range(1, text.count("\n") + 2)) - set(kept.numbers) == {9, 10, 11, 15, 16}  # bodies
+    assert kept.text.split("\n") == [skeleton(text).split("\n")[n - 1] for n in kept.numbers]
+    short = Tree.parse(text, "m.py", bodies=False)
+    assert short.lines._numbers == kept.numbers  # parsed from the kept lines
+    assert _module_level(short) == _module_level(Tree.parse(text, "m.py"))
+    blank = Tree.parse(skeleton(text), "m.py")  # the skeleton with its blank lines
+    assert [short.lines.end(s) for s in short.module.body] == [blank.lines.end(s) for s in blank.module.body]
+
+
 def test_skeletons_of_the_pinned_files_parse_with_every_line_in_place():
     corpus = Corpus.open(Project.load(ROOT))
     for path in ("jax/_src/pallas/mosaic/lowering.py", "jax/_src/pallas/core.py"):
@@ -114,8 +128,9 @@ def _spans(text: str) -> list[tuple[int, int]]:
 def test_an_assignments_tree_holds_each_variable_as_the_whole_tree_does(newline):
     text = FLAT.replace("\n", newline)
     only = assignments(text, _spans(text))
-    assert only is not None and only.count("\n") == text.count("\n")
-    assert "import" not in only and "return" not in only
+    assert only is not None and only.numbers == (4, 7, 8, 9, 10)  # those lines alone, no blank ones
+    assert only.text.split("\n") == [text.split("\n")[n - 1] for n in only.numbers]
+    assert "import" not in only.text and "return" not in only.text
     full, short = Tree.parse(text, "m.py"), Tree.parse(only, "m.py")
     for line, name in [(4, "load_p"), (7, "T"), (9, "a"), (9, "b")]:
         whole, alone = assignment_at(full, line, name), assignment_at(short, line, name)

@@ -37,11 +37,13 @@ class Tree:
     """What a reader of the tree computed once for all its lookups (`evaluate.assignment_at`'s table)."""
 
     @classmethod
-    def parse(cls, text: str, path: str, name: str = "", bodies: bool = True) -> Tree:
+    def parse(cls, text: str | Kept, path: str, name: str = "", bodies: bool = True) -> Tree:
         """`name` is what a ParseError calls the file (`located(pin, path)`); `path` by default.
-        Without `bodies`, the tree of `skeleton(text)`: for a reader of module-level code."""
-        module = parse_module(text if bodies else skeleton(text), name or path)
-        return cls(path, module, Lines(module))
+        Without `bodies`, the tree of `skeleton(text)`: for a reader of module-level code. A
+        `Kept` (some lines of the file) is parsed alone, its nodes' lines those of the file."""
+        kept = text if isinstance(text, Kept) else Kept(text) if bodies else skeleton_kept(text)
+        module = parse_module(kept.text, name or path)
+        return cls(path, module, Lines(module, kept.numbers))
 
     def text(self, node: cst.CSTNode) -> str:
         """The node's code as written (its parentheses, quotes, line breaks and comments)."""
@@ -83,16 +85,44 @@ class Sources:
                 and any(r.target == target for r in self.index.references(pin, path))}
 
 
+class Kept(NamedTuple):
+    """Some of a file's lines, to be parsed on their own: their text, and each line's number in
+    the file (None: every line, in place). libcst makes a node of each blank line and spends as
+    long on the blank lines of a mostly blanked file as on its code."""
+
+    text: str
+    numbers: tuple[int, ...] | None = None
+
+
 def skeleton(text: str) -> str:
     """`text` with the body of every function and class it defines at module level (or inside
     a module-level `if`, `for`, `while`, `with` or `try`) replaced by `pass` and blank lines:
     every other line, each line's number, and every def's header and decorators as they were.
     libcst parses the bodies of the lowering modules for most of its time; the evaluator never
     enters them. The text itself when `ast` cannot read it, or a line ends in a lone `\r`."""
+    lines, _ = _skeleton(text)
+    return "\n".join(lines) if lines is not None else text
+
+
+def skeleton_kept(text: str) -> Kept:
+    """`skeleton(text)` without the lines it blanked: the same tree, its lines numbered as the file's."""
+    lines, blanked = _skeleton(text)
+    return _kept(lines, blanked, 0) if lines is not None else Kept(text)
+
+
+def _kept(lines: list[str], keep: bytearray, which: int) -> Kept:
+    """The lines whose `keep` byte is `which`, with their numbers."""
+    numbers = tuple(n for n, k in enumerate(keep, 1) if k == which)
+    return Kept("\n".join([lines[n - 1] for n in numbers]), numbers)
+
+
+def _skeleton(text: str) -> tuple[list[str] | None, bytearray]:
+    """`skeleton`'s lines (None: the text is its own skeleton) and which of them it blanked (1)."""
     tree = fast_ast(text)
     if tree is None or "\r" in text.replace("\r\n", ""):
-        return text
+        return None, bytearray()
     lines = text.split("\n")
+    blanked = bytearray(len(lines))
     for node in _definitions(tree.body):
         first, end = node.body[0], node.end_lineno or node.body[-1].lineno
         start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
@@ -103,15 +133,16 @@ def skeleton(text: str) -> str:
         lines[start - 1] = f"{indent}pass{tail}"
         for i in range(start, end):
             lines[i] = "\r" if lines[i].endswith("\r") else ""
-    return "\n".join(lines)
+        blanked[start:end] = b"\1" * (end - start)
+    return lines, blanked
 
 
-def assignments(text: str, spans: Iterable[tuple[int, int]]) -> str | None:
-    """`text` with only the lines of `spans` (first and last line of each module-level assignment,
-    as the index's variable symbols give them) kept and every other line blank: a tree for
-    looking up what module-level variables hold, at a fraction of `skeleton`'s parse. None when a
-    span starts indented (an assignment inside an `if` or a `try`, whose header would be lost) or
-    a line ends in a lone `\r`: the caller reads `skeleton(text)` then."""
+def assignments(text: str, spans: Iterable[tuple[int, int]]) -> Kept | None:
+    """The lines of `spans` (first and last line of each module-level assignment, as the index's
+    variable symbols give them) and their numbers: a tree for looking up what module-level
+    variables hold, at a fraction of `skeleton`'s parse. None when a span starts indented (an
+    assignment inside an `if` or a `try`, whose header would be lost) or a line ends in a lone
+    `\r`: the caller reads `skeleton(text)` then."""
     if "\r" in text.replace("\r\n", ""):
         return None
     lines = text.split("\n")
@@ -120,8 +151,7 @@ def assignments(text: str, spans: Iterable[tuple[int, int]]) -> str | None:
         if lines[start - 1][:1] in (" ", "\t", "\f"):
             return None
         keep[start - 1:end] = b"\1" * (end - start + 1)
-    return "\n".join(line if k else ("\r" if line.endswith("\r") else "")
-                     for line, k in zip(lines, keep, strict=True))
+    return _kept(lines, keep, 1)
 
 
 def _definitions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef
@@ -192,9 +222,11 @@ class Lines:
     keyword (`def`, `class`: after any decorators) and ends on its last line of code, not on
     the comments or blank lines after it: `ast`'s `lineno` and `end_lineno`."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, numbers: Sequence[int] | None = None):
+        """`numbers`: each line's number in the file, when the module holds some of its lines (`Kept`)."""
         state = self._count(module, _Counter)
         self._spans = state.spans
+        self._numbers = numbers
 
     @staticmethod
     def _count(module: cst.Module, kind: type[_C]) -> _C:
@@ -204,10 +236,14 @@ class Lines:
         return state
 
     def line(self, node: cst.CSTNode) -> int:
-        return self._spans[node][0]
+        return self._number(self._spans[node][0])
 
     def end(self, node: cst.CSTNode) -> int:
-        return self._spans[node][1]
+        return self._number(self._spans[node][1])
+
+    def _number(self, line: int) -> int:
+        numbers = self._numbers
+        return line if numbers is None else numbers[line - 1]
 
 
 class Position(NamedTuple):
@@ -224,7 +260,7 @@ class Positions(Lines):
 
     def __init__(self, module: cst.Module):
         state = self._count(module, _Columns)
-        self._spans, self._starts = state.spans, state.starts
+        self._spans, self._starts, self._numbers = state.spans, state.starts, None
 
     def start(self, node: cst.CSTNode) -> Position:
         return Position(*self._starts[node])
