@@ -73,3 +73,21 @@ def test_pages_start_once_every_file_is_highlighted(cache):
         run.highlight(files, cache)
         run.pages(Site(), PageCache(None), wait=False)
         assert all(cache.has(HIGHLIGHT_KIND, cache_key(f.blob)) for f in files)
+
+
+def test_a_page_read_back_decodes_its_html_only_when_read(cache):
+    """A warm build reads every page back and patches few: a page from the page cache holds its
+    HTML as the UTF-8 it was stored in until read, and equals the page stored (repr and hash too)."""
+    from reader.render.common.model import Asset, SearchEntry
+    from reader.render.recipe.pagecache import CachedPage
+
+    page = Page("source/a.py.md", "a.py", "---\n", "<p>π ≤ 4</p>", (Asset("assets/a.js", b"x"),),
+                (SearchEntry("L1", "f", "def f"),))
+    pages = PageCache(cache)
+    pages.put("source", "k" * 40, CachedPage(page, ("fact x",)))
+    back = PageCache(cache).get("source", "k" * 40)
+    assert back is not None and back.unresolved == ("fact x",)
+    assert "html" not in vars(back.page)  # not decoded yet
+    assert back.page.title == "a.py" and back.page.assets == page.assets and "html" not in vars(back.page)
+    assert back.page == page and page == back.page and back.page.html == page.html
+    assert repr(back.page) == repr(page) and hash(back.page) == hash(page)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from functools import cached_property
 
 from reader.cache import Cache
 from reader.corpus import Corpus
@@ -28,6 +29,35 @@ class CachedPage:
 
     page: Page
     unresolved: tuple[str, ...] = ()
+
+
+class StoredPage(Page):
+    """A page as the page cache keeps it: its HTML as the UTF-8 it was stored in, decoded when first
+    read. A warm build reads every page back (~1,200) and needs the HTML of the few it patches
+    only; decoding it all, ~85 MB of non-ASCII text, took 0.14 s of CPU. Equal to the `Page` it
+    stores."""
+
+    @cached_property
+    def html(self) -> str:
+        return self.__dict__["_utf8"].decode()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Page):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Page))
+
+    __hash__ = Page.__hash__
+
+    def __repr__(self) -> str:
+        return repr(Page(**{f.name: getattr(self, f.name) for f in fields(Page)}))
+
+
+def stored(page: Page) -> StoredPage:
+    """`page` as the page cache keeps it (`StoredPage`)."""
+    out = object.__new__(StoredPage)
+    out.__dict__.update({f.name: getattr(page, f.name) for f in fields(Page) if f.name != "html"},
+                        _utf8=page.html.encode())
+    return out
 
 
 def world_key(corpus: Corpus, labs: Sequence[LabInfo], titles: Mapping[str, str]) -> str:
@@ -70,4 +100,4 @@ class PageCache:
     def store(self, key: str, page: CachedPage) -> None:
         """Write a page without counting it (a worker process writes what it rendered)."""
         if self.cache is not None:
-            self.cache.put_object(PAGE_KIND, key, page)
+            self.cache.put_object(PAGE_KIND, key, replace(page, page=stored(page.page)))
