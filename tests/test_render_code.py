@@ -83,3 +83,13 @@ def test_chunks_number_their_lines_and_notes_name_their_lines():
     assert '<button type="button" class="rd-wrap" aria-pressed="true"' in page
     assert page.startswith('<div class="rd-code highlight rd-margin"')
     assert 'rd-margin' not in code_view(CodeLines(Highlight(lines, runs)))
+
+
+def test_a_link_repeated_keeps_its_title_out_until_its_href_meets_a_second_title():
+    tag = '<a href="#A" title="one">a</a>'
+    lines = [tag, f"{tag} {tag}", '<a href="#A" title="two">a</a>', tag]
+    page = code_view(CodeLines(Highlight(lines, [()] * len(lines))))
+    _, titles, shown = _view(page)
+    assert [body for _, body in shown] == ['<a href="#A">a</a>', '<a href="#A">a</a> <a href="#A">a</a>',
+                                          '<a href="#A" title="two">a</a>', tag]
+    assert titles == {}  # two titles for #A: each link from the second on keeps its own

@@ -164,3 +164,15 @@ def test_workers_given_the_corpus_lex_with_the_joined_lexer_from_their_first_fil
         assert bool(hl._python.cache_info().currsize) is built
         assert hl._plain[0] == (hl.PLAIN_CHARS if built else len(text))
         assert cache.get_object(hl.HIGHLIGHT_KIND, cache_key("blob")) == highlight(text)
+
+
+def test_a_line_of_plain_text_links_as_a_line_with_an_entity_does():
+    line = "alpha = beta(gamma, delta)"
+    links = [LineLink(8, 4, "#b", 'say "b"'), LineLink(0, 5, "#a"), LineLink(9, 2, "#inside"),
+             LineLink(20, 5, "#d"), LineLink(24, 9, "#past"), LineLink(26, 0, "#end"), LineLink(13, 0, "#empty")]
+    plain = link_line(line, links)
+    assert plain.startswith('<a href="#a">alpha</a> = <a href="#b" title="say &quot;b&quot;">beta</a>(')
+    assert '#inside' not in plain and '#past' not in plain and '#end' not in plain
+    # an entity after the links sends the line down the segments' path: the same links
+    assert link_line(line + "&amp;", links) == plain + "&amp;"
+    assert link_line("", links) == ""

@@ -41,3 +41,12 @@ def test_a_class_table_numbers_classes_as_they_first_come_and_writes_flat_runs()
         assert spec == runs.encode([(index[c], n) for c, n in pieces])
         assert runs.decode(spec) == [(index[c], n) for c, n in pieces]
     assert table.encode(()) == ""
+
+
+def test_a_class_table_writes_any_length_and_a_class_met_late_in_order():
+    table = runs.ClassCodes()
+    assert table.encode(("k", 3)) == "a3"
+    # a long run (past the lengths written ahead), then a new class after known ones
+    assert table.encode(("k", 100_000, "s2", 2, "k", 7, "o", 1)) == "a100000b2a7c1"
+    assert table.encode(("o", 100_000, "s2", 511, "k", 512)) == "c100000b511a512"
+    assert table.classes() == ["k", "s2", "o"]

@@ -315,6 +315,8 @@ def link_line(line_html: str, links: list[LineLink]) -> str:
     if not links:
         return line_html
     pending = sorted(links, key=lambda k: k.col)
+    if "<" not in line_html and "&" not in line_html:  # one run of text: columns are its indices
+        return _link_text(line_html, pending)
     out: list[str] = []
     col = 0
     for m in _SEGMENT_RE.finditer(line_html):
@@ -334,6 +336,21 @@ def link_line(line_html: str, links: list[LineLink]) -> str:
             out.append(f'{run[pos:a]}<a href="{_attribute(link.href)}"{title}>{run[a:b]}</a>')
             pos = b
         out.append(run[pos:])
+    return "".join(out)
+
+
+def _link_text(text: str, links: list[LineLink]) -> str:
+    """`link_line` of a line that is one run of text (no tag, no entity), `links` sorted."""
+    out: list[str] = []
+    pos = 0
+    for link in links:
+        a, b = link.col, link.col + link.length
+        if a < pos or b > len(text) or a >= len(text):
+            continue  # overlaps the link before, or runs past the line's end
+        title = f' title="{_attribute(link.title)}"' if link.title else ""
+        out.append(f'{text[pos:a]}<a href="{_attribute(link.href)}"{title}>{text[a:b]}</a>')
+        pos = b
+    out.append(text[pos:])
     return "".join(out)
 
 

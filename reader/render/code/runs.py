@@ -50,13 +50,19 @@ def encode(pieces: Iterable[IndexedRun]) -> str:
     return "".join(f"{class_code(index)}{units}" for index, units in pieces)
 
 
+_LENGTHS: dict[str | int, str] = {n: str(n) for n in range(512)}
+"""A run's length -> its digits: what most lengths are; `ClassCodes.encode` adds the others."""
+
+
 class ClassCodes:
-    """A table of classes (a view's or a file's cards'), each numbered in the order it first comes
+    """A table of classes (a view's or a card's), each numbered in the order it first comes
     and coded (`class_code`), and lines' runs written with their codes."""
 
     def __init__(self, first: Iterable[str] = ()) -> None:
         self.codes: dict[str | int, str] = {}
         """class -> its code, in the table's order (a length is never a key: `encode` maps it to itself)."""
+        self._text: dict[str | int, str] = dict(_LENGTHS)
+        """What `encode` writes for each class (its code) and each length (its digits) seen."""
         self.add(first)
 
     def classes(self) -> list[str]:
@@ -68,16 +74,17 @@ class ClassCodes:
         codes = self.codes
         for cls in classes:
             if cls not in codes:
-                codes[cls] = class_code(len(codes))
+                codes[cls] = self._text[cls] = class_code(len(codes))
 
     def encode(self, runs: Sequence[str | int]) -> str:
         """A line's runs, flat (class, UTF-16 units, class, units, ...), as their text (`encode`);
         a class not in the table yet is added."""
-        codes = self.codes
-        if not codes.keys() >= set(runs[::2]):
+        try:
+            return "".join(map(self._text.__getitem__, runs))
+        except KeyError:  # a class first met (added in the line's order) or a long run
             self.add(runs[::2])
-        # each class by its code, each length (not a key) by itself, as digits: str() of each
-        return "".join(map(str, map(codes.get, runs, runs)))
+            self._text.update((units, str(units)) for units in runs[1::2])
+            return "".join(map(self._text.__getitem__, runs))
 
 
 def decode(spec: str) -> list[IndexedRun]:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from reader.render.code.highlight import Highlight, Runs
+from reader.render.code.highlight import Highlight
 from reader.render.code.runs import ClassCodes
 from reader.render.common.urls import line_id
 
@@ -63,20 +63,27 @@ class _Shrunk:
     classes: ClassCodes = field(default_factory=ClassCodes)
     titles: dict[str, str | None] = field(default_factory=dict)
     """href -> title, None for an href seen with two titles (those keep theirs inline)."""
+    untitled_tags: dict[str, str] = field(default_factory=dict)
+    """A link's opening tag -> the same without its title, while its href keeps that title
+    (a file links one name many times)."""
 
-    def line(self, line_html: str, runs: Runs) -> tuple[str, str]:
-        """(the line's HTML with its links' titles out, its runs: class code + UTF-16 length each)."""
-        if "title=" in line_html:
-            line_html = _LINK_RE.sub(self._link, line_html)
-        return line_html, self.classes.encode(runs)
+    def untitled(self, line_html: str) -> str:
+        """The line's HTML with its links' titles out (into `titles`)."""
+        return _LINK_RE.sub(self._link, line_html)
 
     def _link(self, m: re.Match[str]) -> str:
+        tag = m.group(0)
+        short = self.untitled_tags.get(tag)
+        if short is not None:
+            return short
         href, title = html.unescape(m.group(1)), html.unescape(m.group(2))
         known = self.titles.setdefault(href, title)
         if known != title or "\t" in href or "\n" in href or "\t" in title or "\n" in title:
             self.titles[href] = None
-            return m.group(0)
-        return f'<a href="{m.group(1)}">'
+            self.untitled_tags.clear()  # the href's tags seen before keep their titles from now on
+            return tag
+        short = self.untitled_tags[tag] = f'<a href="{m.group(1)}">'
+        return short
 
     def attributes(self) -> str:
         """The view's tables as attributes: token classes by index (`data-c`, space-separated),
@@ -105,16 +112,18 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
     its line count (`--n`, its height before it is laid out) and carries its lines' token runs
     (space-separated) in `data-h`, or leaves them to the view's paint script."""
     chunks = []
-    lines, all_runs, line, prefix = code.highlighted.lines, code.highlighted.runs, shrunk.line, code.prefix
+    lines, all_runs, prefix = code.highlighted.lines, code.highlighted.runs, code.prefix
+    encode, untitle = shrunk.classes.encode, shrunk.untitled  # `_Shrunk.line`, inline
     special = code.anchors.keys() | code.rows.keys()  # lines with more than an id
     for first, last in _chunks(start, end, code.breaks):
-        rows, runs = [], []
+        rows = []
         for n in range(first, last + 1):
-            body, run = line(lines[n - 1], all_runs[n - 1])
-            runs.append(run)
+            body = lines[n - 1]
+            if "title=" in body:
+                body = untitle(body)
             rows.append(_row(code, n, body, n == first) if n == first or n in special
-                        else f'<div id="{line_id(n, prefix)}">{body}</div>')
-        shrunk.chunks.append(" ".join(runs))
+                        else f'<div id="{prefix}L{n}">{body}</div>')  # line_id(n, prefix)
+        shrunk.chunks.append(" ".join(map(encode, all_runs[first - 1:last])))
         spec = f' data-h="{shrunk.chunks[-1]}"' if shrunk.inline else ""
         chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}"{spec}>{"".join(rows)}</div>')
     return "".join(chunks)
