@@ -176,3 +176,13 @@ def test_a_line_of_plain_text_links_as_a_line_with_an_entity_does():
     # an entity after the links sends the line down the segments' path: the same links
     assert link_line(line + "&amp;", links) == plain + "&amp;"
     assert link_line("", links) == ""
+
+
+def test_a_hidden_character_is_found_in_ascii_text_as_in_any_other():
+    from reader.render.code.highlight import _HIDDEN_RE, _has_hidden
+
+    for code in [*range(0x100), 0x200B, 0x202E, 0x2066, 0xFEFF, 0xE0041, 0x1F600]:
+        for text in (chr(code), f"x = 1\n\ty = '{chr(code)}'\r\n", f"é{chr(code)}"):
+            assert _has_hidden(text) == (_HIDDEN_RE.search(text) is not None), (hex(code), text)
+    assert not _has_hidden("def f():\n\treturn 1\n") and _has_hidden("a\rb") and _has_hidden("\x7f")
+    assert hidden_characters("ok = 1\nbad = '\x1b'\n") == [(2, "U+001B CONTROL CHARACTER")]

@@ -34,6 +34,18 @@ _HIDDEN_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u
 """Characters that show as nothing, or reorder or hide what follows: C0/C1 controls (not tab or
 newline), soft hyphen, joiners and zero-width spaces, bidirectional embeddings, overrides and
 isolates (Trojan Source), invisible operators, fillers, variation selectors and tag characters."""
+_ASCII_SHOWN = b"\t\n" + bytes(range(0x20, 0x7f))
+"""The ASCII characters `_HIDDEN_RE` does not match."""
+
+
+def _has_hidden(text: str) -> bool:
+    """`_HIDDEN_RE.search(text) is not None`; an ASCII text's bytes left after deleting the ones
+    shown (a tenth of the expression's search through a whole file)."""
+    if text.isascii():
+        return bool(text.encode("ascii").translate(None, _ASCII_SHOWN))
+    return _HIDDEN_RE.search(text) is not None
+
+
 _SEGMENT_RE = re.compile(r"(<[^>]*>)|(&[#\w]+;)|([^<&]+)")
 
 
@@ -83,7 +95,7 @@ class HiddenCharacter(NamedTuple):
 def hidden_characters(text: str) -> list[HiddenCharacter]:
     """Every invisible or bidirectional control character (Trojan Source)."""
     found: list[HiddenCharacter] = []
-    if not _HIDDEN_RE.search(text):
+    if not _has_hidden(text):
         return found
     for number, line in enumerate(split_lines(text), 1):
         for m in _HIDDEN_RE.finditer(line):
@@ -135,7 +147,7 @@ def pairs(runs: Runs) -> Iterator[ClassRun]:
 def highlight(text: str) -> Highlight:
     """Python source highlighted by pygments, a line at a time."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    hidden = _HIDDEN_RE.search(text) is not None
+    hidden = _has_hidden(text)
     tokens = list(_tokens(text))
     classes = _RUN_CLASS
     for ttype in set(map(itemgetter(0), tokens)) - classes.keys():
