@@ -296,3 +296,14 @@ def test_a_warm_index_places_definitions_without_reading_their_modules_scans(tmp
     monkeypatch.setattr(index_mod.FileSummary, "from_json", lambda data: pytest.fail("a module's scan read"))
     assert {(m, q): (tuple(p) if (p := second.defined_at(m, q)) else None) for m, q in names} == expected
     assert any(v and v[1] for v in expected.values()) and None in expected.values()
+
+
+def test_no_real_lab_references_anything_from_its_docstring(real_index):
+    """What keeping a lab's references by its code alone relies on, on every real lab."""
+    from reader.labs import code_of, load_labs
+
+    labs = load_labs(ROOT)
+    assert labs
+    for lab in labs:
+        assert real_index.references_in(code_of(lab.text), lab.path) == \
+            real_index.references_in(lab.text, lab.path), lab.name

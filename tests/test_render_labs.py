@@ -172,3 +172,28 @@ def test_a_labs_artifacts_are_kept_across_an_edit_of_its_docstrings_words():
     assert code_of(reworded) == code_of(lab) and code_of(lab).endswith("\nimport jax\n\nx = 1\n")
     assert code_of(longer) != code_of(lab)  # its ops' lines moved: the lowered IR's locations
     assert code_of(lab.replace("x = 1", "x = 2")) != code_of(lab)
+
+
+def test_a_labs_references_are_read_back_across_an_edit_of_its_docstrings_words(tmp_path, monkeypatch):
+    """A docstring holds no reference: a lab's references are kept by its code without the
+    docstring's words, so rewording the docstring resolves nothing again (and gives the same)."""
+    from dataclasses import replace
+
+    from reader.labs import code_of
+    from reader.render.recipe.generate import _lab_refs
+
+    root = project(tmp_path)
+    toy = load_labs(root)[0]
+    index = index_from_sources({"pkg/core.py": CORE})
+    cache = Cache(tmp_path / "cache")
+    first = _lab_refs(index, [toy], cache, "world")
+    assert first["toy"] and first["toy"] == index.references_in(toy.text, toy.path)
+    reworded = replace(toy, text=toy.text.replace("It *teaches* nothing", "It *teaches* little"))
+    assert reworded.text != toy.text and code_of(reworded.text) == code_of(toy.text)
+
+    def resolved(*_args):
+        raise AssertionError("a lab's references resolved again for its docstring's words")
+
+    monkeypatch.setattr(index, "references_in", resolved)
+    assert _lab_refs(index, [reworded], cache, "world") == first
+

@@ -28,6 +28,7 @@ from reader.labs import (
     LabArtifacts,
     LabInfo,
     canonical_lab,
+    code_of,
     lab_failure,
     load_labs,
     unknown_exercises,
@@ -397,10 +398,12 @@ LAB_REFS_KIND = "lab-refs"
 
 def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
               world: str) -> dict[str, list[Reference]]:
-    """Each lab's references into the corpus (cached: resolving them reads many modules)."""
+    """Each lab's references into the corpus (cached: resolving them reads many modules), kept by
+    the lab's code without its docstring's words (`code_of`: its lines kept): a docstring holds no
+    reference, and resolving a lab's again took 0.13 s of a docstring's edit."""
     out = {}
     for lab in labs:
-        key = page_key(world, "lab-refs", lab.name, lab.text)
+        key = page_key(world, "lab-refs", lab.name, code_of(lab.text))
         out[lab.name] = kept_object(cache, LAB_REFS_KIND, key, list,
                               partial(index.references_in, lab.text, lab.path))
     return out
