@@ -83,9 +83,11 @@ def end(code: int) -> NoReturn:
     multiprocessing's children joined, temporary folders removed, logging flushed) and the
     output is flushed, without the interpreter's teardown: freeing a cold build's million
     objects one by one took 1.3 s after its last line. While a thread the normal exit would wait
-    for still runs, the exit is the normal one."""
+    for still runs, or a profiler or tracer watches (`python -m cProfile`, coverage: they write
+    their results after `main`), the exit is the normal one."""
     me = threading.current_thread()
-    if any(t is not me and not t.daemon and t.is_alive() for t in threading.enumerate()):
+    if any(t is not me and not t.daemon and t.is_alive() for t in threading.enumerate()) \
+            or _watched():
         raise SystemExit(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
@@ -94,6 +96,14 @@ def end(code: int) -> NoReturn:
         except (OSError, ValueError):  # a closed pipe, a closed stream: nothing more to say
             pass
     os._exit(code)
+
+
+def _watched() -> bool:
+    """Whether a profiler, a tracer or a sys.monitoring tool is set in this process."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12 on
+    return monitoring is not None and any(monitoring.get_tool(i) is not None for i in range(6))
 
 
 def _os_error(e: OSError | UnicodeDecodeError) -> InputError:

@@ -62,3 +62,12 @@ def test_the_program_runs_the_atexit_handlers_and_skips_the_teardown(tmp_path):
     assert done.stderr == f"reader: error: {tmp_path}/mkdocs.yml: mkdocs.yml not found; run reader " \
                           "build from the project root (or pass -C DIR)\n"
     assert done.stdout == "buffered, not flushedatexit ran\n"  # not "torn down": no teardown
+
+
+def test_a_profiled_run_ends_normally_so_the_profiler_writes_its_results(tmp_path):
+    out = tmp_path / "run.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "reader",
+                           "-C", str(tmp_path), "build"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env={"PYTHONPATH": str(REPO_ROOT)})
+    assert "mkdocs.yml not found" in done.stderr  # main ran (cProfile exits 0 after it)
+    assert out.is_file() and out.stat().st_size > 0, done.stderr  # not skipped by os._exit
