@@ -93,6 +93,46 @@ def test_the_layout_is_compacted_and_the_pages_body_is_kept_as_rendered():
                                '</style>  <textarea>\n  kept</textarea>')
 
 
+
+def test_compact_joins_each_run_of_white_space_holding_a_line_break_as_the_regex_does():
+    """`compact`'s text between kept tags, by lines, is `re.sub(r"[ \t]*\n[ \t\n]*", "\n", ...)`:
+    at the ends, blank lines, no-break and other white space (kept), random runs."""
+    import random
+    import re
+
+    from reader.mkdocs_plugin import _one_break
+
+    def reference(text: str) -> str:
+        return re.sub(r"[ \t]*\n[ \t\n]*", "\n", text)
+    cases = ["", "a", "\n", " \n ", "\n\n", "a \n \n b", "  a  b  ", " \t\n\t x \n", "x\n", "\nx",
+             "a\t\n\tb\n \n", "a\xa0\n\xa0b", "a\r\n b", "\f\n\v", "  \n  \n  "]
+    rng = random.Random(39)
+    cases += ["".join(rng.choice(" \t\n\n ab\xa0\r") for _ in range(rng.randrange(30))) for _ in range(3000)]
+    for text in cases:
+        assert _one_break(text) == reference(text), repr(text)
+
+
+def test_each_distinct_config_of_the_theme_is_made_lean_once(monkeypatch):
+    """`shared_scripts` drops material's search from a page's config; pages of the same config
+    (most of a site's ~1,500 pages share one of a few) read and write its JSON once."""
+    import json
+
+    from reader import mkdocs_plugin
+
+    loads = []
+    monkeypatch.setattr(mkdocs_plugin, "json", type("J", (), {"loads": staticmethod(
+        lambda text: loads.append(text) or json.loads(text))}))
+    mkdocs_plugin._lean_config.cache_clear()
+    config = {"base": "..", "search": "x.js", "translations": {"search.a": "A", "clipboard.b": "B"}}
+    page = f'<p>x</p><script id="__config" type="application/json">{json.dumps(config)}</script>'
+    lean = '<p>x</p><script id="__config" type="application/json">{"base": "..", "translations": {"clipboard.b": "B"}}</script>'
+    for dest in ("a/x.html", "b/y.html", "a/z.html"):
+        assert mkdocs_plugin.shared_scripts(page, dest) == lean
+    assert len(loads) == 1
+    mkdocs_plugin.shared_scripts(page.replace('".."', '"."'), "x.html")
+    assert len(loads) == 2
+
+
 def test_pages_of_the_same_markdown_without_links_are_converted_once_into_the_same_site(tmp_path, monkeypatch):
     """mkdocs converts each page's Markdown with a converter of its own; the source pages' (their
     anchor and slot: no link) is converted once and every page gets the same HTML and ids."""
