@@ -174,6 +174,34 @@ def test_a_labs_artifacts_are_kept_across_an_edit_of_its_docstrings_words():
     assert code_of(lab.replace("x = 1", "x = 2")) != code_of(lab)
 
 
+def test_a_build_with_the_labs_unchanged_parses_none_of_them(tmp_path, monkeypatch):
+    """A lab's docstring and its statement's lines are kept in the cache by the module's text: a
+    second process (here: the memo emptied) reads them back, the same, without parsing."""
+    import ast
+
+    import reader.labs as labs
+    from reader.labs import code_of
+
+    root = project(tmp_path)
+    cache = Cache(tmp_path / "cache")
+    monkeypatch.setattr(labs, "_heads", {})
+    first = load_labs(root, cache)
+    codes = [code_of(lab.text) for lab in first]
+    monkeypatch.setattr(labs, "_heads", {})
+
+    def parse(*_args, **_kwargs):
+        raise AssertionError("a lab parsed again though its text is unchanged")
+
+    monkeypatch.setattr(ast, "parse", parse)
+    again = load_labs(root, cache)
+    assert again == first and [code_of(lab.text) for lab in again] == codes
+    assert first[0].docstring.startswith("LAB·0.1 · A toy") and first[0].exercises
+    monkeypatch.undo()
+    edited = (root / "kernels" / "toy.py").read_text().replace("A toy:", "A toy, edited:")
+    (root / "kernels" / "toy.py").write_text(edited)
+    assert load_labs(root, cache)[0].docstring.startswith("LAB·0.1 · A toy, edited:")
+
+
 def test_a_labs_references_are_read_back_across_an_edit_of_its_docstrings_words(tmp_path, monkeypatch):
     """A docstring holds no reference: a lab's references are kept by its code without the
     docstring's words, so rewording the docstring resolves nothing again (and gives the same)."""

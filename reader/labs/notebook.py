@@ -11,6 +11,7 @@ folder and tests/test_notebooks.py checks that it is up to date.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 import tomllib
@@ -130,8 +131,14 @@ def _labs_pins(root: Path) -> list[str]:
     path = root / "pyproject.toml"
     if not path.is_file():
         return []
-    extras = tomllib.loads(path.read_text(encoding="utf-8")).get("project", {}).get("optional-dependencies", {})
-    return [r for r in extras.get("labs", []) if "==" in r]
+    return list(_labs_extra(path.read_text(encoding="utf-8")))
+
+
+@functools.lru_cache(maxsize=8)
+def _labs_extra(text: str) -> tuple[str, ...]:
+    """`_labs_pins` of a pyproject.toml's text, parsed once: a build asks for each lab."""
+    extras = tomllib.loads(text).get("project", {}).get("optional-dependencies", {})
+    return tuple(r for r in extras.get("labs", []) if "==" in r)
 
 
 def build_notebook(lab: LabInfo, inputs: NotebookInputs) -> Any:

@@ -98,7 +98,7 @@ def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
     so that a warm build finds the history the full build kept)."""
     if editions is None:
         editions = older_corpora(corpus.project.root, cache or corpus.cache)
-    labs = load_labs(corpus.project.root) if labs is None else labs
+    labs = load_labs(corpus.project.root, cache) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
     artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
     with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
