@@ -140,7 +140,7 @@ def render_fixture() -> dict[str, str]:
             out[f"{stem}.search.json"] = json.dumps([asdict(e) for e in page.search], indent=1,
                                                     ensure_ascii=False) + "\n"
     out["index.search.js"] = "".join(f"// {a.src_uri}\n{a.data.decode('utf-8')}"
-                                     for a in sorted(search_pieces(files, pages, None), key=lambda a: a.src_uri))
+                                     for a in sorted(search_pieces(files, pages), key=lambda a: a.src_uri))
     return out
 
 

@@ -215,7 +215,14 @@ def test_the_code_part_made_before_the_pages_gives_the_same_index(tmp_path):
     made of other files is not used."""
     from reader.cache import Cache
     from reader.render.common.urls import source_page
-    from reader.render.search.index import code_lines, code_packs_kept, search_assets
+    from reader.render.search.index import (
+        _bodies,
+        _entries,
+        _packs,
+        code_lines,
+        code_packs_kept,
+        search_assets,
+    )
 
     files = [SourceFile("p", f"m{i}.py", str(i), "".join(f"def f{i}_{n}(x): return x + {n}\n" for n in range(300)))
              for i in range(3)] + [SourceFile("p", "c.py", "9", "def only_listed(): pass\n")]
@@ -226,6 +233,8 @@ def test_the_code_part_made_before_the_pages_gives_the_same_index(tmp_path):
                   with_prose("", "<h2 id=\"s\">Section</h2><p>blockspec grids</p>"))]
     whole = [(a.src_uri, a.data) for a in search_assets(files, pages, None, context)]
     lines = code_lines(files, context)
+    code = _bodies(_code_assets(files, _entries(files, pages), context))  # the pieces, packed
+    assert lines.joined(_entries(files, pages)) == (json.loads(code.pop("files")), _packs(code))
     assert [(a.src_uri, a.data) for a in search_assets(files, pages, None, context, lines=lines)] == whole
     got = {k: v for _, data in whole for k, v in unpack(data).items()}
     assert got["code/f1_"]["d"]["f1_1"] == [[1, 2, "def", "m1.f1_1", "f1_1(x): Adds one."]]

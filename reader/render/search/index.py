@@ -142,11 +142,9 @@ def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cac
     key = _packs_key(files, context)
     kept = cache.get_frozen(CODE_PACKS_KIND, key) if cache else None
     if not isinstance(kept, tuple):  # (the files table, the code's packs)
-        if lines is not None and lines.key == _code_key(files, context):
-            kept = lines.joined(_entries(files, pages))
-        else:
-            code = _bodies(code_assets(files, pages, cache, context))
-            kept = (json.loads(code.pop("files")), _packs(code))
+        if lines is None or lines.key != _code_key(files, context):
+            lines = code_lines(files, context)
+        kept = lines.joined(_entries(files, pages))
         if cache:
             cache.put_object(CODE_PACKS_KIND, key, kept)
     table, packs = kept
@@ -232,12 +230,11 @@ def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys:
     return [Asset(uri, data) for uri, data in kept]
 
 
-def search_pieces(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
+def search_pieces(files: Sequence[SourceFile], pages: Sequence[Page],
                   context: frozenset[str] = frozenset()) -> list[Asset]:
-    """Every piece of the index, one `readerSearch.put` script each: the code's (from the cache
-    when the pinned files are the same) and the prose's; of the `context` files (paths), the
-    definitions alone."""
-    return code_assets(files, pages, cache, context) + text_assets(documents(pages))
+    """Every piece of the index, one `readerSearch.put` script each: the code's and the prose's;
+    of the `context` files (paths), the definitions alone."""
+    return _code_assets(files, _entries(files, pages), context) + text_assets(documents(pages))
 
 
 _PUT = re.compile(rb'readerSearch\.put\(("[^"]*"),(.*)\);\n\Z', re.S)
@@ -376,18 +373,6 @@ def unpack(data: bytes) -> dict[str, object]:
 
 def _code_key(files: Sequence[SourceFile], context: frozenset[str]) -> str:
     return hashlib.sha1(repr([(f.pin, f.path, f.blob, f.path in context) for f in files]).encode()).hexdigest()
-
-
-def code_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
-                context: frozenset[str] = frozenset()) -> list[Asset]:
-    key = _code_key(files, context)
-    kept = cache.get_object("search-code", key) if cache else None
-    if kept is not None:
-        return [Asset(uri, data) for uri, data in kept]
-    out = _code_assets(files, _entries(files, pages), context)
-    if cache:
-        cache.put_object("search-code", key, [(a.src_uri, a.data) for a in out])
-    return out
 
 
 def _entries(files: Sequence[SourceFile], pages: Sequence[Page]) -> list[Sequence[SearchEntry]]:
