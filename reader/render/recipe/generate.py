@@ -128,7 +128,8 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     kinds = KINDS if older is None else {**KINDS, "lab": CurrentLabKind(older.to_current)}
     keep_compiled(cache)
     files = pinned_files(corpus)
-    lines = _start_code_lines(corpus, files, cache, later)
+    context = _context(corpus, files)  # what the search index lists without indexing its lines
+    lines = _start_code_lines(files, context, cache, later)
     try:
         pages_cache = PageCache(cache)
         with Schedule(jobs) as run:
@@ -160,7 +161,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         if lines is not None and later is not None:
             later.close()  # (ends the code's part of the search index, started above)
         raise
-    return _with_search(world, files, out, later, lines)
+    return _with_search(files, context, out, world.cache, later, lines)
 
 
 def _defines(index: Index, path: str, symbol: str) -> bool:
@@ -317,26 +318,25 @@ def _context(corpus: Corpus, files: Sequence[SourceFile]) -> frozenset[str]:
     return frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
 
 
-def _start_code_lines(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None,
+def _start_code_lines(files: Sequence[SourceFile], context: frozenset[str], cache: Cache | None,
                       workers: Workers | None) -> Callable[[], CodeLines] | None:
     """The search index's part that the pages do not change (`code_lines`), started on a process
     of its own now, beside the pages, when the index will be made on one too (`workers`) and the
     cache lacks the code's packs; None otherwise (the index makes all of it)."""
     if workers is None or not workers.may_fork():
         return None
-    context = _context(corpus, files)
     if code_packs_kept(files, cache, context):
         return None
     return workers.beside(lambda: code_lines(files, context))
 
 
-def _with_search(world: World, files: Sequence[SourceFile], out: Generated, workers: Workers | None,
+def _with_search(files: Sequence[SourceFile], context: frozenset[str], out: Generated,
+                 cache: Cache | None, workers: Workers | None,
                  lines: Callable[[], CodeLines] | None = None) -> Generated:
     """`out` with the search index's files (`kept_search_assets`): made here, or on a process
     forked now when `workers` are given, `later` (the caller goes on: mkdocs lays the pages out);
     `lines`: its part made beside the pages (`_start_code_lines`), waited for here."""
-    context = _context(world.corpus, files)
-    index = partial(kept_search_assets, files, out.pages, out.keys, world.cache, context,
+    index = partial(kept_search_assets, files, out.pages, out.keys, cache, context,
                     lines() if lines is not None else None)
     if workers is None:
         return replace(out, assets=out.assets + tuple(index()))
