@@ -126,17 +126,17 @@ class Tuning:
 
 
 def tune(op: FlashAttentionOp, seq: int = 128, head_dim: int = 32, causal: bool = True,
-         batch: int = 1, heads: int = 2) -> Tuning:
+         batch: int = 1, heads: int = 2, dtype: Any = jax.numpy.float32) -> Tuning:
     """Autotune at one shape, then call the op and check it used the cached fastest config."""
     use_flag_defaults()
-    q, k, v = plat.randn(19, *[(batch, heads, seq, head_dim)] * 3)
+    q, k, v = plat.randn(19, *[(batch, heads, seq, head_dim)] * 3, dtype=dtype)
     bound = op.bind(q, k, v, causal=causal)
     data = bound.autotune(autotuner=quick_autotuner())
     timings = {c: d.median_evaluation_time_ms for c, d in data.items()
                if isinstance(d, tokamax.BenchmarkData)}
     cached = op.bind(q, k, v, causal=causal).default_config
     error = plat.max_abs_error(jax.jit(lambda q, k, v: op(q, k, v, causal=causal))(q, k, v),
-                               attention_reference(q, k, v, causal=causal))
+                               attention_reference(*(x.astype(jax.numpy.float32) for x in (q, k, v)), causal=causal))
     return Tuning(bound.autotuning_cache_key, timings, data.fastest_config, cached, error)
 
 
@@ -147,6 +147,26 @@ def lowerings() -> list[plat.Lowering]:
     q, k, v = plat.randn(31, *[(1, 2, 128, 32)] * 3)
     return [plat.Lowering("forward", loop_kernel, lambda a, b, c: flash_forward(
         a, b, c, causal=True, block_q=LADDER[0], block_k=LADDER[0]), (q, k, v))]
+
+
+# %% On a TPU: tokamax's autotuner timing compiled configs on the chip
+def chip(runs: int = 20) -> Any:
+    """The op tuned natively at (1, 8, 2048, 128) bf16, causal: tokamax's timing of each compiled
+    config, the fastest config taken from the cache, and the op checked against the reference."""
+    from kernels import _record as rec
+
+    op = FlashAttentionOp()
+    shape = (1, 8, 2048, 128)
+    t = tune(op, seq=shape[2], head_dim=shape[3], heads=shape[1], dtype=jax.numpy.bfloat16)
+    checks = [rec.Check("the tuned op vs the jnp reference", "bfloat16", t.error, rec.TOLERANCE["bfloat16"]),
+              rec.Check("the next call took the fastest config from the cache", "bfloat16",
+                        float(t.cached_config != t.fastest), 0.0)]
+    timings = tuple(rec.Timing(f"tokamax Autotuner: block_q={c.block_q} block_k={c.block_k}", ms, ms, ms, 1)
+                    for c, ms in sorted(t.timings_ms.items(), key=lambda item: item[1]))
+    ratios = (rec.Ratio("slowest config's time over the fastest's", timings[-1].median_ms / timings[0].median_ms),)
+    notes = (f"dispatch key {dict(t.key)}; fastest {t.fastest}; each config's time is tokamax's median "
+             "(its own benchmark loop), so min and max are that median",)
+    return rec.Measured(tuple(checks), timings, ratios, notes=notes)
 
 
 # %% The lab's run

@@ -25,6 +25,7 @@ import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -34,7 +35,7 @@ from jax.experimental.pallas import tpu as pltpu
 
 from kernels import _platform as plat
 from kernels._svg import block_grid
-from kernels.flash_attention import HIGHEST, MASK_VALUE, attention_reference
+from kernels.flash_attention import MASK_VALUE, attention_reference, dot
 
 EMPTY, PARTIAL, FULL = 0, 1, 2
 
@@ -103,8 +104,7 @@ def sparse_kernel(kv_index_ref, kind_ref, mask_index_ref, q_ref, k_ref, v_ref, m
         acc_ref[...] = jnp.zeros(acc_ref.shape, jnp.float32)
 
     def update(masked: bool):
-        s = jax.lax.dot_general(q_ref[...], k_ref[...], (((1,), (1,)), ((), ())), precision=HIGHEST,
-                                preferred_element_type=jnp.float32) * scale
+        s = dot(q_ref[...], k_ref[...], ((1,), (1,))) * scale
         if masked:
             s = jnp.where(mask_ref[...] != 0, s, MASK_VALUE)
         m_prev, l_prev = m_ref[...], l_ref[...]
@@ -112,8 +112,7 @@ def sparse_kernel(kv_index_ref, kind_ref, mask_index_ref, q_ref, k_ref, v_ref, m
         alpha = jnp.exp(m_prev - m_new)
         p = jnp.exp(s - m_new)
         l_ref[...] = alpha * l_prev + jnp.sum(p, axis=1, keepdims=True)
-        acc_ref[...] = alpha * acc_ref[...] + jnp.dot(p, v_ref[...], precision=HIGHEST,
-                                                      preferred_element_type=jnp.float32)
+        acc_ref[...] = alpha * acc_ref[...] + dot(p.astype(v_ref.dtype), v_ref[...])
         m_ref[...] = m_new
 
     pl.when(kind == FULL)(lambda: update(masked=False))
@@ -210,6 +209,46 @@ def artifacts(out_dir: Path) -> list[Path]:
     svg = block_grid(labels, ("empty: never scheduled", "partial: mask applied", "full: no mask work"),
                      ("#ffffff", "#f2b134", "#2f6db5"), "Causal window 80 + 16 sinks, 32 x 32 blocks")
     return [plat.write(out_dir, "block_sparse.labels.svg", svg)]
+
+
+# %% On a TPU: checked natively, timed against dense masked attention
+BENCH = (8, 4096, 128)
+"""`(heads, seq, head_dim)` of the timed run, bf16, blocks 128: the window covers 2-3 key blocks a row."""
+
+
+def dense_masked(q, k, v, mask):
+    """XLA's attention over the whole (seq, seq) score matrix with the mask applied."""
+    t = functools.partial(jnp.swapaxes, axis1=0, axis2=1)
+    return t(jax.nn.dot_product_attention(t(q)[None], t(k)[None], t(v)[None], mask=mask[None, None])[0])
+
+
+def chip(runs: int = 20) -> Any:
+    """Native checks (f32, bf16) against the dense masked reference, and the kernel timed against
+    dense masked attention at `BENCH`."""
+    from kernels import _record as rec
+
+    checks = []
+    mask = window_with_sinks(512)
+    for dtype, block in ((jnp.float32, 128), (jnp.bfloat16, 128), (jnp.float32, 32)):
+        schedule = build_schedule(mask, block, block)
+        q, k, v = plat.randn(13, *[(2, 512, 128)] * 3, dtype=dtype)
+        out = jax.jit(functools.partial(block_sparse_attention, schedule=schedule, block_q=block,
+                                        block_k=block))(q, k, v)
+        dense = attention_reference(*(x.astype(jnp.float32)[None] for x in (q, k, v)), mask=jnp.asarray(mask))[0]
+        checks.append(rec.check(f"sparse_kernel, seq 512, blocks {block}", out, dense, dtype))
+    heads, seq, d = BENCH
+    mask = window_with_sinks(seq)
+    schedule = build_schedule(mask, 128, 128)
+    q, k, v = plat.randn(14, *[BENCH] * 3, dtype=jnp.bfloat16)
+    visible = float(mask.sum())
+    mine = rec.timed(f"sparse_kernel, blocks 128, {schedule.steps} key steps a row", jax.jit(functools.partial(
+        block_sparse_attention, schedule=schedule, block_q=128, block_k=128)), q, k, v, runs=runs,
+        flops=4.0 * heads * visible * d)
+    xla = rec.timed("XLA dot_product_attention with the mask", jax.jit(dense_masked), q, k, v,
+                    jnp.asarray(mask), runs=runs, flops=4.0 * heads * seq * seq * d, peer=True)
+    notes = (f"{int((schedule.labels != EMPTY).sum())} of {schedule.labels.size} blocks scheduled at seq {seq}",)
+    return rec.Measured(tuple(checks), (mine, xla), (rec.ratio("dense masked time over the sparse kernel's",
+                                                             mine, xla),), (), notes)
 
 
 # %% The lab's run

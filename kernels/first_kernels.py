@@ -7,7 +7,9 @@ two jaxprs that one call produces: the outer jaxpr, where the whole kernel is a 
 written. The reduction walks its row panel inside the kernel and writes its output once: a
 grid whose programs revisit one output block and accumulate into it is the TPU idiom (the
 grid runs in order there and in interpret mode), but on a GPU the programs run concurrently
-and would race. With `interpret=True` the HLO interpreter turns the grid into a loop of
+and would race. Its sums leave as a `(rows, 1)` column in `(8, 1)` blocks: the lab's first
+form, `rowsum_rank1`, wrote a rank-1 output in `(8,)` blocks, which interpret mode runs and a
+TPU's lowering refuses (a rank-1 block must be whole or a multiple of 1024). With `interpret=True` the HLO interpreter turns the grid into a loop of
 dynamic slices; on a GPU the same call compiles with Triton.
 
 Exercises: jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/pallas_call.py::_trace_kernel_to_jaxpr, jax/_src/pallas/pallas_call.py::_pallas_call_impl, jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/core.py::GridMapping, jax/_src/pallas/hlo_interpreter.py::pallas_call_hlo_interpret
@@ -19,6 +21,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -39,12 +42,14 @@ def scale_kernel(x_ref, o_ref, *, factor: float):
 
 
 def rowsum_kernel(x_ref, o_ref):
-    # x_ref is one (8, cols) row panel: walk it 128 columns at a time, then write once.
+    # x_ref is one (8, cols) row panel: walk it 128 columns at a time, summing into an (8, 1)
+    # column, then write once.
     def step(j, acc):
-        return acc + jnp.sum(x_ref[:, pl.ds(j * BLOCK[1], BLOCK[1])], axis=1)
+        return acc + jnp.sum(x_ref[:, pl.ds(j * BLOCK[1], BLOCK[1])], axis=1, keepdims=True)
 
-    zero = jnp.zeros(o_ref.shape, jnp.float32)
-    o_ref[...] = jax.lax.fori_loop(0, x_ref.shape[1] // BLOCK[1], step, zero).astype(o_ref.dtype)
+    zero = jnp.zeros((x_ref.shape[0], 1), jnp.float32)
+    total = jax.lax.fori_loop(0, x_ref.shape[1] // BLOCK[1], step, zero)
+    o_ref[...] = total.reshape(o_ref.shape).astype(o_ref.dtype)
 
 
 # %% The calls: a grid of (8, 128) blocks
@@ -76,6 +81,22 @@ def scale(x: jax.Array, factor: float = 2.0) -> jax.Array:
 
 @jax.jit
 def rowsum(x: jax.Array) -> jax.Array:
+    # The sums leave as a (rows, 1) column in (8, 1) blocks: a TPU takes a block whose last two
+    # dims are multiples of (8, 128) or the array's own, and a rank-1 block only whole or in
+    # multiples of 128 x 8 (see `rowsum_rank1`).
+    out = pl.pallas_call(
+        rowsum_kernel, out_shape=jax.ShapeDtypeStruct((x.shape[0], 1), x.dtype),
+        grid=(x.shape[0] // BLOCK[0],),
+        in_specs=[pl.BlockSpec((BLOCK[0], x.shape[1]), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((BLOCK[0], 1), lambda i: (i, 0)),
+        interpret=plat.interpret(), compiler_params=plat.compiler_params())(x)
+    return out[:, 0]
+
+
+@jax.jit
+def rowsum_rank1(x: jax.Array) -> jax.Array:
+    """The lab's first row sum: a rank-1 output in (8,) blocks. Interpret mode runs it; a TPU
+    refuses it (kept as a lesson: `chip()` records the refusal)."""
     return pl.pallas_call(
         rowsum_kernel, out_shape=jax.ShapeDtypeStruct((x.shape[0],), x.dtype),
         grid=(x.shape[0] // BLOCK[0],),
@@ -95,11 +116,12 @@ class KernelRun:
     kernel_jaxpr: str
 
 
-def _cases(x: jax.Array, y: jax.Array) -> list[tuple[str, Callable, tuple, jax.Array]]:
+def _cases(x: jax.Array, y: jax.Array) -> list[tuple[str, Callable, tuple, Callable]]:
+    """(name, kernel, its arguments, the jnp reference taking the same arguments)."""
     return [
-        ("add", add, (x, y), x + y),
-        ("scale", scale, (x,), x * 2.0),
-        ("rowsum", rowsum, (x,), jnp.sum(x, axis=1)),
+        ("add", add, (x, y), lambda a, b: a + b),
+        ("scale", scale, (x,), lambda a: a * 2.0),
+        ("rowsum", rowsum, (x,), lambda a: jnp.sum(a, axis=1)),
     ]
 
 
@@ -108,7 +130,7 @@ def run(rows: int = 32, cols: int = 256) -> list[KernelRun]:
     runs = []
     for name, fn, args, expected in _cases(x, y):
         outer, kernel = plat.jaxpr_pair(fn, *args)
-        runs.append(KernelRun(name, plat.max_abs_error(fn(*args), expected), outer, kernel))
+        runs.append(KernelRun(name, plat.max_abs_error(fn(*args), expected(*args)), outer, kernel))
     return runs
 
 
@@ -128,6 +150,21 @@ def artifacts(out_dir: Path) -> list[Path]:
         paths.append(plat.write(out_dir, f"first_kernels.{r.name}.outer.jaxpr.txt", r.outer_jaxpr))
         paths.append(plat.write(out_dir, f"first_kernels.{r.name}.kernel.jaxpr.txt", r.kernel_jaxpr))
     return paths
+
+
+# %% On a TPU: the three kernels checked natively, the rank-1 form's refusal recorded
+def chip(runs: int = 20) -> Any:
+    from kernels import _record as rec
+
+    checks = []
+    for dtype in (jnp.float32, jnp.bfloat16):
+        x, y = plat.randn(0, (64, 512), (64, 512), dtype=dtype)
+        for name, fn, args, expected in _cases(x, y):
+            want = expected(*(a.astype(jnp.float32) for a in args))
+            checks.append(rec.check(name, fn(*args), want, dtype))
+    x = plat.randn(0, (32, 256))[0]
+    refused = rec.refusal("rowsum_rank1: output block (8,) of a (32,) array", lambda: rowsum_rank1(x))
+    return rec.Measured(tuple(checks), refusals=(refused,) if refused else ())
 
 
 # %% The lab's run

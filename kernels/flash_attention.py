@@ -11,7 +11,9 @@ The solution, `flash_kernel`, is shaped like the TPU kernel. The grid is
 "arbitrary": its steps run in order on one core, so the online-softmax state (running row max
 m, running denominator l, unnormalised accumulator) lives in VMEM scratch (`scratch_shapes`),
 set at the first key block and turned into the output and the log-sum-exp m + log l at the
-last. When a block raises the max, the old terms are rescaled by exp(m_old - m_new). Causal
+last. When a block raises the max, the old terms are rescaled by exp(m_old - m_new). The row
+statistics are `(block_q, 1)` columns, in scratch and in the log-sum-exp's blocks: a TPU refuses
+the `(None, block_q)` block of a (heads, seq) array the lab first used (`row_block_stats`). Causal
 attention tests each (query block r, key block c) pair: c can matter to r only if r's last
 row reaches c's first column, `(r + 1) * block_q - 1 >= c * block_k`; blocks entirely below
 the diagonal run without a mask, blocks it crosses are masked element by element, and blocks
@@ -81,18 +83,34 @@ def kv_block_ranges(r, block_q: int, block_k: int, num_kv: int, causal: bool):
 
 
 # %% The kernel: online softmax over key blocks
-def attend_block(q, k, v, carry, *, rows=None, cols=None):
-    """One online-softmax update of (m, l, acc) by a key/value block; mask when rows/cols given."""
+def dot(a, b, dims=((1,), (0,))):
+    """a @ b (contracting `dims`) accumulated in f32; f32 operands at full precision (a TPU's
+    default rounds them through bf16), bf16 ones as the MXU takes them."""
+    precision = HIGHEST if a.dtype == jnp.float32 else None
+    return jax.lax.dot_general(a, b, (dims, ((), ())), precision=precision, preferred_element_type=jnp.float32)
+
+
+def causal_mask(s, row0, col0):
+    """`s` with MASK_VALUE where a key comes after the query (absolute rows and columns from
+    `row0`, `col0`): 2-D iotas, as a TPU vector unit wants them."""
+    rows = row0 + jax.lax.broadcasted_iota(jnp.int32, s.shape, 0)
+    cols = col0 + jax.lax.broadcasted_iota(jnp.int32, s.shape, 1)
+    return jnp.where(cols <= rows, s, MASK_VALUE)
+
+
+def attend_block(q, k, v, carry, *, scale: float, mask_at=None):
+    """One online-softmax update of (m, l, acc) by a key/value block. m and l are columns,
+    (block_q, 1): a row's statistic along sublanes, broadcast along lanes without a relayout.
+    `mask_at=(row0, col0)` masks causally."""
     m, denom, acc = carry
-    s = jax.lax.dot_general(q, k, (((1,), (1,)), ((), ())), precision=HIGHEST,
-                            preferred_element_type=jnp.float32)
-    if rows is not None:
-        s = jnp.where(cols[None, :] <= rows[:, None], s, MASK_VALUE)
-    m_new = jnp.maximum(m, jnp.max(s, axis=1))
+    s = dot(q, k, ((1,), (1,))) * scale
+    if mask_at is not None:
+        s = causal_mask(s, *mask_at)
+    m_new = jnp.maximum(m, jnp.max(s, axis=1, keepdims=True))
     alpha = jnp.exp(m - m_new)
-    p = jnp.exp(s - m_new[:, None])
-    denom_new = alpha * denom + jnp.sum(p, axis=1)
-    acc_new = alpha[:, None] * acc + jnp.dot(p, v, precision=HIGHEST, preferred_element_type=jnp.float32)
+    p = jnp.exp(s - m_new)
+    denom_new = alpha * denom + jnp.sum(p, axis=1, keepdims=True)
+    acc_new = alpha * acc + dot(p.astype(v.dtype), v)
     return m_new, denom_new, acc_new
 
 
@@ -111,13 +129,10 @@ def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, m_scratch, l_scratch, acc_
         acc_scratch[...] = jnp.zeros(acc_scratch.shape, jnp.float32)
 
     def update(masked: bool):
-        q = q_ref[...].astype(jnp.float32) * sm_scale
-        k, v = k_ref[...].astype(jnp.float32), v_ref[...].astype(jnp.float32)
-        rows = r * block_q + jax.lax.broadcasted_iota(jnp.int32, (block_q,), 0)
-        cols = c * block_k + jax.lax.broadcasted_iota(jnp.int32, (block_k,), 0)
         carry = (m_scratch[...], l_scratch[...], acc_scratch[...])
-        m, denom, acc = attend_block(q, k, v, carry, **(dict(rows=rows, cols=cols) if masked else {}))
-        m_scratch[...], l_scratch[...], acc_scratch[...] = m, denom, acc
+        m_scratch[...], l_scratch[...], acc_scratch[...] = attend_block(
+            q_ref[...], k_ref[...], v_ref[...], carry, scale=sm_scale,
+            mask_at=(r * block_q, c * block_k) if masked else None)
 
     if causal:
         below = fully_below_diag(r, block_q, c, block_k)
@@ -128,7 +143,7 @@ def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, m_scratch, l_scratch, acc_
 
     @pl.when(c == pl.num_programs(2) - 1)
     def finish():
-        o_ref[...] = (acc_scratch[...] / l_scratch[...][:, None]).astype(o_ref.dtype)
+        o_ref[...] = (acc_scratch[...] / l_scratch[...]).astype(o_ref.dtype)
         lse_ref[...] = m_scratch[...] + jnp.log(l_scratch[...])
 
 
@@ -145,7 +160,9 @@ def tiled_specs(block_q: int, block_k: int, head_dim: int, causal: bool, clamp: 
     """`(in_specs, out_specs)` over the (heads, query blocks, key blocks) grid."""
     q_spec = pl.BlockSpec((None, block_q, head_dim), lambda h, r, c: (h, r, 0))
     kv_spec = pl.BlockSpec((None, block_k, head_dim), kv_index_map(block_q, block_k, causal and clamp))
-    lse_spec = pl.BlockSpec((None, block_q), lambda h, r, c: (h, r))
+    # A row statistic is a (block_q, 1) column: a TPU takes a block whose last two dims are
+    # multiples of (8, 128) or the array's own; `(None, block_q)` of (heads, seq) is neither.
+    lse_spec = pl.BlockSpec((None, block_q, 1), lambda h, r, c: (h, r, 0))
     return [q_spec, kv_spec, kv_spec], (q_spec, lse_spec)
 
 
@@ -160,10 +177,10 @@ def tiled_call(kernel: Callable[..., None], q, k, v, *, causal: bool, sm_scale: 
     o, lse = pl.pallas_call(
         functools.partial(kernel, sm_scale=sm_scale, causal=causal),
         out_shape=(jax.ShapeDtypeStruct((batch * heads, seq_q, head_dim), q.dtype),
-                   jax.ShapeDtypeStruct((batch * heads, seq_q), jnp.float32)),
+                   jax.ShapeDtypeStruct((batch * heads, seq_q, 1), jnp.float32)),
         grid=(batch * heads, seq_q // block_q, seq_k // block_k),
         in_specs=in_specs, out_specs=out_specs,
-        scratch_shapes=[pltpu.VMEM((block_q,), jnp.float32), pltpu.VMEM((block_q,), jnp.float32),
+        scratch_shapes=[pltpu.VMEM((block_q, 1), jnp.float32), pltpu.VMEM((block_q, 1), jnp.float32),
                         pltpu.VMEM((block_q, head_dim), jnp.float32)],
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary")),
         interpret=interpret,
@@ -198,30 +215,27 @@ def flash_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = N
 def loop_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, *, sm_scale: float, causal: bool, block_k: int):
     block_q, head_dim = q_ref.shape
     r = pl.program_id(2)
-    q = q_ref[...].astype(jnp.float32) * sm_scale
-    rows = r * block_q + jax.lax.broadcasted_iota(jnp.int32, (block_q,), 0)
+    q = q_ref[...]
 
     def step(c, carry, masked: bool):
-        k = k_ref[pl.ds(c * block_k, block_k), :].astype(jnp.float32)
-        v = v_ref[pl.ds(c * block_k, block_k), :].astype(jnp.float32)
-        if not masked:
-            return attend_block(q, k, v, carry)
-        cols = c * block_k + jax.lax.broadcasted_iota(jnp.int32, (block_k,), 0)
-        return attend_block(q, k, v, carry, rows=rows, cols=cols)
+        k = k_ref[pl.ds(c * block_k, block_k), :]
+        v = v_ref[pl.ds(c * block_k, block_k), :]
+        return attend_block(q, k, v, carry, scale=sm_scale,
+                            mask_at=(r * block_q, c * block_k) if masked else None)
 
-    carry = (jnp.full((block_q,), -jnp.inf, jnp.float32), jnp.zeros((block_q,), jnp.float32),
+    carry = (jnp.full((block_q, 1), -jnp.inf, jnp.float32), jnp.zeros((block_q, 1), jnp.float32),
              jnp.zeros((block_q, head_dim), jnp.float32))
     unmasked, visible = kv_block_ranges(r, block_q, block_k, k_ref.shape[0] // block_k, causal)
     carry = jax.lax.fori_loop(0, unmasked, functools.partial(step, masked=False), carry)
     m, denom, acc = jax.lax.fori_loop(unmasked, visible, functools.partial(step, masked=True), carry)
-    o_ref[...] = (acc / denom[:, None]).astype(o_ref.dtype)
+    o_ref[...] = (acc / denom).astype(o_ref.dtype)
     lse_ref[...] = m + jnp.log(denom)
 
 
 def _loop_specs(block_q: int, seq_k: int, head_dim: int):
     q_spec = pl.BlockSpec((None, None, block_q, head_dim), lambda b, h, r: (b, h, r, 0))
     kv_spec = pl.BlockSpec((None, None, seq_k, head_dim), lambda b, h, r: (b, h, 0, 0))
-    lse_spec = pl.BlockSpec((None, None, block_q), lambda b, h, r: (b, h, r))
+    lse_spec = pl.BlockSpec((None, None, block_q, 1), lambda b, h, r: (b, h, r, 0))
     return q_spec, kv_spec, lse_spec
 
 
@@ -235,13 +249,14 @@ def flash_forward(q, k, v, *, causal: bool = False, sm_scale: float | None = Non
         raise ValueError(f"blocks ({block_q}, {block_k}) must divide the sequences ({seq_q}, {seq_k})")
     scale = 1.0 / math.sqrt(head_dim) if sm_scale is None else sm_scale
     q_spec, kv_spec, lse_spec = _loop_specs(block_q, seq_k, head_dim)
-    return pl.pallas_call(
+    o, lse = pl.pallas_call(
         functools.partial(loop_kernel, sm_scale=scale, causal=causal, block_k=block_k),
         out_shape=(jax.ShapeDtypeStruct(q.shape, q.dtype),
-                   jax.ShapeDtypeStruct((batch, heads, seq_q), jnp.float32)),
+                   jax.ShapeDtypeStruct((batch, heads, seq_q, 1), jnp.float32)),
         grid=(batch, heads, seq_q // block_q),
         in_specs=[q_spec, kv_spec, kv_spec], out_specs=(q_spec, lse_spec),
         interpret=plat.interpret(), compiler_params=plat.compiler_params())(q, k, v)
+    return o, lse[..., 0]
 
 
 # %% The references
@@ -439,6 +454,91 @@ def check_kernel(kernel: Callable[..., None]) -> list[KernelCheck]:
                                plat.max_abs_error(o, attention_reference(q, k, v, causal=causal)),
                                plat.max_abs_error(lse, reference_lse(q, k, causal=causal))))
     return out
+
+
+# %% On a TPU: checked natively, timed against XLA's attention and the pinned kernel
+BENCH = (1, 8, 4096, 128)
+"""`(batch, heads, seq, head_dim)` of the timed runs, bf16: the issue's peers were measured there."""
+BENCH_BLOCKS = ((256, 512), (512, 512), (512, 1024), (1024, 512))
+UPSTREAM_BLOCKS = (128, 256, 512, 1024)
+
+
+def row_block_stats(x):
+    """The statistics block as this lab first wrote it: `(None, block_q)` of (heads, seq), a row
+    of a 2-D array per program. Kept as a lesson: a TPU refuses it (see `tiled_specs`)."""
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.max(x_ref[...], axis=1)
+    heads, seq, d = x.shape
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((heads, seq), jnp.float32), grid=(heads, seq // 64),
+                          in_specs=[pl.BlockSpec((None, 64, d), lambda h, r: (h, r, 0))],
+                          out_specs=pl.BlockSpec((None, 64), lambda h, r: (h, r)))(x)
+
+
+def upstream_forward(q, k, v, *, causal: bool, block: int):
+    """The pinned TPU flash kernel at one block size (native on a TPU)."""
+    from jax.experimental.pallas.ops.tpu import flash_attention as tpu_flash
+    sizes = tpu_flash.BlockSizes(block_q=block, block_k_major=block, block_k=block, block_b=1,
+                                 block_q_major_dkv=block, block_k_major_dkv=block, block_k_dkv=block,
+                                 block_q_dkv=block, block_k_major_dq=block, block_k_dq=block, block_q_dq=block)
+    return tpu_flash.flash_attention(q, k, v, causal=causal, sm_scale=1.0 / math.sqrt(q.shape[-1]),
+                                     block_sizes=sizes)
+
+
+def xla_attention(q, k, v, *, causal: bool):
+    """XLA's attention on the lab's (batch, heads, seq, d) layout (jax.nn wants (batch, seq, heads, d))."""
+    t = functools.partial(jnp.swapaxes, axis1=1, axis2=2)
+    return t(jax.nn.dot_product_attention(t(q), t(k), t(v), is_causal=causal))
+
+
+def attention_flops(shape: tuple[int, ...], causal: bool) -> float:
+    batch, heads, seq, d = shape
+    return 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
+
+
+def _best(timings: list[Any]) -> Any:
+    return min(timings, key=lambda t: t.median_ms)
+
+
+def chip(runs: int = 20) -> Any:
+    """Native checks (f32 and bf16, causal and not; the blind check with the solution as the copy),
+    the statistics block's refusal, and the forward timed against its peers at `BENCH`."""
+    from kernels import _record as rec
+
+    checks = []
+    for dtype in (jnp.float32, jnp.bfloat16):
+        q, k, v = plat.randn(7, *[(1, 2, 512, 128)] * 3, dtype=dtype)
+        for causal in (False, True):
+            ref = attention_reference(*(x.astype(jnp.float32) for x in (q, k, v)), causal=causal)
+            o, lse = tiled_forward(q, k, v, causal=causal, block_q=128, block_k=128)
+            checks.append(rec.check(f"flash_kernel o, causal={causal}", o, ref, dtype))
+            checks.append(rec.check(f"flash_kernel lse, causal={causal}", lse,
+                                    reference_lse(q.astype(jnp.float32), k.astype(jnp.float32), causal=causal), dtype))
+            checks.append(rec.check(f"loop_kernel o, causal={causal}",
+                                    flash_forward(q, k, v, causal=causal, block_q=128, block_k=128)[0], ref, dtype))
+    blind = [rec.Check(f"reader run flash_attention --check (the solution): {c.shape} blocks ({c.block_q}, "
+                       f"{c.block_k}) causal={c.causal}", "float32", max(c.error, c.lse_error), c.tolerance)
+             for c in check_kernel(flash_kernel)]
+    x = plat.randn(2, (2, 256, 128))[0]
+    refused = [r for r in [rec.refusal("statistics block (None, block_q) of (heads, seq)",
+                                       lambda: row_block_stats(x))] if r is not None]
+    timings, ratios = [], []
+    q, k, v = plat.randn(8, *[BENCH] * 3, dtype=jnp.bfloat16)
+    for causal in (False, True):
+        flops = attention_flops(BENCH, causal)
+        tag = "causal" if causal else "full"
+        mine = _best([rec.timed(f"flash_kernel {tag}, blocks {bq}x{bk}", jax.jit(functools.partial(
+            flash_attention, causal=causal, block_q=bq, block_k=bk)), q, k, v, runs=runs, flops=flops)
+            for bq, bk in BENCH_BLOCKS])
+        up = _best([rec.timed(f"upstream flash_attention {tag}, blocks {b}", jax.jit(functools.partial(
+            upstream_forward, causal=causal, block=b)), q, k, v, runs=runs, flops=flops, peer=True)
+            for b in UPSTREAM_BLOCKS])
+        xla = rec.timed(f"XLA dot_product_attention {tag}", jax.jit(functools.partial(xla_attention, causal=causal)),
+                        q, k, v, runs=runs, flops=flops, peer=True)
+        timings += [mine, up, xla]
+        ratios += [rec.Ratio(f"forward {tag}: time over the upstream kernel's (best blocks each)",
+                             mine.median_ms / up.median_ms, 1.1, at_least=False),
+                   rec.ratio(f"forward {tag}: XLA's time over the lab's", mine, xla)]
+    return rec.Measured(tuple(checks + blind), tuple(timings), tuple(ratios), tuple(refused))
 
 
 # %% The lab's run

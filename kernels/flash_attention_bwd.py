@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -26,9 +27,9 @@ from jax.experimental import pallas as pl
 
 from kernels import _platform as plat
 from kernels.flash_attention import (
-    HIGHEST,
-    MASK_VALUE,
     attention_reference,
+    causal_mask,
+    dot,
     flash_forward,
     kv_block_ranges,
 )
@@ -44,37 +45,28 @@ def q_block_ranges(c, block_q: int, block_k: int, num_q: int, causal: bool):
     return start, masked_end
 
 
-def _probs(q, k, lse, scale, rows=None, cols=None):
-    s = jax.lax.dot_general(q, k, (((1,), (1,)), ((), ())), precision=HIGHEST,
-                            preferred_element_type=jnp.float32) * scale
-    if rows is not None:
-        s = jnp.where(cols[None, :] <= rows[:, None], s, MASK_VALUE)
-    return jnp.exp(s - lse[:, None])
-
-
-def _tdot(a, b):
-    """a^T @ b without materialising the transpose."""
-    return jax.lax.dot_general(a, b, (((0,), (0,)), ((), ())), precision=HIGHEST,
-                               preferred_element_type=jnp.float32)
+def _probs(q, k, lse, scale, mask_at=None):
+    """p = exp(q k^T * scale - lse), lse a (rows, 1) column; masked causally at `mask_at`."""
+    s = dot(q, k, ((1,), (1,))) * scale
+    if mask_at is not None:
+        s = causal_mask(s, *mask_at)
+    return jnp.exp(s - lse)
 
 
 def dkv_kernel(q_ref, k_ref, v_ref, do_ref, lse_ref, delta_ref, dk_ref, dv_ref, *,
                scale: float, causal: bool, block_q: int):
     block_k, _ = k_ref.shape
     c = pl.program_id(2)
-    k, v = k_ref[...].astype(jnp.float32), v_ref[...].astype(jnp.float32)
-    cols = c * block_k + jax.lax.broadcasted_iota(jnp.int32, (block_k,), 0)
+    k, v = k_ref[...], v_ref[...]
 
     def step(r, carry, masked: bool):
         dk, dv = carry
         rs = pl.ds(r * block_q, block_q)
-        q, do = q_ref[rs, :].astype(jnp.float32), do_ref[rs, :].astype(jnp.float32)
-        rows = r * block_q + jax.lax.broadcasted_iota(jnp.int32, (block_q,), 0)
-        p = _probs(q, k, lse_ref[rs], scale, *((rows, cols) if masked else ()))
-        dp = jax.lax.dot_general(do, v, (((1,), (1,)), ((), ())), precision=HIGHEST,
-                                 preferred_element_type=jnp.float32)
-        ds = p * (dp - delta_ref[rs][:, None])
-        return dk + scale * _tdot(ds, q), dv + _tdot(p, do)
+        q, do = q_ref[rs, :], do_ref[rs, :]
+        p = _probs(q, k, lse_ref[rs, :], scale, (r * block_q, c * block_k) if masked else None)
+        ds = p * (dot(do, v, ((1,), (1,))) - delta_ref[rs, :])
+        # p^T do and ds^T q: the transposes made explicit (f32), as the pinned dkv kernel does.
+        return dk + scale * dot(ds.T.astype(q.dtype), q), dv + dot(p.T.astype(do.dtype), do)
 
     num_q = q_ref.shape[0] // block_q
     start, masked_end = q_block_ranges(c, block_q, block_k, num_q, causal)
@@ -89,19 +81,15 @@ def dq_kernel(q_ref, k_ref, v_ref, do_ref, lse_ref, delta_ref, dq_ref, *,
               scale: float, causal: bool, block_k: int):
     block_q, _ = q_ref.shape
     r = pl.program_id(2)
-    q, do = q_ref[...].astype(jnp.float32), do_ref[...].astype(jnp.float32)
+    q, do = q_ref[...], do_ref[...]
     lse, delta = lse_ref[...], delta_ref[...]
-    rows = r * block_q + jax.lax.broadcasted_iota(jnp.int32, (block_q,), 0)
 
     def step(c, dq, masked: bool):
         cs = pl.ds(c * block_k, block_k)
-        k, v = k_ref[cs, :].astype(jnp.float32), v_ref[cs, :].astype(jnp.float32)
-        cols = c * block_k + jax.lax.broadcasted_iota(jnp.int32, (block_k,), 0)
-        p = _probs(q, k, lse, scale, *((rows, cols) if masked else ()))
-        dp = jax.lax.dot_general(do, v, (((1,), (1,)), ((), ())), precision=HIGHEST,
-                                 preferred_element_type=jnp.float32)
-        ds = p * (dp - delta[:, None])
-        return dq + scale * jnp.dot(ds, k, precision=HIGHEST, preferred_element_type=jnp.float32)
+        k, v = k_ref[cs, :], v_ref[cs, :]
+        p = _probs(q, k, lse, scale, (r * block_q, c * block_k) if masked else None)
+        ds = p * (dot(do, v, ((1,), (1,))) - delta)
+        return dq + scale * dot(ds.astype(k.dtype), k)
 
     unmasked, visible = kv_block_ranges(r, block_q, block_k, k_ref.shape[0] // block_k, causal)
     dq = jax.lax.fori_loop(0, unmasked, functools.partial(step, masked=False), jnp.zeros(q.shape, jnp.float32))
@@ -114,9 +102,8 @@ def _whole(seq: int, d: int):
     return pl.BlockSpec((None, None, seq, d), lambda b, h, i: (b, h, 0, 0))
 
 
-def _rows(block: int, d: int | None = None):
-    if d is None:
-        return pl.BlockSpec((None, None, block), lambda b, h, i: (b, h, i))
+def _rows(block: int, d: int = 1):
+    """`block` rows of (batch, heads, seq, d); d = 1 for a row statistic's column (lse, delta)."""
     return pl.BlockSpec((None, None, block, d), lambda b, h, i: (b, h, i, 0))
 
 
@@ -124,15 +111,15 @@ def flash_backward(q, k, v, o, lse, do, *, causal: bool, scale: float, block_q: 
     """`(dq, dk, dv)` from the forward's residuals (q, k, v, o, lse) and the output cotangent."""
     batch, heads, seq_q, d = q.shape
     seq_k = k.shape[2]
-    delta = jnp.sum(o.astype(jnp.float32) * do.astype(jnp.float32), axis=-1)
+    delta = jnp.sum(o.astype(jnp.float32) * do.astype(jnp.float32), axis=-1, keepdims=True)
+    lse = lse[..., None]
     common = dict(interpret=plat.interpret(), compiler_params=plat.compiler_params())
     dk, dv = pl.pallas_call(
         functools.partial(dkv_kernel, scale=scale, causal=causal, block_q=block_q),
         out_shape=(jax.ShapeDtypeStruct(k.shape, k.dtype), jax.ShapeDtypeStruct(v.shape, v.dtype)),
         grid=(batch, heads, seq_k // block_k),
         in_specs=[_whole(seq_q, d), _rows(block_k, d), _rows(block_k, d), _whole(seq_q, d),
-                  pl.BlockSpec((None, None, seq_q), lambda b, h, i: (b, h, 0)),
-                  pl.BlockSpec((None, None, seq_q), lambda b, h, i: (b, h, 0))],
+                  _whole(seq_q, 1), _whole(seq_q, 1)],
         out_specs=(_rows(block_k, d), _rows(block_k, d)), **common)(q, k, v, do, lse, delta)
     dq = pl.pallas_call(
         functools.partial(dq_kernel, scale=scale, causal=causal, block_k=block_k),
@@ -208,6 +195,54 @@ def lowerings() -> list[plat.Lowering]:
     scale = 1.0 / math.sqrt(q.shape[-1])
     return [plat.Lowering("backward", dkv_kernel, lambda *a: flash_backward(
         *a, causal=True, scale=scale, block_q=32, block_k=64), (q, k, v, o, lse, do))]
+
+
+# %% On a TPU: gradients checked natively, the backward timed against its peers
+def chip(runs: int = 20) -> Any:
+    """Native gradient checks (f32, bf16; causal and not), then forward + backward at LAB·3.2's
+    `BENCH` (bf16) timed against XLA's attention and the pinned TPU kernel, each differentiated."""
+    from kernels import _record as rec
+    from kernels.flash_attention import (
+        BENCH,
+        UPSTREAM_BLOCKS,
+        attention_flops,
+        upstream_forward,
+        xla_attention,
+    )
+
+    checks = []
+    for dtype in (jnp.float32, jnp.bfloat16):
+        q, k, v, ct = plat.randn(11, *[(1, 2, 512, 128)] * 4, dtype=dtype)
+        wide = [x.astype(jnp.float32) for x in (q, k, v)]
+        for causal in (False, True):
+            def loss(fn, q, k, v, causal=causal, ct=ct):
+                return jnp.sum(fn(q, k, v, causal=causal).astype(jnp.float32) * ct.astype(jnp.float32))
+            lab = functools.partial(flash_attention, block_q=128, block_k=128)
+            got = jax.jit(jax.grad(functools.partial(loss, lab), argnums=(0, 1, 2)))(q, k, v)
+            want = jax.grad(functools.partial(loss, attention_reference), argnums=(0, 1, 2))(*wide)
+            checks += [rec.check(f"d{name}, causal={causal}", g, w, dtype) for name, g, w in zip("qkv", got, want, strict=True)]
+    timings, ratios = [], []
+    q, k, v = plat.randn(8, *[BENCH] * 3, dtype=jnp.bfloat16)
+
+    def step(fn):
+        return jax.jit(jax.grad(lambda q, k, v: jnp.sum(fn(q, k, v).astype(jnp.float32)), argnums=(0, 1, 2)))
+    for causal in (False, True):
+        tag, flops = ("causal" if causal else "full"), 3.5 * attention_flops(BENCH, causal)
+        mine = min((rec.timed(f"forward + backward {tag}, blocks {bq}x{bk}", step(functools.partial(
+            flash_attention, causal=causal, block_q=bq, block_k=bk)), q, k, v, runs=runs, flops=flops)
+            for bq, bk in ((256, 256), (512, 512))), key=lambda t: t.median_ms)
+        up = min((rec.timed(f"upstream forward + backward {tag}, blocks {b}", step(functools.partial(
+            upstream_forward, causal=causal, block=b)), q, k, v, runs=runs, flops=flops, peer=True)
+            for b in UPSTREAM_BLOCKS), key=lambda t: t.median_ms)
+        xla = rec.timed(f"XLA forward + backward {tag}", step(functools.partial(xla_attention, causal=causal)),
+                        q, k, v, runs=runs, flops=flops, peer=True)
+        timings += [mine, up, xla]
+        ratios += [rec.ratio(f"forward + backward {tag}: the upstream kernel's time over the lab's", mine, up),
+                   rec.ratio(f"forward + backward {tag}: XLA's time over the lab's", mine, xla)]
+    notes = ("the lab's backward walks whole sequences inside each program (dK/dV over every query "
+             "block, dQ over every key block) and recomputes p in both kernels; the pinned kernel "
+             "puts both walks on the grid, pipelining the blocks it reads",)
+    return rec.Measured(tuple(checks), tuple(timings), tuple(ratios), notes=notes)
 
 
 # %% The lab's run

@@ -14,9 +14,11 @@ and draws the timeline of DMA slots and compute as an SVG. What to read in it: e
 DMA of step s+1 starts before compute step s, the output block stays in VMEM across the
 reduction axis and is written back once per output tile, and y's blocks are fetched again
 for every row of tiles. The interpreter runs in program order, so it cannot say how long a DMA
-took or whether it overlapped compute; on a TPU the lab runs the same pipeline natively under
-`jax.profiler`, with libtpu recording emit_pipeline's named scopes (`ep_copy_in`, `ep_wait_in`,
-`ep_run_kernel`, ...) as trace regions, and reads the overlap from the time spent waiting.
+took or whether it overlapped compute; on a TPU the lab runs the same pipeline natively (bf16
+operands, checked against the f32 product at `Precision.HIGHEST`) under `jax.profiler`, with
+libtpu recording emit_pipeline's named scopes (`ep_copy_in`, `ep_wait_in`, `ep_run_kernel`,
+...) as trace regions, and reads the overlap from the time spent waiting; `chip()` does so for
+a larger block and for a third buffer too.
 
 Exercises: jax/_src/pallas/mosaic/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic/pipeline.py::BufferedRef, jax/_src/pallas/mosaic/pipeline.py::Scheduler, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.wait_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_out, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_start, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_wait, jax/_src/pallas/mosaic/interpret/params.py::InterpretParams, jax/_src/pallas/mosaic/pipeline.py::BufferedRefBase.get_dma_slice
 """
@@ -35,6 +37,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
@@ -43,6 +46,9 @@ from jax.experimental.pallas import tpu as pltpu
 
 from kernels import _platform as plat
 from kernels._svg import PALETTE, Svg
+
+if TYPE_CHECKING:
+    from kernels._record import Check
 
 OPERANDS = ("x", "y", "o")
 INTERPRETER_LOGGER = "jax._src.pallas.mosaic.interpret.shared_memory"
@@ -59,16 +65,18 @@ def body(x_ref, y_ref, o_ref):
 
 
 def pipelined_matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int],
-                     params: pltpu.InterpretParams | bool) -> jax.Array:
+                     params: pltpu.InterpretParams | bool, buffers: int = 2) -> jax.Array:
+    """x @ y in f32 through emit_pipeline; `buffers` VMEM buffers per input (2: double buffering)."""
     (m, k), (_, n) = x.shape, y.shape
     bm, bn, bk = block
     grid = (m // bm, n // bn, k // bk)
+    mode = {} if buffers == 2 else {"pipeline_mode": pl.Buffered(buffers)}
 
     def kernel(x_hbm, y_hbm, o_hbm):
         pltpu.emit_pipeline(
             body, grid=grid,
-            in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk)),
-                      pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+            in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk), **mode),
+                      pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j), **mode)],
             out_specs=[pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j))],
         )(x_hbm, y_hbm, o_hbm)
 
@@ -293,6 +301,34 @@ def timeline_svg(events: tuple[Event, ...] | list[Event]) -> str:
     return svg.document()
 
 
+def chip_timeline_svg(regions: list[list[Any]], block: list[int], buffers: int) -> str:
+    """The chip's timeline from a record's regions (`[name, start us, duration us]`): DMA issue,
+    DMA wait and compute per step, in microseconds, as the trace recorded them."""
+    lanes = (("DMA issue (ep_copy_*)", "ep_copy", PALETTE[0]), ("DMA wait (ep_wait_*)", "ep_wait", PALETTE[1]),
+             ("compute (ep_run_kernel)", "ep_run_kernel", "#444"))
+    end = max((start + dur for _, start, dur in regions), default=1.0)
+    left, top, row_h, width = 170, 44, 30, 900
+    scale = (width - left - 20) / end
+    svg = Svg(width, top + row_h * len(lanes) + 44,
+              f"emit_pipeline on a TPU v5e: blocks {tuple(block)}, {buffers} buffers, from a profiler trace")
+    svg.text(left, 20, f"time on the core (us), blocks {tuple(block)}, {buffers} buffers per input; "
+             "one kernel call's first steps", 12)
+    for row, (label, prefix, color) in enumerate(lanes):
+        y = top + row * row_h
+        svg.text(left - 8, y + 19, label, 11, "end")
+        svg.line(left, y + row_h, width - 10, y + row_h, "#ddd")
+        for name, start, dur in regions:
+            if name.startswith(prefix):
+                svg.rect(left + start * scale, y + 4, max(dur * scale, 1.0), row_h - 8, color,
+                         f"{name}: +{start:.2f} us, {dur:.2f} us")
+    for tick in range(6):
+        t = end * tick / 5
+        x = left + t * scale
+        svg.line(x, top + row_h * len(lanes), x, top + row_h * len(lanes) + 5)
+        svg.text(x, top + row_h * len(lanes) + 18, f"{t:.0f}", 10, "middle")
+    return svg.document()
+
+
 # %% What the site shows: the pipeline lowered, the timeline
 def lowerings() -> list[plat.Lowering]:
     """The pipelined matmul lowered natively (reader/ir): emit_pipeline's DMAs and waits as ops."""
@@ -303,9 +339,17 @@ def lowerings() -> list[plat.Lowering]:
 
 def artifacts(out_dir: Path) -> list[Path]:
     """The timeline SVG and the event list, for the lab page."""
+    from kernels import _record as rec
+
     profile = record()
-    return [plat.write(out_dir, "pipelining.timeline.svg", timeline_svg(profile.events)),
-            plat.write(out_dir, "pipelining.events.txt", "\n".join(map(describe, profile.events)))]
+    paths = [plat.write(out_dir, "pipelining.timeline.svg", timeline_svg(profile.events)),
+             plat.write(out_dir, "pipelining.events.txt", "\n".join(map(describe, profile.events)))]
+    measured = rec.committed("pipelining")
+    if measured and measured["extra"].get("regions"):
+        extra = measured["extra"]
+        paths.append(plat.write(out_dir, "pipelining.chip_timeline.svg",
+                                chip_timeline_svg(extra["regions"], extra["block"], extra["buffers"])))
+    return paths
 
 
 # %% On a TPU: a real profile, read for DMA and compute overlap
@@ -354,20 +398,80 @@ def trace_regions(trace: dict) -> list[Region]:
     return sorted(regions, key=lambda r: r.start)
 
 
-def tpu_profile(logdir: Path, runs: int = 3) -> tuple[float, list[Region], Path | None]:
+def tpu_profile(logdir: Path, runs: int = 3, block: tuple[int, int, int] = TPU_BLOCK,
+                buffers: int = 2) -> tuple[Check, list[Region], Path | None]:
     """Run the pipelined matmul natively on the TPU under `jax.profiler` (compiled first, so the
-    trace holds only the runs): its error, the regions of the trace, and the trace file."""
+    trace holds only the runs), bf16 inputs as the MXU takes them: its check against the f32
+    product at `Precision.HIGHEST`, the regions of the trace, and the trace file."""
+    from kernels import _record as rec
+
     m, n, k = TPU_SHAPE
-    x, y = plat.randn(3, (m, k), (k, n))
-    fn = jax.jit(lambda a, b: pipelined_matmul(a, b, TPU_BLOCK, False))
+    x, y = plat.randn(3, (m, k), (k, n), dtype=jnp.bfloat16)
+    fn = jax.jit(lambda a, b: pipelined_matmul(a, b, block, False, buffers))
     out = jax.block_until_ready(fn(x, y))
     with jax.profiler.trace(str(logdir), create_perfetto_trace=True):
         for _ in range(runs):
             jax.block_until_ready(fn(x, y))
-    error = plat.max_abs_error(out, jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST))
+    want = jnp.dot(x.astype(jnp.float32), y.astype(jnp.float32), precision=jax.lax.Precision.HIGHEST)
+    check = rec.check(f"pipelined_matmul blocks {block}, {buffers} buffers", out, want, x.dtype)
     trace = next(iter(sorted(logdir.rglob("perfetto_trace.json.gz"))), None)
     regions = trace_regions(json.loads(gzip.decompress(trace.read_bytes()))) if trace else []
-    return error, regions, trace
+    return check, regions, trace
+
+
+def wait_share(regions: list[Region]) -> float | None:
+    """The time on `ep_wait_*` over that and `ep_run_kernel*`: the DMA time compute did not hide."""
+    compute = sum(r.duration for r in regions if r.name.startswith("ep_run_kernel"))
+    waits = sum(r.duration for r in regions if r.name.startswith("ep_wait"))
+    return waits / (compute + waits) if compute + waits else None
+
+
+CONFIGS = ((TPU_BLOCK, 2), ((512, 512, 1024), 2), (TPU_BLOCK, 3))
+"""`(block, buffers)` profiled on a TPU: the lab's pipeline, a larger block, a third buffer."""
+
+
+def chip(runs: int = 20) -> Any:
+    """Each of `CONFIGS` profiled natively: its check, its DMA-wait share, its time per call;
+    the first one's regions kept (`extra["regions"]`, from its second run) for the page's timeline."""
+    from kernels import _record as rec
+
+    checks, timings, ratios = [], [], []
+    extra: dict[str, Any] = {}
+    m, n, k = TPU_SHAPE
+    x, y = plat.randn(5, (m, k), (k, n), dtype=jnp.bfloat16)
+    for block, buffers in CONFIGS:
+        name = f"blocks {block}, {buffers} buffers"
+        try:
+            check, regions, _ = tpu_profile(Path(tempfile.mkdtemp(prefix="pipelining-")), 3, block, buffers)
+        except Exception as e:  # noqa: BLE001 - a configuration this jax or chip does not take
+            checks.append(rec.Check(f"pipelined_matmul {name}: {type(e).__name__}: {str(e)[:200]}",
+                                    "bfloat16", float("inf"), 0.0))
+            continue
+        checks.append(check)
+        share = wait_share(regions)
+        if share is not None:
+            ratios.append(rec.Ratio(f"{name}: DMA waits over compute + waits", share, at_least=False))
+        timings.append(rec.timed(f"pipelined_matmul {m}x{k} @ {k}x{n} bf16, {name}", jax.jit(
+            lambda a, b, block=block, buffers=buffers: pipelined_matmul(a, b, block, False, buffers)),
+            x, y, runs=runs, flops=2.0 * m * n * k))
+        if not extra:
+            extra = {"block": list(block), "buffers": buffers, "regions": trimmed(regions)}
+    return rec.Measured(tuple(checks), tuple(timings), tuple(ratios), extra=extra)
+
+
+def trimmed(regions: list[Region], steps: int = 12) -> list[list[Any]]:
+    """The regions of one run's first `steps` kernel steps, as `[name, start us, duration us]`
+    from that run's first region (the second run: the first one's start may include a warm-up)."""
+    runs = [i for i, r in enumerate(regions) if i == 0 or r.start - regions[i - 1].start > 1000.0]
+    first = runs[1] if len(runs) > 1 else 0
+    kept: list[list[Any]] = []
+    computes = 0
+    for r in regions[first:]:
+        computes += r.name.startswith("ep_run_kernel")
+        if computes > steps:
+            break
+        kept.append([r.name, round(r.start - regions[first].start, 3), round(r.duration, 3)])
+    return kept
 
 
 def overlap(regions: list[Region]) -> list[str]:
@@ -397,9 +501,10 @@ def profile_main() -> int:
     """The lab on a TPU: the native pipeline profiled, and its overlap read from the trace."""
     m, n, k = TPU_SHAPE
     logdir = Path(tempfile.mkdtemp(prefix="pipelining-profile-"))
-    error, regions, trace = tpu_profile(logdir)
-    print(f"pipelining: x ({m}, {k}) @ y ({k}, {n}) through emit_pipeline, blocks {TPU_BLOCK}; "
-          f"{plat.where()}; max abs error vs jnp {error:.2e}")
+    check, regions, trace = tpu_profile(logdir)
+    print(f"pipelining: x ({m}, {k}) @ y ({k}, {n}) bf16 through emit_pipeline, blocks {TPU_BLOCK}; "
+          f"{plat.where()}")
+    print("  " + check.describe())
     print(f"trace: {trace} (open it in https://ui.perfetto.dev)")
     plat.banner("the first pipeline steps on the core, as the trace recorded them")
     t0 = regions[0].start if regions else 0.0
@@ -407,7 +512,7 @@ def profile_main() -> int:
         print(f"  +{r.start - t0:9.2f} us  {r.name:20} {r.duration:8.2f} us")
     plat.banner("what it shows")
     print("\n".join(overlap(regions)) if regions else TPU_MISSING)
-    return 0
+    return 0 if check.passed else 1
 
 
 # %% The lab's run

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import math
 import os
@@ -139,14 +140,11 @@ def ring_kernel(q_ref, k_ref, v_ref, o_ref, kv_buf, m_sc, l_sc, acc_sc, send_sem
     m_sc[...] = jnp.full(m_sc.shape, -jnp.inf, jnp.float32)
     l_sc[...] = jnp.zeros(l_sc.shape, jnp.float32)
     acc_sc[...] = jnp.zeros(acc_sc.shape, jnp.float32)
-    rows = jax.lax.broadcasted_iota(jnp.int32, (q_ref.shape[0],), 0)
 
     def attend(slot: int, masked: bool) -> None:
-        q = q_ref[...].astype(jnp.float32) * scale
-        k, v = kv_buf[slot, 0].astype(jnp.float32), kv_buf[slot, 1].astype(jnp.float32)
         carry = (m_sc[...], l_sc[...], acc_sc[...])
         m_sc[...], l_sc[...], acc_sc[...] = attend_block(
-            q, k, v, carry, **(dict(rows=rows, cols=rows) if masked else {}))
+            q_ref[...], kv_buf[slot, 0], kv_buf[slot, 1], carry, scale=scale, mask_at=(0, 0) if masked else None)
 
     for step in range(n):
         cur, nxt = step % 2, (step + 1) % 2
@@ -167,7 +165,7 @@ def ring_kernel(q_ref, k_ref, v_ref, o_ref, kv_buf, m_sc, l_sc, acc_sc, send_sem
             copy.wait_recv()                     # slot nxt holds the left-hand device's block
             if step < n - 2 and handshake:
                 pl.semaphore_signal(free_sem, 1, device_id={AXIS: left})
-    o_ref[...] = (acc_sc[...] / l_sc[...][:, None]).astype(o_ref.dtype)
+    o_ref[...] = (acc_sc[...] / l_sc[...]).astype(o_ref.dtype)
 
 
 def ring_call(shape: tuple[int, ...], dtype: Any, n: int, *, causal: bool, handshake: bool = True,
@@ -181,7 +179,7 @@ def ring_call(shape: tuple[int, ...], dtype: Any, n: int, *, causal: bool, hands
         kernel, out_shape=jax.ShapeDtypeStruct(shape, dtype), grid=(batch, heads),
         in_specs=[spec] * 3, out_specs=spec,
         scratch_shapes=[pltpu.VMEM((2, 2, rows, head_dim), dtype),           # two slots of (k, v)
-                        pltpu.VMEM((rows,), jnp.float32), pltpu.VMEM((rows,), jnp.float32),
+                        pltpu.VMEM((rows, 1), jnp.float32), pltpu.VMEM((rows, 1), jnp.float32),
                         pltpu.VMEM((rows, head_dim), jnp.float32),
                         pltpu.SemaphoreType.DMA(()), pltpu.SemaphoreType.DMA(()),
                         pltpu.SemaphoreType.REGULAR(())],
@@ -215,11 +213,22 @@ class Races:
     error: float
 
 
+def race_params() -> tuple[Any, str]:
+    """`InterpretParams` with the race detector on, and what this jax lacks of it ("" if nothing):
+    `on_race="warn"` (print and go on) is absent before jax 0.11, whose detector only records."""
+    fields = {f.name for f in dataclasses.fields(pltpu.InterpretParams)}
+    if "on_race" in fields:
+        return pltpu.InterpretParams(detect_races=True, on_race="warn"), ""
+    return pltpu.InterpretParams(detect_races=True), (
+        f"jax {jax.__version__}'s InterpretParams has no on_race (added in jax 0.11): races are recorded, "
+        "not reported one by one")
+
+
 def races(mesh: Mesh, q, k, v, *, handshake: bool) -> Races:
     """Run the in-kernel ring with the race detector on (`on_race="warn"`: it prints and goes on)."""
     from jax._src.pallas.mosaic.interpret import interpret_pallas_call as tpu_interpret
 
-    params = pltpu.InterpretParams(detect_races=True, on_race="warn")
+    params, _ = race_params()
     # The detector logs a race on a read to its module's logger, one on a write to the root logger.
     with plat.log_lines("jax._src.pallas.mosaic.interpret.race_detection_state", "") as lines:
         out = ring_attention_in_kernel(q, k, v, mesh, causal=True, handshake=handshake, interpret=params)
@@ -329,6 +338,27 @@ def lowerings() -> list[plat.Lowering]:
                 a, b, c, causal=True, scale=1.0 / math.sqrt(32), block=32), (q, k, v))]
 
 
+# %% On a TPU: the in-kernel ring natively on the chip's one device
+def native_ring(dtype: Any = jnp.float32, causal: bool = True, seq: int = 512, head_dim: int = 128) -> tuple[Any, Any]:
+    """The in-kernel ring compiled for the chip, on a ring of its one device (no remote copy: the
+    barrier and the attention); `(output, reference)`."""
+    q, k, v = plat.randn(17, *[(1, 2, seq, head_dim)] * 3, dtype=dtype)
+    out = ring_attention_in_kernel(q, k, v, Mesh(jax.devices()[:1], (AXIS,)), causal=causal, interpret=False)
+    ref = attention_reference(*(x.astype(jnp.float32) for x in (q, k, v)), causal=causal)
+    return out, ref
+
+
+def chip(runs: int = 20) -> Any:
+    from kernels import _record as rec
+
+    checks = [rec.check(f"ring_kernel on 1 device, causal={causal}", *native_ring(dtype, causal), dtype)
+              for dtype in (jnp.float32, jnp.bfloat16) for causal in (False, True)]
+    notes = ["more devices stay with the TPU interpreter on host CPU devices (python -m kernels.ring_attention)"]
+    if (lacks := race_params()[1]):
+        notes.append(lacks)
+    return rec.Measured(tuple(checks), notes=tuple(notes))
+
+
 # %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -355,7 +385,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{c.error:.2e}, in-kernel ring {c.error_in_kernel:.2e}; in-kernel vs ppermute "
               f"{c.kernel_vs_ppermute:.2e}; {c.blocks_computed} of {c.blocks_total} device-block pairs "
               f"computed, {args.devices - 1} shifts of k and v")
+    if plat.on_tpu():
+        out, ref = native_ring()
+        print(f"  natively on {jax.devices()[0].device_kind}, a ring of its one device (causal, 512 rows, "
+              f"head_dim 128): max abs error vs single-device attention {plat.max_abs_error(out, ref):.2e}")
     if args.races:
+        if (lacks := race_params()[1]):
+            print(f"  {lacks}")
         mesh, (q, k, v) = cpu_mesh(args.devices), inputs(seq=args.seq)
         for handshake in (True, False):
             r = races(mesh, q, k, v, handshake=handshake)

@@ -1,12 +1,18 @@
 """LAB·1.2 · Tiled matmul: one kernel over a grid of output tiles, two block shapes, one roofline.
 
-Each program of the grid `(M/bm, N/bn)` owns one `bm x bn` output tile; its BlockSpecs hand it
-a `bm x K` panel of x and a `K x bn` panel of y, and the body walks K in `bk` steps with an
-f32 accumulator. The block shape decides how often each panel is read from HBM: x is read
-N/bn times and y M/bm times, so the arithmetic intensity is 2 / (s (1/bm + 1/bn + 1/K))
-FLOP per byte for s-byte elements. The lab runs the kernel with two block shapes, checks
-both against jnp, and prints for each block shape and chip the roofline estimate
-min(peak, intensity x bandwidth), and draws it as an SVG.
+The grid `(M/bm, N/bn, K/bk)` gives each output tile `bm x bn` a run of K steps: step
+`(i, j, k)` gets x's block `(i, k)` and y's block `(k, j)`, and adds their product into an
+f32 accumulator in VMEM scratch. The K axis is last and "arbitrary", so its steps run in
+order on one core and the accumulator carries the sum; the output block is written once, at
+the last step. This is how a TPU wants a matmul. The lab's first form, `panel_matmul`, hands
+each program whole `bm x K` and `K x bn` panels and walks K inside the kernel, as a GPU runs
+it; at `bk = 64` a TPU refuses it, since x is sliced along its lanes at `k * 64` and Mosaic
+must prove a lane offset a multiple of 128 (interpret mode proves nothing of the kind). The
+block shape decides how often each panel is read from HBM: x is read N/bn times and y M/bm
+times, so the arithmetic intensity is 2 / (s (1/bm + 1/bn + 1/K)) FLOP per byte for s-byte
+elements. The lab checks both forms against jnp, prints for two block shapes and each chip the
+roofline estimate min(peak, intensity x bandwidth), and draws it, with the points measured on
+a TPU v5e where `kernels/runs/` has them.
 
 Exercises: jax/_src/pallas/core.py::BlockSpec, jax/_src/pallas/core.py::GridSpec, jax/_src/pallas/pallas_call.py::pallas_call, jax/_src/pallas/primitives.py::program_id
 """
@@ -15,12 +21,15 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
 
 from kernels import _platform as plat
 from kernels._svg import PALETTE, Svg
@@ -56,20 +65,77 @@ CHIPS = (
     Chip("H200 SXM", 989e12, 4.8e12, "https://www.nvidia.com/en-us/data-center/h200/"),
 )
 
-BLOCK_SHAPES = ((128, 128, 64), (256, 256, 128))
+BLOCK_SHAPES = ((128, 128, 128), (512, 512, 512))
 """`(bm, bn, bk)`: the two block shapes the lab compares."""
+
+PANEL_BLOCK = (128, 128, 64)
+"""The block shape of the lab's first form (`panel_matmul`), the one a TPU refuses."""
 
 ESTIMATE_SIZE = (8192, 8192, 8192, 2)
 """`(M, N, K, bytes per element)` of the roofline estimate: a bf16 matmul worth a chip."""
 
 
-# %% The kernel: one output tile per program, K walked in bk steps
-def matmul_kernel(x_ref, y_ref, o_ref, *, bk: int):
-    # x_ref is this program's (bm, K) panel, y_ref its (K, bn) panel: walk K in bk steps.
+# %% The kernel: one output tile per program, K on the grid, an f32 accumulator in VMEM
+def matmul_kernel(x_ref, y_ref, o_ref, acc_ref):
+    # Grid step (i, j, k): x_ref is block (i, k), y_ref block (k, j). The k steps of one output
+    # tile run in order on one core ("arbitrary"), so acc_ref, VMEM scratch, carries the sum.
+    @pl.when(pl.program_id(2) == 0)
+    def _zero():
+        acc_ref[...] = jnp.zeros(acc_ref.shape, jnp.float32)
+
+    acc_ref[...] += dot(x_ref[...], y_ref[...])
+
+    @pl.when(pl.program_id(2) == pl.num_programs(2) - 1)
+    def _write():
+        o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+
+
+def dot(a, b):
+    """a @ b in f32: f32 operands at full precision (a TPU's default rounds them through bf16)."""
+    precision = jax.lax.Precision.HIGHEST if a.dtype == jnp.float32 else None
+    return jnp.dot(a, b, precision=precision, preferred_element_type=jnp.float32)
+
+
+def _divides(x: jax.Array, y: jax.Array, block: tuple[int, int, int]) -> tuple[int, int, int]:
+    (m, k), (_, n) = x.shape, y.shape
+    bm, bn, bk = block
+    if m % bm or n % bn or k % bk:
+        raise ValueError(f"block {block} does not divide the shapes {x.shape} @ {y.shape}")
+    return m, n, k
+
+
+def vmem_bytes(block: tuple[int, int, int], itemsize: int) -> int:
+    """VMEM the pipeline holds: two buffers of each block, and the f32 accumulator."""
+    bm, bn, bk = block
+    return 2 * itemsize * (bm * bk + bk * bn + bm * bn) + 4 * bm * bn
+
+
+@functools.partial(jax.jit, static_argnames="block")
+def matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int] = BLOCK_SHAPES[0]) -> jax.Array:
+    m, n, k = _divides(x, y, block)
+    bm, bn, bk = block
+    # Scoped VMEM is 16 MiB unless asked for more; a v5e core has 128 MiB.
+    limit = min(max(16 << 20, int(1.5 * vmem_bytes(block, x.dtype.itemsize))), 100 << 20)
+    return pl.pallas_call(
+        matmul_kernel, out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+        grid=(m // bm, n // bn, k // bk),
+        in_specs=[pl.BlockSpec((bm, bk), lambda i, j, kk: (i, kk)),
+                  pl.BlockSpec((bk, bn), lambda i, j, kk: (kk, j))],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j, kk: (i, j)),
+        scratch_shapes=[pltpu.VMEM((bm, bn), jnp.float32)],
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary"),
+                                             vmem_limit_bytes=limit),
+        interpret=not plat.on_tpu())(x, y)
+
+
+# %% The first form: K walked inside the kernel (what a GPU runs; a TPU refuses bk = 64)
+def panel_kernel(x_ref, y_ref, o_ref, *, bk: int):
+    # x_ref is this program's (bm, K) panel, y_ref its (K, bn) panel: walk K in bk steps. On a
+    # TPU, x's lane dimension is sliced at k * bk: Mosaic must prove that a multiple of 128.
     def step(k, acc):
         x = x_ref[:, pl.ds(k * bk, bk)]
         y = y_ref[pl.ds(k * bk, bk), :]
-        return acc + jnp.dot(x, y, preferred_element_type=jnp.float32)
+        return acc + dot(x, y)
 
     acc = jnp.zeros(o_ref.shape, jnp.float32)
     acc = jax.lax.fori_loop(0, x_ref.shape[1] // bk, step, acc)
@@ -77,13 +143,11 @@ def matmul_kernel(x_ref, y_ref, o_ref, *, bk: int):
 
 
 @functools.partial(jax.jit, static_argnames="block")
-def matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int] = (128, 128, 64)) -> jax.Array:
-    (m, k), (_, n) = x.shape, y.shape
+def panel_matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int] = PANEL_BLOCK) -> jax.Array:
+    m, n, k = _divides(x, y, block)
     bm, bn, bk = block
-    if m % bm or n % bn or k % bk:
-        raise ValueError(f"block {block} does not divide the shapes {x.shape} @ {y.shape}")
     return pl.pallas_call(
-        functools.partial(matmul_kernel, bk=bk),
+        functools.partial(panel_kernel, bk=bk),
         out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
         grid=(m // bm, n // bn),
         in_specs=[pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
@@ -132,15 +196,22 @@ def estimate(block: tuple[int, int, int], chip: Chip,
 
 
 # %% Checked against jnp, and the roofline drawn
-def check(size: int = 256) -> dict[tuple[int, int, int], float]:
-    """Max abs error against jnp of the kernel at each block shape (float32, size^3)."""
+def check(size: int = 512) -> dict[str, float]:
+    """Max abs error against jnp of each form at each block shape that divides `size` (float32,
+    size^3; the first form only where it runs: anywhere but a TPU)."""
     x, y = plat.randn(1, (size, size), (size, size))
     expected = jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST)
-    return {b: plat.max_abs_error(matmul(x, y, b), expected) for b in BLOCK_SHAPES}
+    out = {f"matmul {b}": plat.max_abs_error(matmul(x, y, b), expected)
+           for b in BLOCK_SHAPES if not size % max(b)}
+    if not plat.on_tpu():
+        out[f"panel_matmul {PANEL_BLOCK}"] = plat.max_abs_error(panel_matmul(x, y, PANEL_BLOCK), expected)
+    return out
 
 
-def roofline_svg(blocks: tuple[tuple[int, int, int], ...] = BLOCK_SHAPES) -> str:
-    """Log-log roofline of every chip, with each block shape's intensity marked."""
+def roofline_svg(blocks: tuple[tuple[int, int, int], ...] = BLOCK_SHAPES,
+                 measured: Sequence[dict[str, Any]] = ()) -> str:
+    """Log-log roofline of every chip, with each block shape's intensity marked; `measured`
+    points (a chip record's `extra["points"]`: intensity, TFLOP/s) drawn as squares."""
     svg = Svg(640, 420, "Roofline: tiled matmul block shapes on TPU v5e, H100, H200")
     left, top, w, h = 70, 30, 520, 320
     x_lo, x_hi, y_lo, y_hi = 0.0, 4.0, 0.0, 3.3  # log10 FLOP/byte; log10 TFLOP/s
@@ -165,6 +236,13 @@ def roofline_svg(blocks: tuple[tuple[int, int, int], ...] = BLOCK_SHAPES) -> str
             e = estimate(block, chip)
             svg.circle(*px(ai, e.attainable / 1e12), 4, PALETTE[c],
                        f"{chip.name}, block {block}: {e.attainable / 1e12:.0f} TFLOP/s ({e.bound}-bound)")
+    for p in measured:
+        x, y = px(p["intensity"], max(p["tflops"], 1.0))
+        svg.rect(x - 3.5, y - 3.5, 7, 7, "#111", f"measured on TPU v5e, {p['size']}^3 bf16, block "
+                 f"{tuple(p['block'])}: {p['tflops']:.1f} TFLOP/s (estimate {p['estimate_tflops']:.0f})", "#111")
+    if measured:
+        svg.rect(left + 12, top + 14 + 16 * len(CHIPS) - 5, 7, 7, "#111", "", "#111")
+        svg.text(left + 42, top + 18 + 16 * len(CHIPS), "measured on a TPU v5e (bf16, kernels/runs/)", 11)
     return svg.document()
 
 
@@ -185,14 +263,66 @@ def _axes(svg: Svg, left: int, top: int, w: int, h: int, x_hi: float, y_hi: floa
 
 # %% What the site shows: the kernel lowered, the roofline
 def lowerings() -> list[plat.Lowering]:
-    """The kernel lowered for the site (reader/ir), at the first block shape on a 256^3 matmul."""
+    """The kernels lowered for the site (reader/ir) on a 256^3 matmul: the TPU form at the first
+    block shape, and the first form (K inside) as a GPU runs it."""
     x, y = plat.randn(1, (256, 256), (256, 256))
-    return [plat.Lowering("matmul", matmul_kernel, lambda a, b: matmul(a, b, BLOCK_SHAPES[0]), (x, y))]
+    return [plat.Lowering("matmul", matmul_kernel, lambda a, b: matmul(a, b, BLOCK_SHAPES[0]), (x, y),
+                          ("jaxpr", "mosaic_tpu")),
+            plat.Lowering("panel_matmul", panel_kernel, lambda a, b: panel_matmul(a, b, PANEL_BLOCK), (x, y),
+                          ("jaxpr", "triton"))]
 
 
 def artifacts(out_dir: Path) -> list[Path]:
-    """The roofline SVG for the lab page."""
-    return [plat.write(out_dir, "tiled_matmul.roofline.svg", roofline_svg())]
+    """The roofline SVG for the lab page, with the points measured on a chip where a record has them."""
+    from kernels import _record as rec
+
+    measured = rec.committed("tiled_matmul")
+    points = measured["extra"].get("points", []) if measured else []
+    return [plat.write(out_dir, "tiled_matmul.roofline.svg", roofline_svg(measured=points))]
+
+
+# %% On a TPU: each form checked, the block shapes timed against XLA's matmul
+SWEEP = ((128, 128, 128), (256, 256, 256), (512, 512, 512), (1024, 1024, 512), (1024, 1024, 1024),
+         (2048, 1024, 512), (1024, 2048, 512), (2048, 2048, 512))
+"""`(bm, bn, bk)` timed at each of `SIZES`, bf16."""
+SIZES = (4096, 8192)
+
+
+def chip(runs: int = 20) -> Any:
+    """Native checks (f32, bf16), the first form's refusal, and every `SWEEP` block timed beside
+    XLA's matmul at `SIZES`: TFLOP/s against the roofline estimate and against XLA."""
+    from kernels import _record as rec
+
+    checks = []
+    for dtype in (jnp.float32, jnp.bfloat16):
+        x, y = plat.randn(1, (1024, 1024), (1024, 1024), dtype=dtype)
+        want = jnp.dot(x.astype(jnp.float32), y.astype(jnp.float32), precision=jax.lax.Precision.HIGHEST)
+        for block in BLOCK_SHAPES:
+            checks.append(rec.check(f"matmul {block}", matmul(x, y, block), want, dtype))
+        checks.append(rec.check("panel_matmul (128, 128, 128)", panel_matmul(x, y, (128, 128, 128)), want, dtype))
+    x, y = plat.randn(1, (256, 256), (256, 256))
+    refused = rec.refusal(f"panel_matmul {PANEL_BLOCK}: x sliced at k * 64 along its lanes",
+                          lambda: panel_matmul(x, y, PANEL_BLOCK))
+    timings, ratios, points = [], [], []
+    for size in SIZES:
+        x, y = plat.randn(2, (size, size), (size, size), dtype=jnp.bfloat16)
+        flops = 2.0 * size ** 3
+        xla = rec.timed(f"XLA jnp.dot {size}^3 bf16", jax.jit(jnp.dot), x, y, runs=runs, flops=flops, peer=True)
+        mine = {}
+        for block in SWEEP:
+            t = rec.timed(f"matmul {size}^3 bf16, block {block}", functools.partial(matmul, block=block),
+                          x, y, runs=runs, flops=flops)
+            e = estimate(block, CHIPS[0], (size, size, size, 2))
+            points.append({"size": size, "block": list(block), "tflops": round(t.tflops, 2),
+                           "intensity": round(e.intensity, 1), "estimate_tflops": round(e.attainable / 1e12, 1)})
+            mine[block] = (t, e)
+        block, (best, e) = min(mine.items(), key=lambda item: item[1][0].median_ms)
+        timings += [xla, *(t for t, _ in mine.values())]
+        ratios += [rec.ratio(f"{size}^3 bf16: best block {block}, throughput over XLA's", best, xla, 0.95),
+                   rec.Ratio(f"{size}^3 bf16: best block {block}, throughput over its roofline estimate",
+                             best.tflops * 1e12 / e.attainable)]
+    return rec.Measured(tuple(checks), tuple(timings), tuple(ratios), (refused,) if refused else (),
+                        extra={"points": points})
 
 
 # %% The lab's run
@@ -214,13 +344,14 @@ def report() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = plat.parser("tiled_matmul", __doc__)
-    p.add_argument("--size", type=int, default=256, help="M = N = K of the checked run (multiple of 256)")
+    p.add_argument("--size", type=int, default=512, help="M = N = K of the checked run (multiple of 512)")
     p.add_argument("--svg", type=Path, help="also write the roofline SVG here")
     args = p.parse_args(argv)
+    if args.size % 512:
+        p.error("--size must be a multiple of 512")
     print(f"tiled_matmul: {args.size}^3 float32, {plat.where()}")
-    for block, err in check(args.size).items():
-        print(f"  block {block}: grid {(args.size // block[0], args.size // block[1])}, "
-              f"max abs error vs jnp {err:.2e}")
+    for form, err in check(args.size).items():
+        print(f"  {form}: max abs error vs jnp {err:.2e}")
     print()
     print(report())
     if args.svg:
