@@ -361,7 +361,7 @@ def lowerings() -> list[plat.Lowering]:
     (causal, key blocks on the grid) and the GPU-shaped `loop_kernel` (key loop inside)."""
     q, k, v = plat.randn(9, *[(1, 2, 256, 64)] * 3)
     scale = 1.0 / math.sqrt(q.shape[-1])
-    return [  # the TPU kernel's lse block (None, block_q) needs block_q a multiple of 128
+    return [
         plat.Lowering("flash_kernel", flash_kernel, lambda a, b, c: tiled_call(
             flash_kernel, a, b, c, causal=True, sm_scale=scale, block_q=128, block_k=128, interpret=False),
             (q, k, v), ("jaxpr", "mosaic_tpu", "triton")),

@@ -32,8 +32,10 @@ def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, m_scratch, l_scratch, acc_
     """One (head, query block r, key block c) step of the forward pass.
 
     q_ref (block_q, d), k_ref and v_ref (block_k, d): this step's blocks, in VMEM. o_ref
-    (block_q, d) and lse_ref (block_q,): written at the last key block. m_scratch,
-    l_scratch (block_q,) and acc_scratch (block_q, d), float32: your state across key blocks.
+    (block_q, d) and lse_ref (block_q, 1): written at the last key block. m_scratch,
+    l_scratch (block_q, 1) and acc_scratch (block_q, d), float32: your state across key blocks.
+    A row statistic is a (block_q, 1) column, as a TPU wants it: reduce with keepdims=True and
+    it broadcasts against (block_q, block_k) and (block_q, d) as it is.
     """
     # TODO 1. block_q, block_k from the refs' shapes; r and c from pl.program_id(1), pl.program_id(2).
     # TODO 2. At the first key block (pl.when(c == 0)): m = -inf, l = 0, U = 0 in the scratch refs.
@@ -41,9 +43,9 @@ def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, m_scratch, l_scratch, acc_
     #         reaches c's first column, (r + 1) * block_q - 1 >= c * block_k. Skip the other blocks
     #         with pl.when (the lab's index map already skips copying them).
     # TODO 4. Scores s = (q * sm_scale) k^T, float32 (jax.lax.dot_general contracting dim 1 of both).
-    # TODO 5. Causal: where column > row (absolute indices: r * block_q + iota, c * block_k + iota),
-    #         put MASK_VALUE instead of s.
-    # TODO 6. Equation (2): m' = max(m, row max of s).
+    # TODO 5. Causal: where column > row (absolute indices from 2-D iotas over s's shape:
+    #         r * block_q + iota(.., 0), c * block_k + iota(.., 1)), put MASK_VALUE instead of s.
+    # TODO 6. Equation (2): m' = max(m, row max of s) (jnp.max(s, axis=1, keepdims=True)).
     # TODO 7. Equation (3): alpha = exp(m - m').
     # TODO 8. Equation (4): l' = alpha * l + row sum of p, with p = exp(s - m').
     # TODO 9. Equation (5): U' = alpha * U + p v. Store m', l', U' back in the scratch refs.

@@ -14,10 +14,11 @@ from reader.annotations.model import Article, Problem, ResolvedNote, Severity, S
 from reader.annotations.resolve import PinnedSymbols, file_problem, resolve, where
 from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.errors import Location, ReaderError
+from reader.errors import InputError, Location, ReaderError
 from reader.extract.fact import Facts, Unknown
 from reader.extract.parse import ParseError
 from reader.extract.providers import load_facts
+from reader.labs.records import stale_records
 
 FactSource = Callable[[Corpus], Facts]
 """The facts computed at a corpus' pins, with those that could not be."""
@@ -85,7 +86,7 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
     `cache` keeps parsed annotation files between runs (a file is parsed again when it changes).
     """
     loaded = load_all(root, cache)
-    problems = [p for f in loaded for p in f.problems]
+    problems = [p for f in loaded for p in f.problems] + record_problems(root)
     articles = [f.article for f in loaded if f.article is not None]
     if not articles:
         return CheckReport(len(loaded), (), tuple(problems), False)
@@ -114,6 +115,16 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
         problems += [p for r in resolved if (p := _outside_shown(article, r, ctx.symbols)) is not None]
         reports.append(ArticleReport(article.where.path, article.slug, resolved))
     return CheckReport(len(loaded), tuple(reports), ordered(fold_marks(problems, reports)), True)
+
+
+def record_problems(root: Path) -> list[Problem]:
+    """The labs' chip records (`kernels/runs/`): a finding for each one whose lab changed since it
+    was measured, an error for one that does not read."""
+    try:
+        stale = stale_records(root)
+    except InputError as e:
+        return [Problem(e.location or Location(""), e.message, e.hint)]
+    return [Problem(s.where, s.message, s.hint, Severity.FINDING) for s in stale]
 
 
 def ordered(problems: Iterable[Problem]) -> tuple[Problem, ...]:

@@ -29,6 +29,7 @@ from typing import NamedTuple
 from reader import __version__
 from reader.cache import Cache, blob_sha
 from reader.errors import InputError, LabError, Location
+from reader.labs.records import RUNS, LabRecord, records_of
 from reader.versions import installed_versions
 
 ARTIFACTS_KIND = "lab-artifacts-v1"
@@ -59,6 +60,8 @@ class LabInfo:
     has_artifacts: bool
     exercises_line: int | None = None
     """The line of the docstring's `Exercises:` line in the file."""
+    records: tuple[LabRecord, ...] = ()
+    """Its committed runs on a chip (`kernels/runs/<chip>/<lab>.json`), one per chip."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ def load_labs(root: Path, cache: Cache | None = None) -> list[LabInfo]:
         text = (root / rel).read_text(encoding="utf-8")
         doc, exercises, line = _docstring(text, rel, cache)
         out.append(LabInfo(lab.name, lab.heading, lab.phase, rel, text, doc, exercises,
-                           "\ndef artifacts(" in text or "\ndef lowerings(" in text, line))
+                           "\ndef artifacts(" in text or "\ndef lowerings(" in text, line,
+                           records_of(root, lab.name)))
     return out
 
 
@@ -237,6 +241,8 @@ def artifact_key(root: Path, lab: LabInfo) -> str:
     h.update(code_of(lab.text).encode())
     for helper in sorted((root / "kernels").glob("_*.py")):
         h.update(helper.name.encode() + b"\0" + helper.read_bytes())
+    for record in sorted((root / RUNS).glob(f"*/{lab.name}.json")):  # its figures draw the chip's points
+        h.update(record.parent.name.encode() + b"\0" + record.read_bytes())
     return h.hexdigest()
 
 

@@ -83,11 +83,22 @@ def render_lab(lab: LabDoc, cache: Cache | None, prose: Prose,
                   failed_at=str(Location(lab.info.path, lab.artifacts.line)),
                   code=Markup(code), lowered=lowered.html,
                   articles=[(rel(here, page), title) for page, title in lab.articles],
+                  measured=measured(lab.info),
                   notebook=rel_file(here, lab_notebook(lab.info.name)), colab=lab.colab.url,
                   colab_note=lab.colab.note)
     title = lab.info.heading
     body = with_prose(body, prose.html(description(lab.info.docstring), here))
     return RenderedLab(Page(here, title, page_markdown(title, ["toc"]), body, lowered.parts), assets)
+
+
+def measured(lab: LabInfo) -> list[dict[str, object]]:
+    """The lab's chip records as its page shows them: provenance, staleness, the figures."""
+    out = []
+    for n, r in enumerate(lab.records):
+        versions = ", ".join(f"{k} {v}" for k, v in r.versions if v != "absent")
+        out.append({"record": r, "suffix": f"-{n + 1}" if n else "", "versions": versions,
+                    "stale": r.stale(lab.text.encode("utf-8"))})
+    return out
 
 
 def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> LoweredView:

@@ -1,0 +1,171 @@
+"""A lab's runs on a chip as the site shows them: the committed records `kernels/runs/<chip>/<lab>.json`
+that `benchmarks/chip.py` writes (kernels/_record.py), read, validated and checked for staleness."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reader.errors import InputError, Location
+
+SCHEMA = 1
+RUNS = "kernels/runs"
+REMEASURE = "python3 benchmarks/chip.py --only {lab}"
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    name: str
+    dtype: str
+    error: float
+    tolerance: float
+    passed: bool
+
+
+@dataclass(frozen=True)
+class RecordTiming:
+    name: str
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    runs: int
+    tflops: float
+    peer: bool
+
+
+@dataclass(frozen=True)
+class RecordRatio:
+    name: str
+    value: float
+    target: float | None
+    at_least: bool
+    meets: bool | None
+    note: str
+
+
+@dataclass(frozen=True)
+class RecordRefusal:
+    form: str
+    stage: str
+    message: str
+
+
+@dataclass(frozen=True)
+class LabRecord:
+    """One lab's run on one chip, as committed."""
+
+    path: str
+    """Relative to the project root: `kernels/runs/tpu-v5-lite/tiled_matmul.json`."""
+    lab: str
+    device_kind: str
+    versions: tuple[tuple[str, str], ...]
+    date: str
+    source_sha256: str
+    command: str
+    passed: bool
+    checks: tuple[RecordCheck, ...]
+    timings: tuple[RecordTiming, ...]
+    ratios: tuple[RecordRatio, ...]
+    refusals: tuple[RecordRefusal, ...]
+    notes: tuple[str, ...]
+
+    def stale(self, lab_bytes: bytes) -> bool:
+        """Whether the lab's file changed since this run (its sha256 is not the one measured)."""
+        return hashlib.sha256(lab_bytes).hexdigest() != self.source_sha256
+
+    @property
+    def remeasure(self) -> str:
+        return REMEASURE.format(lab=self.lab)
+
+
+def records_of(root: Path, lab: str) -> tuple[LabRecord, ...]:
+    """Every committed record of `lab`, one per chip, in chip order."""
+    return tuple(read_record(root, path) for path in sorted((root / RUNS).glob(f"*/{lab}.json")))
+
+
+def all_records(root: Path) -> Iterator[LabRecord]:
+    for path in sorted((root / RUNS).glob("*/*.json")):
+        yield read_record(root, path)
+
+
+def read_record(root: Path, path: Path) -> LabRecord:
+    """A record file parsed and checked; `InputError` at its line when it is not one."""
+    rel = path.relative_to(root).as_posix()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"not JSON: {e.msg}", Location(rel, e.lineno),
+                         "a record is written by benchmarks/chip.py; measure the lab again") from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", Location(rel, 1), "a record is JSON written by benchmarks/chip.py") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise InputError(f"not a lab record of schema {SCHEMA}", Location(rel, 1),
+                         "measure the lab again with benchmarks/chip.py")
+    if data.get("lab") != path.stem:
+        raise InputError(f"records lab {data.get('lab')!r} but is named {path.name}", Location(rel, 1),
+                         f"move it to {path.parent.as_posix()}/{data.get('lab')}.json, or measure again")
+    try:
+        return _record(rel, data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise InputError(f"malformed lab record ({type(e).__name__}: {e})", Location(rel, _line_of(path, e)),
+                         "measure the lab again with benchmarks/chip.py") from None
+
+
+def _record(rel: str, d: Mapping[str, Any]) -> LabRecord:
+    return LabRecord(
+        rel, str(d["lab"]), str(d["device_kind"]), tuple((str(k), str(v)) for k, v in d["versions"].items()),
+        str(d["date"]), str(d["source_sha256"]), str(d["command"]), bool(d["passed"]),
+        tuple(RecordCheck(str(c["name"]), str(c["dtype"]), float(c["error"]), float(c["tolerance"]),
+                          bool(c["passed"])) for c in d["checks"]),
+        tuple(RecordTiming(str(t["name"]), float(t["median_ms"]), float(t["min_ms"]), float(t["max_ms"]),
+                           int(t["runs"]), float(t["tflops"]), bool(t["peer"])) for t in d["timings"]),
+        tuple(RecordRatio(str(r["name"]), float(r["value"]), None if r["target"] is None else float(r["target"]),
+                          bool(r["at_least"]), r["meets"], str(r["note"])) for r in d["ratios"]),
+        tuple(RecordRefusal(str(r["form"]), str(r["stage"]), str(r["message"])) for r in d["refusals"]),
+        tuple(str(n) for n in d["notes"]))
+
+
+def _line_of(path: Path, e: BaseException) -> int:
+    """The line of the key a KeyError names (1 if none)."""
+    key = e.args[0] if isinstance(e, KeyError) and e.args else None
+    if isinstance(key, str):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if f'"{key}"' in line:
+                return n
+    return 1
+
+
+@dataclass(frozen=True)
+class StaleRecord:
+    """A record measured from a lab file that has changed since."""
+
+    record: LabRecord
+
+    @property
+    def where(self) -> Location:
+        return Location(self.record.path, 1)
+
+    @property
+    def message(self) -> str:
+        r = self.record
+        return (f"the record of lab {r.lab!r} on {r.device_kind} ({r.date}) is stale: kernels/{r.lab}.py "
+                "changed since it was measured")
+
+    @property
+    def hint(self) -> str:
+        return f"measure it again on a TPU: {self.record.remeasure} (then commit the record)"
+
+
+def stale_records(root: Path) -> list[StaleRecord]:
+    """Each record whose lab's file no longer has the sha256 it was measured with (a record of a
+    lab that no longer exists counts too)."""
+    out = []
+    for record in all_records(root):
+        source = root / "kernels" / f"{record.lab}.py"
+        if not source.is_file() or record.stale(source.read_bytes()):
+            out.append(StaleRecord(record))
+    return out
