@@ -145,6 +145,7 @@ def refusal(form: str, run: Callable[[], Any]) -> Refusal | None:
         compiled = bool(re.search(r"Mosaic|MLIR|XlaRuntimeError|INTERNAL", f"{type(e).__name__}: {text}"))
         lines = [line for line in text.splitlines() if line.strip()]
         message = " ".join(lines[:6]).replace(f"{Path(__file__).resolve().parent}/", "kernels/")
+        message = message.split(" ... additional diagnostics")[0]  # then a plea to file a bug
         return Refusal(form, "compile" if compiled else "lowering", f"{type(e).__name__}: {message[:900]}")
     return None
 

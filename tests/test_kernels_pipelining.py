@@ -66,7 +66,20 @@ def test_timeline_svg_has_a_bar_per_dma_and_compute(profile, tmp_path):
     n_compute = sum(e.kind == "compute" for e in profile.events)
     assert len(bars) == 1 + n_dma + n_compute   # + the white background
     paths = lab.artifacts(tmp_path)
-    assert [p.name for p in paths] == ["pipelining.timeline.svg", "pipelining.events.txt"]
+    assert [p.name for p in paths] == ["pipelining.timeline.svg", "pipelining.events.txt",
+                                       "pipelining.chip_timeline.svg"]   # the committed record has a trace
+
+
+def test_the_chip_timeline_draws_each_recorded_region_in_its_lane():
+    from kernels import _record as rec
+
+    extra = rec.committed("pipelining")["extra"]
+    regions = extra["regions"]
+    root = ET.fromstring(lab.chip_timeline_svg(regions, extra["block"], extra["buffers"]))
+    titles = [r.findtext("{http://www.w3.org/2000/svg}title") or "" for r in root.iter("{http://www.w3.org/2000/svg}rect")]
+    drawn = [t.split(":")[0] for t in titles if t.startswith("ep_")]
+    assert drawn.count("ep_run_kernel") == sum(r[0] == "ep_run_kernel" for r in regions) == 12
+    assert len(drawn) == sum(r[0].startswith(("ep_copy", "ep_wait", "ep_run_kernel")) for r in regions)
 
 
 def test_main_prints_the_schedule(capsys):
