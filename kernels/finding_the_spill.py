@@ -14,7 +14,8 @@ compiler's output rather than guessed. The PTX itself holds no spill (`st.local`
 registers are virtual and unlimited, and it is ptxas that spills, so the lab disassembles the
 cubin (the bundled `nvdisasm`, with line info) and lists the SASS `STL` spill stores with the
 Triton IR line each comes from. On a GPU runtime the lab lowers and compiles for that GPU (its
-compute capability) instead, and runs the kernel natively. The register count read off the IR
+compute capability) instead, and runs the kernel natively; anywhere else, a TPU host included, the
+kernel runs interpreted on the CPU (`kernels/_gpu.py`). The register count read off the IR
 types is a lower bound: 128 x 128 passes it and still spills. This is pip Triton's pipeline
 (3.9 measured), not XLA's own Triton, which compiles the same bytes on a GPU; without `triton`
 installed the compile step is skipped with that reason. The Pallas Triton backend is deprecated since jax 0.11.0 but
@@ -41,6 +42,7 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
+from kernels import _gpu
 from kernels import _platform as plat
 
 BLOCKS = ((64, 64, 32), (128, 128, 32), (256, 256, 32))
@@ -293,10 +295,12 @@ def _tool(command: list[str]) -> str:
 
 # %% Checked against jnp, and the report printed
 def check(block: tuple[int, int, int], size: int = 256) -> float:
-    """Max abs error of the kernel at one block shape (interpreted on a CPU)."""
-    x, y = plat.randn(6, (size, size), (size, size))
-    fn = jax.jit(lambda a, b: matmul(a, b, block, interpret=plat.interpret()))
-    return plat.max_abs_error(fn(x, y), jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST))
+    """Max abs error of the kernel at one block shape (natively on a GPU, interpreted on a CPU
+    elsewhere)."""
+    with _gpu.host():
+        x, y = plat.randn(6, (size, size), (size, size))
+        fn = jax.jit(lambda a, b: matmul(a, b, block, interpret=_gpu.interpret()))
+        return plat.max_abs_error(fn(x, y), jnp.dot(x, y, precision=jax.lax.Precision.HIGHEST))
 
 
 def describe(c: Compiled, timed: bool = True) -> str:
@@ -359,11 +363,16 @@ def _block(text: str) -> tuple[int, int, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with _gpu.host():   # a TPU host's CPU: these kernels are built for a GPU
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     p = plat.parser("finding_the_spill", __doc__)
     p.add_argument("--block", type=_block, action="append", metavar="BM,BN,BK",
                    help=f"a block shape to compile (repeatable; default {' '.join(map(tag, BLOCKS))})")
     args = p.parse_args(argv)
-    print(f"finding_the_spill: {SIZE}^3 float32 Triton matmul, {plat.where()}")
+    print(f"finding_the_spill: {SIZE}^3 float32 Triton matmul, {_gpu.where()}")
     cc = capability()
     print(f"check at 256^3 with block {BLOCKS[0]}: max abs error vs jnp {check(BLOCKS[0]):.2e}")
     if have_triton():

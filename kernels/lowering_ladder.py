@@ -13,6 +13,10 @@ the site. A second kernel, a matmul, shows a rung that refuses: each backend is 
 from primitive to lowering rule, and Mosaic GPU's has no `dot_general` (a Hopper kernel uses
 `plgpu.wgmma` instead), so lowering raises rather than falling back.
 
+The kernel itself runs natively on a GPU only; anywhere else, a TPU host included, it is
+interpreted on the CPU (`kernels/_gpu.py`). A rung this host cannot reach (Mosaic GPU without
+absl-py, or at a jax whose `plgpu.kernel` takes no `debug=`) is skipped with one line saying why.
+
 Exercises: jax/_src/pallas/pallas_call.py::_pallas_call_lowering, jax/_src/pallas/mosaic/pallas_call_registration.py::pallas_call_tpu_lowering_rule, jax/_src/pallas/mosaic/lowering.py::lower_jaxpr_to_pipelined_module, jax/_src/pallas/mosaic/lowering.py::lowering_rules, jax/_src/pallas/triton/pallas_call_registration.py::pallas_call_lowering, jax/_src/pallas/triton/gpu_info.py::get_gpu_info, jax/_src/pallas/triton/lowering.py::triton_lowering_rules, jax/_src/pallas/mosaic_gpu/core.py::kernel, jax/_src/pallas/mosaic_gpu/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic_gpu/pallas_call_registration.py::mpmd_map_mgpu_lowering_rule, jax/_src/pallas/mosaic_gpu/lowering.py::mosaic_lowering_rules
 """
 
@@ -31,6 +35,7 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
+from kernels import _gpu
 from kernels import _platform as plat
 
 SHAPE = (256, 128)
@@ -72,13 +77,13 @@ def mosaic_gpu_call(body: Callable[..., None], out_shape: jax.ShapeDtypeStruct, 
                     in_specs: list[pl.BlockSpec], out_spec: pl.BlockSpec, debug: bool = False) -> Any:
     """The `pallas_call(body, grid, specs)` of a Pallas body, built for Mosaic GPU: a
     `plgpu.kernel` over GMEM refs whose `plgpu.emit_pipeline` copies each block to SMEM."""
-    from jax.experimental.pallas import mosaic_gpu as plgpu
+    plgpu = _gpu.mosaic_gpu()
 
     def kernel(*gmem_refs):
         plgpu.emit_pipeline(lambda _, *smem_refs: body(*smem_refs), grid=grid,
                             in_specs=in_specs, out_specs=[out_spec])(*gmem_refs)
 
-    return plgpu.kernel(kernel, out_type=out_shape, debug=debug, kernel_name=body.__name__)
+    return plgpu.kernel(kernel, out_type=out_shape, kernel_name=body.__name__, **_gpu.printing(debug))
 
 
 def exp_add_mosaic_gpu(x: jax.Array, y: jax.Array, *, debug: bool = False) -> jax.Array:
@@ -96,11 +101,13 @@ def matmul_mosaic_gpu(x: jax.Array, y: jax.Array, *, debug: bool = False) -> jax
 # %% The ladder: the kernel in every IR on the way down
 @dataclass(frozen=True)
 class Rung:
-    """One IR on the way down: its name, the file it is saved as, and its text."""
+    """One IR on the way down: its name, the file it is saved as, and its text; or why this host
+    cannot reach it (`skipped`, the text then empty)."""
 
     name: str
     filename: str
     text: str
+    skipped: str | None = None
 
     @property
     def lines(self) -> int:
@@ -136,23 +143,30 @@ def ladder() -> list[Rung]:
     tpu = debug_sections(lambda a, b: exp_add(a, b, debug=True), (x, y), "tpu")
     triton = debug_sections(lambda a, b: exp_add(a, b, debug=True, compiler_params=_triton_params()),
                             (x, y), "cuda")
-    mgpu = debug_sections(lambda a, b: exp_add_mosaic_gpu(a, b, debug=True), (x, y), "cuda")
+    mgpu_name, mgpu_file = "Mosaic GPU MLIR", "lowering_ladder.5.mosaic_gpu.mlir"
+    try:
+        _gpu.mosaic_gpu_debug()
+        mgpu = Rung(mgpu_name, mgpu_file, debug_sections(lambda a, b: exp_add_mosaic_gpu(a, b, debug=True),
+                                                         (x, y), "cuda")["Mosaic GPU module"])
+    except _gpu.MissingPart as e:
+        mgpu = Rung(mgpu_name, mgpu_file, "", skipped=str(e))
     return [
         Rung("outer jaxpr", "lowering_ladder.1.outer.jaxpr.txt", outer),
         Rung("kernel jaxpr", "lowering_ladder.2.kernel.jaxpr.txt", kernel),
         Rung("Mosaic TPU MLIR", "lowering_ladder.3.mosaic_tpu.mlir", tpu["Mosaic module"]),
         Rung("Triton IR", "lowering_ladder.4.triton.ttir.mlir", triton["Triton module"]),
-        Rung("Mosaic GPU MLIR", "lowering_ladder.5.mosaic_gpu.mlir", mgpu["Mosaic GPU module"]),
+        mgpu,
     ]
 
 
 # %% Checked against jnp, and a rung that refuses
 def check() -> float:
-    """Max abs error of the ladder's kernel, run here (interpreted, or natively on a GPU)."""
-    x, y = plat.randn(4, SHAPE, SHAPE)
-    run = jax.jit(lambda a, b: exp_add(a, b, interpret=plat.interpret(),
-                                       compiler_params=plat.compiler_params()))
-    return plat.max_abs_error(run(x, y), jnp.exp(x) * 2.0 + y)
+    """Max abs error of the ladder's kernel, run here (natively on a GPU, interpreted elsewhere)."""
+    with _gpu.host():
+        x, y = plat.randn(4, SHAPE, SHAPE)
+        run = jax.jit(lambda a, b: exp_add(a, b, interpret=_gpu.interpret(),
+                                           compiler_params=plat.compiler_params()))
+        return plat.max_abs_error(run(x, y), jnp.exp(x) * 2.0 + y)
 
 
 def op_counts(mlir: str) -> collections.Counter[str]:
@@ -163,10 +177,11 @@ def op_counts(mlir: str) -> collections.Counter[str]:
 
 @dataclass(frozen=True)
 class Refusal:
-    """A backend's answer to the matmul kernel: the lowered op count, or the error it raised."""
+    """A backend's answer to the matmul kernel: the lowered op count, or the error it raised (or,
+    where this host cannot reach the backend, `has_rule` None and why)."""
 
     backend: str
-    has_rule: bool
+    has_rule: bool | None
     outcome: str
 
 
@@ -174,14 +189,12 @@ def refusals() -> list[Refusal]:
     """Lower the matmul kernel to each backend and look its primitive up in each rule table."""
     from jax._src.lax import lax as lax_internal
     from jax._src.pallas.mosaic import lowering as tpu_lowering
-    from jax._src.pallas.mosaic_gpu import lowering as mgpu_lowering
     from jax._src.pallas.triton import lowering as triton_lowering
 
     dot = lax_internal.dot_general_p
     tables = {
         "Mosaic TPU": dot in tpu_lowering.lowering_rules[next(iter(tpu_lowering.lowering_rules))],
         "Triton": dot in triton_lowering.triton_lowering_rules,
-        "Mosaic GPU": any(dot in t for t in mgpu_lowering.mosaic_lowering_rules.values()),
     }
     x, y = plat.randn(5, (256, 128), (128, 128))
     calls: dict[str, tuple[str, Callable[..., Any]]] = {
@@ -191,6 +204,14 @@ def refusals() -> list[Refusal]:
     }
     out = []
     for backend, (platform, fn) in calls.items():
+        if backend == "Mosaic GPU":
+            try:
+                _gpu.mosaic_gpu_debug()
+            except _gpu.MissingPart as e:
+                out.append(Refusal(backend, None, f"skipped: {e}"))
+                continue
+            from jax._src.pallas.mosaic_gpu import lowering as mgpu_lowering
+            tables[backend] = any(dot in t for t in mgpu_lowering.mosaic_lowering_rules.values())
         try:
             sections = debug_sections(fn, (x, y), platform)
             module = next(v for k, v in sections.items() if k != "kernel jaxpr" and "grid" not in k)
@@ -218,20 +239,28 @@ def lowerings() -> list[plat.Lowering]:
 
 
 def artifacts(out_dir: Path) -> list[Path]:
-    """Every rung's text, one file per IR, for the lab page."""
-    return [plat.write(out_dir, r.filename, r.text) for r in ladder()]
+    """Every rung's text, one file per IR, for the lab page (a skipped rung has none)."""
+    return [plat.write(out_dir, r.filename, r.text) for r in ladder() if r.skipped is None]
 
 
 # %% The lab's run
 def main(argv: list[str] | None = None) -> int:
+    with _gpu.host():   # a TPU host's CPU: these kernels are built for a GPU
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     p = plat.parser("lowering_ladder", __doc__)
     p.add_argument("--out", type=Path, help="save every rung into this directory")
     p.add_argument("--lines", type=int, default=18, help="lines of each rung to print (default 18)")
     args = p.parse_args(argv)
     print(f"lowering_ladder: o = exp(x) * 2 + y on {SHAPE} float32, blocks {BLOCK}; lowered on "
           f"{jax.default_backend()} for tpu and cuda, no accelerator needed")
-    print(f"run {plat.where()}: max abs error vs jnp {check():.2e}")
+    print(f"run {_gpu.where()}: max abs error vs jnp {check():.2e}")
     for r in ladder():
+        if r.skipped is not None:
+            plat.banner(f"{r.name}: skipped ({r.skipped})")
+            continue
         top = ", ".join(f"{op} x{n}" for op, n in op_counts(r.text).most_common(6))
         plat.banner(f"{r.name}: {r.lines} lines" + (f"; top ops: {top}" if top else ""))
         print("\n".join(r.text.splitlines()[: args.lines]))
@@ -239,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"... ({r.lines - args.lines} more lines)")
     plat.banner("a rung that refuses: the matmul kernel, and dot_general in each rule table")
     for f in refusals():
-        print(f"{f.backend:11} rule for dot_general: {'yes' if f.has_rule else 'no '}  -> {f.outcome}")
+        rule = {True: "yes", False: "no ", None: "?  "}[f.has_rule]
+        print(f"{f.backend:11} rule for dot_general: {rule}  -> {f.outcome}")
     if args.out:
         for path in artifacts(args.out):
             print(f"wrote {path}")

@@ -25,7 +25,9 @@ Mosaic GPU module back: the `wgmma.mma_async` instructions per pipeline step, (t
 It prices the tiling in SMEM (the pipeline's buffers, the output tile and 8 bytes per barrier)
 and shows the budget refusing a tiling that does not fit, with the compiler's own count. Then both run: natively on a Hopper GPU, in the GPU interpreter
 (`plgpu.InterpretGPUParams`, which models SMEM, TMA, barriers and wgmma on the CPU) anywhere
-else, against a jnp matmul.
+else, a TPU host's CPU included, against a jnp matmul. Without absl-py (Mosaic GPU imports it at
+jax 0.10.2) the lab says so in one line and exits 1; at a jax whose `plgpu.kernel` takes no
+`debug=` (0.10.2) it skips the module's anatomy and the budget, saying why, and runs the kernels.
 
 Exercises: jax/_src/pallas/mosaic_gpu/core.py::kernel, jax/_src/pallas/mosaic_gpu/core.py::WGMMAAccumulatorRef, jax/_src/pallas/mosaic_gpu/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic_gpu/pipeline.py::emit_pipeline_warp_specialized, jax/_src/pallas/mosaic_gpu/primitives.py::wgmma, jax/_src/pallas/mosaic_gpu/primitives.py::copy_smem_to_gmem, jax/_src/pallas/mosaic_gpu/primitives.py::copy_gmem_to_smem, jax/_src/pallas/mosaic_gpu/pallas_call_registration.py::mpmd_map_mgpu_lowering_rule, jax/_src/pallas/mpmd.py::_mpmd_map_lowering, jax/_src/pallas/mosaic_gpu/interpret/interpret_pallas_call.py::interpret_pallas_call, jax/experimental/pallas/ops/gpu/hopper_matmul_mgpu.py::kernel
 """
@@ -44,10 +46,17 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
 
+from kernels import _gpu
 from kernels import _platform as plat
 from kernels.lowering_ladder import debug_sections
+
+try:
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+except ModuleNotFoundError as e:   # jax 0.10.2's Mosaic GPU imports absl-py, which jax does not require
+    MISSING: _gpu.MissingPart | None = _gpu.missing_module(e, "Mosaic GPU (jax.experimental.pallas.mosaic_gpu)")
+else:
+    MISSING = None
 
 SHAPE = (256, 512, 256)   # (m, k, n)
 DTYPE = jnp.float16
@@ -104,7 +113,7 @@ def matmul(a: jax.Array, b: jax.Array, config: Config = Config(), *, interpret: 
 
     return plgpu.kernel(
         body, out_type=jax.ShapeDtypeStruct((m, n), a.dtype), grid=(m // tm, n // tn),
-        grid_names=("m", "n"), interpret=interpret, debug=debug,
+        grid_names=("m", "n"), interpret=interpret, **_gpu.printing(debug),
         scratch_types=dict(o_smem=plgpu.SMEM((tm, tn), a.dtype, transforms=smem_layout(tn))))(a, b)
 
 
@@ -155,12 +164,15 @@ def matmul_ws(a: jax.Array, b: jax.Array, config: Config = Config(tile_m=64), *,
 
     return plgpu.kernel(
         body, out_type=jax.ShapeDtypeStruct((m, n), a.dtype), grid=(m // tm, n // block_n),
-        grid_names=("m", "n"), num_threads=3, thread_name="wg", interpret=interpret, debug=debug)(a, b)
+        grid_names=("m", "n"), num_threads=3, thread_name="wg", interpret=interpret,
+        **_gpu.printing(debug))(a, b)
 
 
 # %% Lowered for sm90 on this host: what the module holds
 def mosaic_module(fn: Callable[..., jax.Array], a: Any, b: Any) -> str:
-    """The Mosaic GPU module `fn` lowers to for an H100 (`debug=True`'s print), on any host."""
+    """The Mosaic GPU module `fn` lowers to for an H100 (`debug=True`'s print), on any host;
+    `_gpu.MissingPart` at a jax whose `plgpu.kernel` cannot print it."""
+    _gpu.mosaic_gpu_debug()
     with plat.TARGET("mosaic_gpu"):
         return debug_sections(functools.partial(fn, debug=True), (a, b), "cuda")["Mosaic GPU module"]
 
@@ -227,13 +239,13 @@ def _shapes(shape: tuple[int, int, int]) -> tuple[jax.ShapeDtypeStruct, jax.Shap
 def interpret_params(threads: int = 1) -> Any:
     """`interpret=` for these kernels: None (compiled) on a GPU, the GPU interpreter elsewhere,
     with as many simulated threads (warpgroups) as the kernel has."""
-    return None if jax.default_backend() == "gpu" else plgpu.InterpretGPUParams(num_cores_or_threads=threads)
+    return None if _gpu.native() else _gpu.interpret_gpu_params(threads)
 
 
 def where() -> str:
-    if jax.default_backend() == "gpu":
+    if _gpu.native():
         return f"natively on {jax.devices()[0].device_kind}"
-    return f"in the GPU interpreter on {jax.default_backend()}, since jax finds no GPU here"
+    return "in the GPU interpreter " + _gpu.where().removeprefix("interpret mode ")
 
 
 @dataclass(frozen=True)
@@ -244,6 +256,11 @@ class Check:
 
 
 def check(shape: tuple[int, int, int] = SHAPE) -> list[Check]:
+    with _gpu.host():
+        return _check(shape)
+
+
+def _check(shape: tuple[int, int, int]) -> list[Check]:
     m, k, n = shape
     a, b = plat.randn(7, (m, k), (k, n), dtype=DTYPE)
     ref = jnp.dot(a, b, preferred_element_type=jnp.float32).astype(DTYPE)
@@ -269,14 +286,7 @@ def artifacts(out_dir: Path) -> list[Path]:
 
 
 # %% The lab's run
-def main(argv: list[str] | None = None) -> int:
-    p = plat.parser("mosaic_gpu_matmul", __doc__)
-    p.add_argument("--out", type=Path, help="save each kernel's Mosaic GPU module into this directory")
-    args = p.parse_args(sys.argv[1:] if argv is None else argv)
-    m, k, n = SHAPE
-    a, b = _shapes(SHAPE)
-    print(f"mosaic_gpu_matmul: ({m}, {k}) @ ({k}, {n}) float16, accumulated in float32; "
-          f"lowered for an H100 (sm90) on {jax.default_backend()}, no GPU needed")
+def _print_lowered(a: Any, b: Any) -> None:
     plat.banner("lowered for sm90: what each kernel's Mosaic GPU module holds")
     for fn, config in ((matmul, Config()), (matmul_ws, Config(tile_m=64))):
         anat = anatomy(mosaic_module(fn, a, b))
@@ -289,6 +299,33 @@ def main(argv: list[str] | None = None) -> int:
     r = refusal(Config(tile_n=256, steps=4))
     print(f"matmul     {r.config.describe()}: refused, {r.compiler} bytes > {r.budget} available "
           f"(modelled {r.modelled})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    with _gpu.host():   # a TPU host's CPU: these kernels are built for a GPU
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
+    p = plat.parser("mosaic_gpu_matmul", __doc__)
+    p.add_argument("--out", type=Path, help="save each kernel's Mosaic GPU module into this directory")
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if MISSING is not None:
+        print(f"mosaic_gpu_matmul: {MISSING}")
+        return 1
+    m, k, n = SHAPE
+    a, b = _shapes(SHAPE)
+    print(f"mosaic_gpu_matmul: ({m}, {k}) @ ({k}, {n}) float16, accumulated in float32; "
+          f"lowered for an H100 (sm90) on {jax.default_backend()}, no GPU needed")
+    try:
+        _gpu.mosaic_gpu_debug()
+    except _gpu.MissingPart as e:
+        plat.banner(f"lowered for sm90: skipped ({e})")
+        if args.out:
+            print("--out: nothing written (the modules are what was skipped)")
+        args.out = None
+    else:
+        _print_lowered(a, b)
     plat.banner(f"run {where()}")
     for c in check():
         print(f"{c.kernel:10} max abs error vs jnp {c.error:.2e} (tolerance {c.tolerance:.2e}: "
