@@ -79,6 +79,9 @@ def lower(fn: Any, args: tuple[Any, ...], platform: str) -> Any:
 
 
 BACKENDS = ("jaxpr", "mosaic_tpu", "mosaic_gpu", "triton")
+PALLAS_CALL = ("jaxpr", "mosaic_tpu", "triton")
+"""The backends a portable `pallas_call` kernel lowers through: at jax 0.12.0.1 a GPU `pallas_call`
+lowers to Triton only (Mosaic GPU is reached through `plgpu.kernel`)."""
 TPU_KIND = "TPU v5 lite"
 """The TPU a host without one lowers for (a v5e: `device_kind` "TPU v5 lite")."""
 _BUILD = {"jaxpr": ("tpu", "tpu"), "mosaic_tpu": ("tpu", "tpu"), "mosaic_gpu": ("mosaic_gpu", "cuda"),

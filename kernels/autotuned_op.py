@@ -146,7 +146,7 @@ def lowerings() -> list[plat.Lowering]:
     from kernels.flash_attention import flash_forward, loop_kernel
     q, k, v = plat.randn(31, *[(1, 2, 128, 32)] * 3)
     return [plat.Lowering("forward", loop_kernel, lambda a, b, c: flash_forward(
-        a, b, c, causal=True, block_q=LADDER[0], block_k=LADDER[0]), (q, k, v))]
+        a, b, c, causal=True, block_q=LADDER[0], block_k=LADDER[0]), (q, k, v), plat.PALLAS_CALL)]
 
 
 # %% On a TPU: tokamax's autotuner timing compiled configs on the chip

@@ -194,7 +194,7 @@ def lowerings() -> list[plat.Lowering]:
     lse = jnp.zeros((1, 2, 128), jnp.float32)
     scale = 1.0 / math.sqrt(q.shape[-1])
     return [plat.Lowering("backward", dkv_kernel, lambda *a: flash_backward(
-        *a, causal=True, scale=scale, block_q=32, block_k=64), (q, k, v, o, lse, do))]
+        *a, causal=True, scale=scale, block_q=32, block_k=64), (q, k, v, o, lse, do), plat.PALLAS_CALL)]
 
 
 # %% On a TPU: gradients checked natively, the backward timed against its peers
