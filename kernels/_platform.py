@@ -91,14 +91,19 @@ _BUILD = {"jaxpr": ("tpu", "tpu"), "mosaic_tpu": ("tpu", "tpu"), "mosaic_gpu": (
 @dataclasses.dataclass(frozen=True, eq=False)
 class Lowering:
     """A kernel a lab shows lowered (`lowerings()`): `fn(*args)` makes its `pallas_call`(s),
-    built natively for each backend (`building`); `variants` replaces `fn` for one backend."""
+    built natively for each backend (`building`); `variants` replaces `fn` for one backend.
+    `backends` left out: `PALLAS_CALL`, and Mosaic GPU too where a variant is written for it."""
 
     name: str
     kernel: Callable[..., Any]
     fn: Callable[..., Any]
     args: tuple[Any, ...]
-    backends: tuple[str, ...] = BACKENDS
+    backends: tuple[str, ...] = ()
     variants: Mapping[str, Callable[..., Any]] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.backends:
+            object.__setattr__(self, "backends", BACKENDS if "mosaic_gpu" in self.variants else PALLAS_CALL)
 
     @contextlib.contextmanager
     def building(self, backend: str) -> Iterator[None]:

@@ -181,8 +181,8 @@ def _version(*names: str) -> str:
     return "absent"
 
 
-def source_sha256(lab: str) -> str:
-    return hashlib.sha256((Path(__file__).resolve().parent / f"{lab}.py").read_bytes()).hexdigest()
+def source(lab: str) -> bytes:
+    return (Path(__file__).resolve().parent / f"{lab}.py").read_bytes()
 
 
 def record(lab: str, measured: Measured, command: str) -> dict[str, Any]:
@@ -194,12 +194,13 @@ def record(lab: str, measured: Measured, command: str) -> dict[str, Any]:
                      "jaxlib": _version("jaxlib"), "libtpu": _version("libtpu", "libtpu-nightly"),
                      "tokamax": _version("tokamax")},
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "source_sha256": source_sha256(lab), "command": command, "passed": measured.passed,
+        "source_sha256": hashlib.sha256(source(lab)).hexdigest(), "command": command, "passed": measured.passed,
         "checks": [{**asdict(c), "passed": c.passed} for c in measured.checks],
         "timings": [{**asdict(t), "tflops": round(t.tflops, 3)} for t in measured.timings],
         "ratios": [{**asdict(r), "meets": r.meets} for r in measured.ratios],
         "refusals": [asdict(r) for r in measured.refusals],
         "notes": list(measured.notes), "extra": measured.extra,
+        "source": source(lab).decode("utf-8"),
     }
 
 

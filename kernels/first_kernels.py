@@ -138,9 +138,9 @@ def run(rows: int = 32, cols: int = 256) -> list[KernelRun]:
 def lowerings() -> list[plat.Lowering]:
     """The three kernels as the site shows them lowered (reader/ir): one small tile grid each."""
     x, y = plat.randn(0, (16, 256), (16, 256))
-    return [plat.Lowering("add", add_kernel, add, (x, y), plat.PALLAS_CALL),
-            plat.Lowering("scale", scale_kernel, scale, (x,), plat.PALLAS_CALL),
-            plat.Lowering("rowsum", rowsum_kernel, rowsum, (x,), plat.PALLAS_CALL)]
+    return [plat.Lowering("add", add_kernel, add, (x, y)),
+            plat.Lowering("scale", scale_kernel, scale, (x,)),
+            plat.Lowering("rowsum", rowsum_kernel, rowsum, (x,))]
 
 
 def artifacts(out_dir: Path) -> list[Path]:

@@ -335,7 +335,7 @@ def lowerings() -> list[plat.Lowering]:
     return [RingLowering("ring_kernel", ring_kernel, _ring_lowered, (shard, shard, shard),
                          backends=("jaxpr", "mosaic_tpu")),
             plat.Lowering("ring_block", loop_kernel, lambda a, b, c: _block(
-                a, b, c, causal=True, scale=1.0 / math.sqrt(32), block=32), (q, k, v), plat.PALLAS_CALL)]
+                a, b, c, causal=True, scale=1.0 / math.sqrt(32), block=32), (q, k, v))]
 
 
 # %% On a TPU: the in-kernel ring natively on the chip's one device

@@ -64,6 +64,28 @@ def test_reader_check_flags_a_record_made_stale_by_an_edit_of_its_lab(tmp_path):
     assert "python3 benchmarks/chip.py --only first_kernels" in str(problem)
 
 
+def test_an_edit_of_prose_or_comments_keeps_the_measurement(tmp_path):
+    root = _project(tmp_path)
+    lab = root / "kernels" / "first_kernels.py"
+    text = lab.read_text()
+    lab.write_text(text.replace("Exercises:", "A reworded docstring.\n\nExercises:", 1)
+                   .replace("# %% The kernels", "# %% The three kernels", 1))
+    assert lab.read_text() != text
+    assert stale_records(root) == []
+    lab.write_text(text + "\nTILE = 8\n")
+    assert [s.record.lab for s in stale_records(root)] == ["first_kernels"]
+
+
+def test_a_record_whose_source_is_not_what_it_hashed_is_refused(tmp_path):
+    root = _project(tmp_path)
+    path = root / RUNS / "tpu-v5-lite" / "first_kernels.json"
+    data = json.loads(path.read_text())
+    data["source"] = data["source"].replace("BLOCK = (8, 128)", "BLOCK = (16, 128)")
+    path.write_text(json.dumps(data, indent=1))
+    with pytest.raises(InputError, match="does not hash to its source_sha256"):
+        read_record(root, path)
+
+
 def test_a_malformed_record_is_a_located_input_error(tmp_path):
     root = _project(tmp_path)
     path = root / RUNS / "tpu-v5-lite" / "first_kernels.json"

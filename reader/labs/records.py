@@ -1,8 +1,13 @@
 """A lab's runs on a chip as the site shows them: the committed records `kernels/runs/<chip>/<lab>.json`
-that `benchmarks/chip.py` writes (kernels/_record.py), read, validated and checked for staleness."""
+that `benchmarks/chip.py` writes (kernels/_record.py), read, validated and checked for staleness.
+
+A record holds the lab's source as it ran (its sha256 checked on reading). It is stale when the
+lab's code differs from that source's: their syntax trees compared without docstrings, so an edit
+of the prose or the comments keeps the measurement, as it keeps the lab's artifacts (`code_of`)."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
@@ -72,14 +77,33 @@ class LabRecord:
     ratios: tuple[RecordRatio, ...]
     refusals: tuple[RecordRefusal, ...]
     notes: tuple[str, ...]
+    source: str
+    """The lab's file as it ran (`source_sha256` is its hash)."""
 
     def stale(self, lab_bytes: bytes) -> bool:
-        """Whether the lab's file changed since this run (its sha256 is not the one measured)."""
-        return hashlib.sha256(lab_bytes).hexdigest() != self.source_sha256
+        """Whether the lab's code changed since this run (docstrings and comments aside)."""
+        if hashlib.sha256(lab_bytes).hexdigest() == self.source_sha256:
+            return False
+        try:
+            return measured_code(lab_bytes.decode("utf-8")) != measured_code(self.source)
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            return True
 
     @property
     def remeasure(self) -> str:
         return REMEASURE.format(lab=self.lab)
+
+
+def measured_code(text: str) -> str:
+    """A module's syntax tree without its docstrings: what a run of it depends on."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
 
 
 def records_of(root: Path, lab: str) -> tuple[LabRecord, ...]:
@@ -126,7 +150,14 @@ def _record(rel: str, d: Mapping[str, Any]) -> LabRecord:
         tuple(RecordRatio(str(r["name"]), float(r["value"]), None if r["target"] is None else float(r["target"]),
                           bool(r["at_least"]), r["meets"], str(r["note"])) for r in d["ratios"]),
         tuple(RecordRefusal(str(r["form"]), str(r["stage"]), str(r["message"])) for r in d["refusals"]),
-        tuple(str(n) for n in d["notes"]))
+        tuple(str(n) for n in d["notes"]), _source(d))
+
+
+def _source(d: Mapping[str, Any]) -> str:
+    source = str(d["source"])
+    if hashlib.sha256(source.encode("utf-8")).hexdigest() != d["source_sha256"]:
+        raise ValueError("its source does not hash to its source_sha256")
+    return source
 
 
 def _line_of(path: Path, e: BaseException) -> int:
@@ -152,8 +183,8 @@ class StaleRecord:
     @property
     def message(self) -> str:
         r = self.record
-        return (f"the record of lab {r.lab!r} on {r.device_kind} ({r.date}) is stale: kernels/{r.lab}.py "
-                "changed since it was measured")
+        return (f"the record of lab {r.lab!r} on {r.device_kind} ({r.date}) is stale: the code of "
+                f"kernels/{r.lab}.py changed since it was measured")
 
     @property
     def hint(self) -> str:
