@@ -18,7 +18,10 @@ took or whether it overlapped compute; on a TPU the lab runs the same pipeline n
 operands, checked against the f32 product at `Precision.HIGHEST`) under `jax.profiler`, with
 libtpu recording emit_pipeline's named scopes (`ep_copy_in`, `ep_wait_in`, `ep_run_kernel`,
 ...) as trace regions, and reads the overlap from the time spent waiting; `chip()` does so for
-a larger block and for a third buffer too.
+a larger block and for a third buffer too. A larger block gives each step more compute per byte
+it moves (the MXU's work grows with bm·bn·bk, the copies with bm·bk + bk·bn), so less of each
+transfer is left uncovered; a third buffer starts each copy a step earlier, which hides a
+transfer's jitter but not a shortfall of compute per byte.
 
 Exercises: jax/_src/pallas/mosaic/pipeline.py::emit_pipeline, jax/_src/pallas/mosaic/pipeline.py::BufferedRef, jax/_src/pallas/mosaic/pipeline.py::Scheduler, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.wait_in, jax/_src/pallas/mosaic/pipeline.py::Scheduler.copy_out, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_start, jax/_src/pallas/mosaic/interpret/interpret_pallas_call.py::dma_wait, jax/_src/pallas/mosaic/interpret/params.py::InterpretParams, jax/_src/pallas/mosaic/pipeline.py::BufferedRefBase.get_dma_slice
 """
