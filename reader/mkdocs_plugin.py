@@ -23,6 +23,7 @@ from mkdocs.structure.toc import get_toc
 from reader import __version__
 from reader.cache import Cache
 from reader.editions import Switcher
+from reader.editions.opened import open_project
 from reader.errors import ReaderError
 from reader.progress import Stage, stage
 from reader.render.common.model import SLOT, Slot
@@ -115,7 +116,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         root = Path(config.config_file_path or "mkdocs.yml").resolve().parent
         try:
-            self.generated = self.preloaded or generate_site(root, self.config.track,
+            self.generated = self.preloaded or generate_site(open_project(root, Cache()), self.config.track,
                                                              self.config.jobs or None)
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None

@@ -38,12 +38,14 @@ class Past:
         return self.previous.releases if self.previous is not None else {}
 
 
-def load_past(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None) -> Past:
-    """The project's recorded moves and the edition before the last, its changed files' hunks
-    against `files` (the pinned files now) and its notes on them."""
+def load_past(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None,
+              opened: Sequence[Corpus] = ()) -> Past:
+    """The project's recorded moves and the edition before the last (its files those of `opened`,
+    the editions the build opened, when one has its pins), its changed files' hunks against `files`
+    (the pinned files now) and its notes on them."""
     root = corpus.project.root
     moves = tuple(load_moves(root))
-    previous = load_previous(root, moves, corpus.cache) if moves else None
+    previous = load_previous(root, moves, corpus.cache, opened) if moves else None
     if previous is None:
         return Past(moves)
     diffs = changed_files(previous, files, cache)

@@ -103,8 +103,10 @@ class Previous:
         return dict(out)
 
 
-def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previous | None:
-    """The edition before the last move in `moves` (None without one)."""
+def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache,
+                  opened: Sequence[Corpus] = ()) -> Previous | None:
+    """The edition before the last move in `moves` (None without one); its files those of the
+    edition in `opened` with its pins and lock, when the build opened it."""
     if not moves:
         return None
     record = moves[-1].record
@@ -112,17 +114,20 @@ def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previo
     kept = cache.get_object(PREVIOUS_KIND, key)
     if not isinstance(kept, Kept) or not all(cache.has_blob(blob) for files in kept.manifests.values()
                                              for blob in files.values()):
-        kept = _read(root, record, cache)  # its files fetched again: reading them later never fetches
+        kept = _read(root, record, cache, opened)  # its files fetched again: reading them later never fetches
         cache.put_object(PREVIOUS_KIND, key, kept)
     return Previous(root, record, kept, cache, key)
 
 
-def _read(root: Path, record: MoveRecord, cache: Cache) -> Kept:
-    """The old pins from git (`record.old`), their files fetched and verified."""
+def _read(root: Path, record: MoveRecord, cache: Cache, opened: Sequence[Corpus]) -> Kept:
+    """The old pins from git (`record.old`), their files those of the corpus in `opened` with those
+    pins and lock, else fetched and verified."""
     from reader.move.sides import load_side
 
     side = load_side(root, record.old)
-    with unsaid():
-        corpus = Corpus.open(Project(root, side.pins, side.locks), cache)
+    corpus = next((c for c in opened if c.project.pins == side.pins and c.project.locks == side.locks), None)
+    if corpus is None:
+        with unsaid():
+            corpus = Corpus.open(Project(root, side.pins, side.locks), cache)
     return Kept(side.pins, side.locks,
                 {pin: {path: corpus.blob(pin, path) for path in corpus.files(pin)} for pin in corpus.pins})

@@ -8,15 +8,15 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from reader.annotations import Article, ResolvedNote, load_articles, resolve
 from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
-from reader.corpus import Corpus, Project
-from reader.editions import Past, load_past, older_corpora
+from reader.corpus import Corpus
+from reader.editions import Past, load_past
+from reader.editions.opened import OpenedProject
 from reader.errors import InputError
 from reader.extract import Index
 from reader.extract.fact import Facts
@@ -61,16 +61,17 @@ from reader.track import Track, load_track
 from reader.workers import Workers
 
 
-def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
-                  cache: Cache | None = None, older: Older | None = None,
-                  started: Started | None = None, later: Workers | None = None) -> Generated:
-    """Every page of the project at `root`: its pins, outline, annotations and labs (`started`:
-    their slow readers, started before: `start_slow`); `later`: the workers to make the search
-    index on a process of their own, for `Generated.finished` to wait for (`close` ends it)."""
-    with unsaid():
-        corpus = Corpus.open(Project.load(root), cache, verify=True)
-    return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older,
-                    started, later)
+def generate_site(project: OpenedProject, track_file: str = "track.yaml", jobs: int | None = None,
+                  older: Older | None = None, started: Started | None = None,
+                  later: Workers | None = None) -> Generated:
+    """Every page of an edition of the `project` the command opened: the current one's, or with
+    `older` that older edition's: its pins, outline, annotations and labs (`started`: their slow
+    readers, started before: `start_slow`); `later`: the workers to make the search index on a
+    process of their own, for `Generated.finished` to wait for (`close` ends it)."""
+    corpus = project.current if older is None else older.corpus
+    editions = project.older_corpora() if older is None else ()
+    return generate(corpus, load_track(corpus.project.root / track_file, corpus.cache), corpus.cache, jobs,
+                    older, started, later, editions)
 
 
 @dataclass(frozen=True)
@@ -90,14 +91,12 @@ class Started:
         self.workers.close()
 
 
-def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
-               labs: list[LabInfo] | None = None, editions: Sequence[Corpus] | None = None) -> Started:
+def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers, editions: Sequence[Corpus],
+               labs: list[LabInfo] | None = None) -> Started:
     """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
     kernels lowered, when the pins have them) and its rule history (a release an older edition
-    pins read from `editions`, those editions' files; None: the project's own older editions,
-    so that a warm build finds the history the full build kept)."""
-    if editions is None:
-        editions = older_corpora(corpus.project.root, cache or corpus.cache)
+    pins read from `editions`, those editions' files: the project's own older editions, so that a
+    warm build finds the history the full build kept)."""
     labs = load_labs(corpus.project.root, cache) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
     artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
@@ -108,22 +107,25 @@ def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
 
 @dataclass(frozen=True)
 class Older:
-    """An older edition's build (`reader.editions`): it runs no labs, and its lab pages link
-    `labs`, the current edition's, `to_current` above its root."""
+    """An older edition's build (`reader.editions`): its files (`corpus`, opened with the project);
+    it runs no labs, and its lab pages link `labs`, the current edition's, `to_current` above its root."""
 
+    corpus: Corpus
     labs: tuple[LabInfo, ...]
     to_current: str
 
 
 def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None,
              older: Older | None = None, started: Started | None = None,
-             later: Workers | None = None) -> Generated:
+             later: Workers | None = None, editions: Sequence[Corpus] = ()) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
     The recipe, one call a step: open -> gather -> collect -> render -> assemble. `Schedule`
     decides where and when each runs (a fork pool, a cold build's warm-up, the pages waiting for
     the labs' artifacts in a second pass); the pages are every page of every kind in `KINDS`, and
     one whose inputs are unchanged since an earlier build is read back from the page cache.
+    `editions`: the older editions' files (the rule history reads a release they pin from them,
+    the previous edition's files are theirs).
     """
     kinds = KINDS if older is None else {**KINDS, "lab": CurrentLabKind(older.to_current)}
     keep_compiled(cache)
@@ -137,9 +139,9 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
             # git and fetches for the previous edition), the pinned files scanned meanwhile
             mine = started is None  # started here, so ended here when the build fails (Ctrl-C too)
             slow = started if started is not None else start_slow(
-                corpus, cache, run.workers, None if older is None else [], None if older is None else ())
+                corpus, cache, run.workers, editions, None if older is None else [])
             try:
-                opened = open_sources(corpus, files, cache, run, older, slow)
+                opened = open_sources(corpus, files, cache, run, older, slow, editions)
                 # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
                 notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
                     if older is None else None
@@ -206,7 +208,7 @@ class Opened:
 
 
 def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
-                 older: Older | None, started: Started) -> Opened:
+                 older: Older | None, started: Started, editions: Sequence[Corpus] = ()) -> Opened:
     """With the slow readers `started` (an older edition's run none), read the rest while the
     pinned files are scanned."""
     root = corpus.project.root
@@ -214,7 +216,7 @@ def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | Non
     artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
-        load_articles(root, cache), load_past(corpus, files, cache)))
+        load_articles(root, cache), load_past(corpus, files, cache, editions)))
     if older is None:  # an older edition shows the current labs' exercises it lacks as such
         try:
             unknown_exercises(labs, _defined(labs, index, corpus, cache))
