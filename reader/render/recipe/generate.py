@@ -39,18 +39,19 @@ from reader.model import Reference, SourceFile, line_count, module_of
 from reader.progress import Quiet, reporting, unsaid
 from reader.render.changes.kind import CHANGES
 from reader.render.common.docs import Docs, source_resolver
+from reader.render.common.figure import FigureInputs
+from reader.render.common.keys import page_key, world_key
 from reader.render.common.model import NoteView, Page
 from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.common.templates import keep_compiled
 from reader.render.common.urls import RULES
-from reader.render.figures.figure import FigureInputs
 from reader.render.figures.registry import NOT_COMPUTED, Figures
 from reader.render.ir.site import IrPages, canonical_failure, wanted
+from reader.render.kind import Content, PageKind, World
 from reader.render.lab.older import CurrentLabKind
 from reader.render.lab.page import lab_assets, notebook_assets
-from reader.render.recipe.kind import Content, PageKind, World
-from reader.render.recipe.pagecache import PageCache, page_key, world_key
+from reader.render.recipe.pagecache import PageCache
 from reader.render.recipe.parallel import Job, Rendered
 from reader.render.recipe.registry import KINDS
 from reader.render.recipe.schedule import Schedule

@@ -1,4 +1,4 @@
-"""The registry of page kinds (see `recipe/kind.py`): the recipe collects, plans and renders every
+"""The registry of page kinds (see `render/kind.py`): the recipe collects, plans and renders every
 page of each, in this order (the site lists the pages in it: search results among equals). Add a
 kind: its package under `render/`, and one line below."""
 
@@ -10,8 +10,8 @@ from reader.render.article.kind import ARTICLE
 from reader.render.changes.kind import CHANGES
 from reader.render.diff.kind import DIFF
 from reader.render.ir.kind import IR
+from reader.render.kind import PageKind
 from reader.render.lab.kind import LAB
-from reader.render.recipe.kind import PageKind
 from reader.render.rules.kind import RULES_KIND
 from reader.render.source.kind import SOURCE
 
