@@ -24,7 +24,8 @@ from reader.profile import mark
 from reader.progress import current, say
 from reader.render.common.model import Asset, Slot
 from reader.render.common.urls import html_of
-from reader.render.recipe.generate import Older, Started, generate_site, start_slow
+from reader.render.recipe.generate import Older, generate_site
+from reader.render.recipe.schedule import Started, start_slow
 from reader.render.track.navigation import Generated, PageCount
 from reader.workers import Workers
 

@@ -241,17 +241,17 @@ def test_a_patched_build_reads_the_rule_history_with_the_editions_the_full_build
     """The history's key names the releases read from archives, those an older edition pins being
     read from its files instead: a warm build given no editions missed the full build's kept
     history and read every release again (6-13 s on the first rebuild of the real site)."""
-    from reader.render.recipe import generate
+    from reader.render.recipe import schedule
 
     monkeypatch.setenv("READER_CACHE", str(tmp_path / "cache"))
     root, _ = _moved(tmp_path, monkeypatch)
-    given, history = [], generate.start_history
+    given, history = [], schedule.start_history
 
     def recorded(corpus, workers, cache=None, editions=()):
         given.append(sorted(e.project.root.name for e in editions))
         return history(corpus, workers, cache, editions)
 
-    monkeypatch.setattr(generate, "start_history", recorded)
+    monkeypatch.setattr(schedule, "start_history", recorded)
     build_site(root, jobs=1)
     yaml = root / "annotations" / "demo.yaml"
     yaml.write_text(yaml.read_text().replace("body: The sum, now doubled.", "body: The sum, doubled."))

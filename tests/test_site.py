@@ -253,16 +253,17 @@ def test_a_failed_generation_ends_the_search_index_part_started_beside_it(small,
 
     from reader.cache import Cache
     from reader.render.recipe import generate
+    from reader.render.recipe.schedule import Schedule
     from reader.workers import Workers
 
-    start, started = generate._start_code_lines, []
+    start, started = Schedule.early, []
 
-    def recorded(*args):
-        started.append(start(*args))
+    def recorded(*args, **kwargs):
+        started.append(start(*args, **kwargs))
         return started[-1]
 
     monkeypatch.setattr(generate, "code_lines", lambda *a: time.sleep(60))  # still running at the failure
-    monkeypatch.setattr(generate, "_start_code_lines", recorded)
+    monkeypatch.setattr(Schedule, "early", recorded)
 
     def failing(*args, **kwargs):
         raise RuntimeError("the outline's pages failed")
