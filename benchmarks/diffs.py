@@ -22,7 +22,7 @@ from typing import Any
 
 from reader.cache import Cache
 from reader.editions import filediffs, past, previous
-from reader.editions.opened import open_project
+from reader.opening import open_project
 from reader.render.diff.kind import DIFF
 from reader.render.recipe import generate
 from reader.render.recipe.pagecache import PageCache

@@ -23,8 +23,8 @@ from mkdocs.structure.toc import get_toc
 from reader import __version__
 from reader.cache import Cache
 from reader.editions import Switcher
-from reader.editions.opened import open_project
 from reader.errors import ReaderError
+from reader.opening import open_project
 from reader.progress import Stage, stage
 from reader.render.common.model import SLOT, Slot
 from reader.render.common.toc import toc_tokens

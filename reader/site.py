@@ -17,9 +17,10 @@ from reader import editions, site_patch
 from reader.annotations import load_articles
 from reader.atomic import atomic_write
 from reader.cache import Cache, held
-from reader.editions.opened import OpenedProject, open_project
+from reader.editions.opened import OpenedProject
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import BrokenLink, Scanned, check_changed, check_links, prescan, tree_of
+from reader.opening import open_project
 from reader.profile import mark
 from reader.progress import current, say
 from reader.render.common.model import Asset, Slot
@@ -212,7 +213,7 @@ def _start_slow(project: OpenedProject, jobs: int | None) -> Started | None:
     the current edition's build starts them first anyway)."""
     if not project.older:
         return None
-    return start_slow(project.current, project.cache, Workers(jobs), project.older_corpora())
+    return start_slow(project.current, project.cache, Workers(jobs), project.older_corpora(), project.releases)
 
 
 def _older_editions(project: OpenedProject, jobs: int | None,

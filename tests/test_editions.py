@@ -247,9 +247,9 @@ def test_a_patched_build_reads_the_rule_history_with_the_editions_the_full_build
     root, _ = _moved(tmp_path, monkeypatch)
     given, history = [], schedule.start_history
 
-    def recorded(corpus, workers, cache=None, editions=()):
+    def recorded(corpus, workers, releases, cache=None, editions=()):
         given.append(sorted(e.project.root.name for e in editions))
-        return history(corpus, workers, cache, editions)
+        return history(corpus, workers, releases, cache, editions)
 
     monkeypatch.setattr(schedule, "start_history", recorded)
     build_site(root, jobs=1)

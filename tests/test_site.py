@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reader.editions.opened import open_project
 from reader.errors import BuildError, InputError
+from reader.opening import open_project
 from reader.packed import unpacked_call
 from reader.site import build_site, swap_in
 from tests.conftest import REPO_ROOT, make_upstream, write_project

@@ -1,16 +1,31 @@
 """The project a build opens once, as mkdocs' `load_config` gives one `config` to every stage: each
-edition's pins, lock and verified files (the current one's and each older one's, read from git by
-`checkout`) with the cache they are served from. No stage after it opens a project again."""
+edition's pins, lock and verified files (the current one's and each older one's) with the cache they
+are served from, the earlier releases' archives and the project's git history as sources. The
+command opens it (`reader.opening.open_project`); no stage after it opens a project again."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from reader.cache import Cache
-from reader.corpus import Corpus, Project
-from reader.editions.listing import Edition, checkout, editions
-from reader.progress import unsaid
+from reader.corpus import Corpus
+from reader.editions.listing import Edition
+from reader.extract.rulehistory import ReleaseSource
+from reader.pins import LockEntry, Pin
+
+
+class ProjectHistory(Protocol):
+    """The project's own git history, as the command opened it (`reader.opening.GitHistory`)."""
+
+    def checkout(self, edition: Edition) -> Path:
+        """The folder holding `edition`'s project as committed at its `rev`."""
+        ...
+
+    def side(self, spec: str) -> tuple[dict[str, Pin], dict[str, LockEntry]]:
+        """The pins and lock `spec` names (`REV:pins.toml`, or a pins file)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -23,9 +38,13 @@ class OpenEdition:
 
 @dataclass(frozen=True)
 class OpenedProject:
-    """Every edition of the project at `root`, opened (`open_project`): the current one first."""
+    """Every edition of the project (the current one first), and where what a build reads later
+    comes from: `releases` (the rule history's earlier releases), `history` (the previous edition's
+    pins and notes)."""
 
     editions: tuple[OpenEdition, ...]
+    releases: ReleaseSource[Any]
+    history: ProjectHistory
 
     @property
     def current(self) -> Corpus:
@@ -48,14 +67,3 @@ class OpenedProject:
     def older_corpora(self) -> list[Corpus]:
         """The older editions' files (a release one of them pins is read from them, not fetched)."""
         return [e.corpus for e in self.older]
-
-
-def open_project(root: Path, cache: Cache) -> OpenedProject:
-    """Open every edition of the project at `root` once: its pins and lock read, its files fetched
-    where the cache lacks them and each cached blob verified; quietly (a file an edition's sources
-    lack is named by the build's report)."""
-    listed = editions(root)
-    folders = [root, *(checkout(root, e, cache) for e in listed[1:])]
-    with unsaid():
-        return OpenedProject(tuple(OpenEdition(edition, Corpus.open(Project.load(folder), cache, verify=True))
-                                   for edition, folder in zip(listed, folders, strict=True)))

@@ -16,7 +16,7 @@ from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus
 from reader.editions import Past, load_past
-from reader.editions.opened import OpenedProject
+from reader.editions.opened import OpenedProject, ProjectHistory
 from reader.errors import InputError
 from reader.extract import Index
 from reader.extract.fact import Facts
@@ -63,9 +63,8 @@ def generate_site(project: OpenedProject, track_file: str = "track.yaml", jobs: 
     readers, started before: `start_slow`); `later`: the workers to make the search index on a
     process of their own, for `Generated.finished` to wait for (`close` ends it)."""
     corpus = project.current if older is None else older.corpus
-    editions = project.older_corpora() if older is None else ()
-    return generate(corpus, load_track(corpus.project.root / track_file, corpus.cache), corpus.cache, jobs,
-                    older, started, later, editions)
+    return generate(project, corpus, load_track(corpus.project.root / track_file, corpus.cache), jobs,
+                    older, started, later)
 
 
 @dataclass(frozen=True)
@@ -78,9 +77,9 @@ class Older:
     to_current: str
 
 
-def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None,
+def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | None = None,
              older: Older | None = None, started: Started | None = None,
-             later: Workers | None = None, editions: Sequence[Corpus] = ()) -> Generated:
+             later: Workers | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
     The recipe, one call a step: open -> gather -> collect -> render -> assemble -> index. The
@@ -88,9 +87,12 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
     earlier build is read back from the page cache. `Schedule` decides where and when each step
     runs (a fork pool, a cold build's warm-up, the pages waiting for the labs' artifacts in a
     second pass, the slow readers: `started` before, else now; the search index: on `later`'s
-    process beside mkdocs, else here). `editions`: the older editions' files (the rule history
-    reads a release they pin from them, the previous edition's files are theirs).
+    process beside mkdocs, else here). `corpus`: the edition's files, one of the opened `project`'s
+    (the current edition's: the rule history reads a release an older edition pins from its files,
+    the previous edition's files are theirs).
     """
+    cache = project.cache
+    editions = project.older_corpora() if older is None else []
     kinds = registry.kinds_for(older.to_current if older is not None else None)
     keep_compiled(cache)
     files = pinned_files(corpus)
@@ -102,9 +104,9 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
                           needed=lambda: not code_packs_kept(files, cache, context))
         # open: what comes from outside the process (the labs' child, the rule history's reads,
         # git for the previous edition), the pinned files scanned meanwhile
-        slow = run.slow(partial(start_slow, corpus, cache, editions=editions,
+        slow = run.slow(partial(start_slow, corpus, cache, editions=editions, releases=project.releases,
                                 labs=None if older is None else []))
-        opened = open_sources(corpus, files, cache, run, older, slow, editions)
+        opened = open_sources(corpus, files, cache, run, older, slow, project.history, editions)
         # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
         notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
             if older is None else None
@@ -167,15 +169,16 @@ class Opened:
 
 
 def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
-                 older: Older | None, started: Started, editions: Sequence[Corpus] = ()) -> Opened:
+                 older: Older | None, started: Started, git: ProjectHistory,
+                 editions: Sequence[Corpus] = ()) -> Opened:
     """With the slow readers `started` (an older edition's run none), read the rest while the
-    pinned files are scanned."""
+    pinned files are scanned (the previous edition's pins and notes from the project's `git`)."""
     root = corpus.project.root
     labs = started.labs if older is None else list(older.labs)
     artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
-        load_articles(root, cache), load_past(corpus, files, cache, editions)))
+        load_articles(root, cache), load_past(corpus, files, cache, git, editions)))
     if older is None:  # an older edition shows the current labs' exercises it lacks as such
         try:
             unknown_exercises(labs, _defined(labs, index, corpus, cache))

@@ -23,14 +23,14 @@ from concurrent import futures
 from concurrent.futures import Executor, Future
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from reader import profile
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.extract import Index
 from reader.extract.index import start_index
-from reader.extract.rulehistory import RuleHistory, start_history
+from reader.extract.rulehistory import ReleaseSource, RuleHistory, start_history
 from reader.extract.ruletable import RuleTable
 from reader.labs import ArtifactRun, LabInfo, canonical_lab, load_labs
 from reader.model import SourceFile
@@ -91,16 +91,16 @@ class Started:
 
 
 def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers, editions: Sequence[Corpus],
-               labs: list[LabInfo] | None = None) -> Started:
+               releases: ReleaseSource[Any], labs: list[LabInfo] | None = None) -> Started:
     """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
     kernels lowered, when the pins have them) and its rule history (a release an older edition
     pins read from `editions`, those editions' files: the project's own older editions, so that a
-    warm build finds the history the full build kept)."""
+    warm build finds the history the full build kept; the others from `releases`)."""
     labs = load_labs(corpus.project.root, cache) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
     artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
     with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
-        history = start_history(corpus, workers, cache, editions)
+        history = start_history(corpus, workers, releases, cache, editions)
     return Started(labs, artifacts, history, workers)
 
 
