@@ -1,8 +1,12 @@
 """When and where the site's recipe runs its steps (`generate.generate` says what they are).
 
-`with Schedule(jobs) as run:` holds the build's `Workers` (`run.workers`: `jobs` processes, one
-meaning all in this process) and their pool for the first steps; its methods, in order:
+`with Schedule(jobs, started, later) as run:` holds the build's `Workers` (`run.workers`: `jobs`
+processes, one meaning all in this process) and their pool for the first steps, the slow readers
+(`started` by the caller, else by `slow`) and the workers the build's last step runs on beside
+mkdocs (`later`); on a failure it ends what it started. Its methods, in order:
 
+- `early(part, needed)`: a part of the last step started now, beside the pages.
+- `slow(start)`: the slow readers (`start_slow`: the labs' run, the rule history's reads).
 - `index(corpus, cache, meanwhile)`: the files no earlier build scanned, scanned on the pool
   while `meanwhile()` (reading the notes) runs here; gives the `Index` and that result.
 - `highlight(files, cache)`: pygments on the pool for every file no earlier build highlighted,
@@ -14,6 +18,7 @@ meaning all in this process) and their pool for the first steps; its methods, in
   pool, then renders the pages the page cache lacks on processes forked after `site.prepare` has computed
   what they share; the pages whose inputs hold the labs' artifacts join them, or, when `wait`
   (the labs' child process still runs), come in a second pass once it is done.
+- `later(last)`: the last step (the search index) on a process of its own, beside mkdocs.
 """
 
 from __future__ import annotations
