@@ -1,20 +1,26 @@
-"""`reader build`'s first step, at the command's end of the build: the project opened once
+"""What the commands open, at their end of the work: for `reader build`, the project once
 (`open_project`): each older edition's project read from the project's git history into the cache
 (`checkout`), every edition's files fetched where the cache lacks them; the earlier releases'
 archives (`releases.Archives`) and the project's git history (`GitHistory`) handed down as sources.
-The stages below receive what this opened: none of them reads git, fetches or asks the package index."""
+For `reader diff` and serve's review, a side's pins and lock (`load_side`) and the annotations at a
+commit (`articles_at`), from a file or the project's git history. The stages below receive what
+these opened: none of them reads git, fetches or asks the package index."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import tempfile
+from pathlib import Path, PurePosixPath
 
+from reader.annotations import Article, load_articles
+from reader.annotations.load import ANNOTATIONS_DIR
 from reader.atomic import atomic_write
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.editions.listing import Edition, editions
 from reader.editions.opened import OpenEdition, OpenedProject
 from reader.errors import GitError, InputError, Location
-from reader.pins import LockEntry, Pin
+from reader.move.sides import Side, is_rev_spec, lock_path_of
+from reader.pins import LockEntry, Pin, load_lock, load_pins, parse_lock, parse_pins
 from reader.progress import unsaid
 from reader.releases import Archives
 
@@ -46,8 +52,6 @@ class GitHistory:
         return checkout(self.root, edition, self.cache)
 
     def side(self, spec: str) -> tuple[dict[str, Pin], dict[str, LockEntry]]:
-        from reader.move.sides import load_side
-
         side = load_side(self.root, spec)
         return side.pins, side.locks
 
@@ -83,3 +87,45 @@ def older_corpora(root: Path, cache: Cache) -> list[Corpus]:
     opened quietly (a file an edition's sources lack is its own build's to name)."""
     with unsaid():
         return [Corpus.open(Project.load(checkout(root, e, cache)), cache) for e in editions(root)[1:]]
+
+
+def load_side(root: Path, spec: str) -> Side:
+    """A side from a pins file path (its lock beside it) or `REV:path` read through git at `root`."""
+    if not is_rev_spec(spec):
+        path = Path(spec)
+        pins = load_pins(path)
+        return Side(spec, pins, load_lock(Path(lock_path_of(path)), pins))
+    rev, _, rel = spec.partition(":")
+    lock_rel = lock_path_of(PurePosixPath(rel))
+    pins = parse_pins(_show(root, rev, rel, spec), spec)
+    lock_label = f"{rev}:{lock_rel}"
+    return Side(spec, pins, parse_lock(_show(root, rev, str(lock_rel), lock_label), lock_label, pins))
+
+
+def _show(root: Path, rev: str, rel: str, label: str) -> str:
+    from reader import gitio
+
+    try:
+        return gitio.show_at(root, rev, root / rel)
+    except GitError as e:
+        raise InputError(f"cannot read it from git: {e.message}", Location(label),
+                         "name a pins file, or REV:pins.toml for a commit of this project that "
+                         "has pins.toml and pins.lock") from None
+
+
+def articles_at(root: Path, rev: str) -> list[Article]:
+    """The project's articles as committed at `rev`."""
+    from reader import gitio  # GitPython: only when a move is recorded (0.1 s to import)
+
+    try:
+        files = gitio.folder_at(root, rev, root / ANNOTATIONS_DIR)
+    except GitError as e:
+        raise InputError(f"cannot read the annotations at {rev!r}: {e.message}",
+                         Location(ANNOTATIONS_DIR), "name a commit of this project") from None
+    with tempfile.TemporaryDirectory(prefix="reader-history-") as tmp:
+        folder = Path(tmp) / ANNOTATIONS_DIR
+        folder.mkdir()
+        for name, text in files.items():
+            if name.endswith(".yaml"):
+                (folder / name).write_text(text, encoding="utf-8")
+        return load_articles(Path(tmp))

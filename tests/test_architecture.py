@@ -129,7 +129,8 @@ def test_an_import_up_between_render_folders_breaks_the_contract(tmp_path: Path)
 
 
 @pytest.mark.parametrize("module,opens", [("editions/leak.py", "gitio"), ("extract/leak.py", "releases"),
-                                          ("claims/leak.py", "fetch"), ("ir/leak.py", "gitio")])
+                                          ("claims/leak.py", "fetch"), ("ir/leak.py", "gitio"),
+                                          ("move/leak.py", "fetch")])
 def test_a_module_doing_io_in_the_middle_breaks_the_contract(tmp_path: Path, module: str, opens: str):
     """A stage between the ends that reads git, fetches or asks the package index (inside a
     function too) fails lint-imports, the middle-io contract named."""
