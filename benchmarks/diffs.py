@@ -22,6 +22,7 @@ from typing import Any
 
 from reader.cache import Cache
 from reader.editions import filediffs, past, previous
+from reader.opening import open_project
 from reader.render.diff.kind import DIFF
 from reader.render.recipe import generate
 from reader.render.recipe.pagecache import PageCache
@@ -55,7 +56,7 @@ def measure(root: Path, cold: bool) -> dict[str, float]:
     DIFF.render = _timed("diff pages rendered", render)  # type: ignore[method-assign]
     start = time.perf_counter()
     try:
-        generate.generate_site(root, jobs=1)
+        generate.generate_site(open_project(root, Cache()), jobs=1)
     finally:
         Cache.get_object, Cache.get_json, PageCache.get = get_object, get_json, get_page  # type: ignore[method-assign]
         past.load_previous, past.changed_files = load, changed  # type: ignore[assignment]

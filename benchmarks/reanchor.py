@@ -49,8 +49,8 @@ from reader.model import Symbol
 from reader.move import place
 from reader.move.notes import CorpusFiles, diff_note
 from reader.move.place import Files, Proposal, propose
-from reader.move.record import articles_at
-from reader.move.sides import Side, load_side
+from reader.move.sides import Side
+from reader.opening import articles_at, load_side
 
 RECORD = "moves/jax-0.12.0.1-tokamax-0.0.17.json"
 

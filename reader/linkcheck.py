@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import posixpath
 import re
@@ -27,33 +26,12 @@ from urllib.parse import unquote, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from reader.cache import Cache
-from reader.packed import packed, unpacked
+from reader.packed import read_part
 from reader.workers import Workers
 
 _LINKED = "[id],[name],[href],[src],[data-part]"
 """The elements the link check reads: those with an id (an anchor's `name` is one too), a link or
 a part."""
-PART_CALL = "readerIr.pack("
-
-
-def part_text(element: str, html_text: str) -> str:
-    """A part's script: it fills the element `element` of its page with `html_text` (packed: IR
-    panes are long runs of the same markup)."""
-    return f"{PART_CALL}{json.dumps(element)},\"{packed(html_text.encode())}\");\n"
-
-
-_PART = re.compile(r'readerIr\.pack\(("(?:[^"\\]|\\.)*"),"([A-Za-z0-9+/=]*)"\);\n\Z')
-
-
-def read_part(data: bytes) -> str | None:
-    """The HTML of a part's script, or None when `data` is not one."""
-    if not data.startswith(PART_CALL.encode()):
-        return None
-    m = _PART.match(data.decode("utf-8", errors="replace"))
-    html_bytes = unpacked(m.group(2)) if m else None
-    return html_bytes.decode("utf-8", errors="replace") if html_bytes is not None else None
-
-
 @dataclass(frozen=True, order=True)
 class BrokenLink:
     page: str

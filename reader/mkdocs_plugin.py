@@ -24,6 +24,7 @@ from reader import __version__
 from reader.cache import Cache
 from reader.editions import Switcher
 from reader.errors import ReaderError
+from reader.opening import open_project
 from reader.progress import Stage, stage
 from reader.render.common.model import SLOT, Slot
 from reader.render.common.toc import toc_tokens
@@ -115,7 +116,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         root = Path(config.config_file_path or "mkdocs.yml").resolve().parent
         try:
-            self.generated = self.preloaded or generate_site(root, self.config.track,
+            self.generated = self.preloaded or generate_site(open_project(root, Cache()), self.config.track,
                                                              self.config.jobs or None)
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import json
 import re
 import zlib
 
@@ -79,3 +80,25 @@ def unpacked_call(script: bytes) -> bytes | None:
             return None
         out += m[1].encode() + b"." + m[2].encode() + b"(" + args[1:-1] + b");\n"
     return out
+
+
+# A page's part: HTML served as a script that fills one element of its page (irview.js), packed.
+PART_CALL = "readerIr.pack("
+
+
+def part_text(element: str, html_text: str) -> str:
+    """A part's script: it fills the element `element` of its page with `html_text` (packed: IR
+    panes are long runs of the same markup)."""
+    return f"{PART_CALL}{json.dumps(element)},\"{packed(html_text.encode())}\");\n"
+
+
+_PART = re.compile(r'readerIr\.pack\(("(?:[^"\\]|\\.)*"),"([A-Za-z0-9+/=]*)"\);\n\Z')
+
+
+def read_part(data: bytes) -> str | None:
+    """The HTML of a part's script, or None when `data` is not one."""
+    if not data.startswith(PART_CALL.encode()):
+        return None
+    m = _PART.match(data.decode("utf-8", errors="replace"))
+    html_bytes = unpacked(m.group(2)) if m else None
+    return html_bytes.decode("utf-8", errors="replace") if html_bytes is not None else None

@@ -56,3 +56,18 @@ def release(pin: Pin, spec: str, cache: Cache, download: Download | None = None)
 def release_corpus(root: Path, rel: Release, cache: Cache) -> Corpus:
     """The release's files as a corpus of one pin (a cache hit: `release` fetched them)."""
     return Corpus.open(Project(root, {rel.pin.name: rel.pin}, {rel.pin.name: rel.lock}), cache)
+
+
+@dataclass(frozen=True)
+class Archives:
+    """The releases of the project at `root` read from their archives (`release`, `release_corpus`):
+    what the rule history is handed (`rulehistory.ReleaseSource`)."""
+
+    root: Path
+    cache: Cache
+
+    def release(self, pin: Pin, spec: str) -> Release:
+        return release(pin, spec, self.cache)
+
+    def corpus(self, release: Release) -> Corpus:
+        return release_corpus(self.root, release, self.cache)

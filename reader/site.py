@@ -17,14 +17,16 @@ from reader import editions, site_patch
 from reader.annotations import load_articles
 from reader.atomic import atomic_write
 from reader.cache import Cache, held
-from reader.corpus import Corpus, Project
+from reader.editions.opened import OpenedProject
 from reader.errors import BuildError, BusyError, LabError, Location, ReaderError
 from reader.linkcheck import BrokenLink, Scanned, check_changed, check_links, prescan, tree_of
+from reader.opening import open_project
 from reader.profile import mark
-from reader.progress import current, say, unsaid
+from reader.progress import current, say
 from reader.render.common.model import Asset, Slot
 from reader.render.common.urls import html_of
-from reader.render.recipe.generate import Older, Started, generate_site, start_slow
+from reader.render.recipe.generate import Older, generate_site
+from reader.render.recipe.schedule import Started, start_slow
 from reader.render.track.navigation import Generated, PageCount
 from reader.workers import Workers
 
@@ -127,11 +129,12 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                   cache: Cache, keep_going: bool, with_older: bool = True) -> BuildReport:
     start = time.perf_counter()
     generated, steps = None, []
+    project = open_project(root, cache)  # every edition's pins, lock and files: the one open
     state = site_patch.load(root, site_dir)
     if state is not None:  # the site was built from the same setup: perhaps only pages changed
         say("generating pages")
         t = time.perf_counter()
-        generated = generate_site(root, state.track, jobs, cache)
+        generated = generate_site(project, state.track, jobs)
         steps.append(StepTime("pages", time.perf_counter() - t))
         todo = site_patch.plan(state, generated)
         if todo is not None:
@@ -146,16 +149,16 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
     try:
         # The current edition's slow readers (the labs' jax run, the rule history) start first, so
         # that they run beside the older editions' pages, not after them.
-        started = _start_slow(root, cache, jobs) if with_older and generated is None else None
+        started = _start_slow(project, jobs) if with_older and generated is None else None
         t = time.perf_counter()
-        older = _older_editions(root, jobs, cache, started) if started is not None else []
+        older = _older_editions(project, jobs, started) if started is not None else []
         if older:
             steps.append(StepTime("older editions' pages", time.perf_counter() - t))
-        everyone = editions.editions(root) if older else ()
+        everyone = tuple(e.edition for e in project.editions) if older else ()
         seen = {e.version: _outputs(g) for e, g in older}
         renamed = {e.version: _renamed(g) for e, g in older}
         switcher = editions.Switcher(everyone[0], everyone, seen, renamed) if older else None
-        built = _mkdocs_build(root, fresh, jobs, cache, keep_going, generated, switcher, started)
+        built = _mkdocs_build(project, fresh, jobs, keep_going, generated, switcher, started)
         steps = [*steps, *built.steps]
         scanned = dict(built.scanned)
         if built.failures and not keep_going:  # mkdocs did not run: the site stays as it was
@@ -168,7 +171,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
             renamed[everyone[0].version] = _renamed(built.generated)
             for edition, its_pages in older:
                 say(f"running mkdocs on the {edition.version} edition's {len(its_pages.pages)} pages")
-                its = _mkdocs_build(root, fresh / edition.folder, jobs, cache, True, its_pages,
+                its = _mkdocs_build(project, fresh / edition.folder, jobs, True, its_pages,
                                     editions.Switcher(edition, everyone, seen, renamed))
                 scanned.update((f"{edition.folder}{name}", found)
                                for name, found in its.scanned.items())
@@ -184,7 +187,7 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
         steps.append(StepTime("link check", time.perf_counter() - t))
         mark("finish")
         older_notes = tuple(f"{edition.version}: {w}" for edition, g in older for w in g.warnings)
-        missing = _missing(root, cache, with_older)
+        missing = _missing(project, with_older)
         if built.generated is not None:
             site_patch.save(site_dir, site_patch.record(root, fresh, built.track, built.docs,
                                                         built.generated, built.slots or {},
@@ -205,37 +208,33 @@ def _build_locked(root: Path, site_dir: Path, jobs: int | None,
                        notes=tuple(notes), missing=missing)
 
 
-def _start_slow(root: Path, cache: Cache, jobs: int | None) -> Started | None:
+def _start_slow(project: OpenedProject, jobs: int | None) -> Started | None:
     """The current edition's slow readers, started now when the site has older editions (else
     the current edition's build starts them first anyway)."""
-    if len(editions.editions(root)) < 2:
+    if not project.older:
         return None
-    with unsaid():  # the current pins first: an older edition's file its sources lack may be one of theirs
-        corpus = Corpus.open(Project.load(root), cache)
-    return start_slow(corpus, cache, Workers(jobs))
+    return start_slow(project.current, project.cache, Workers(jobs), project.older_corpora(), project.releases)
 
 
-def _older_editions(root: Path, jobs: int | None, cache: Cache,
+def _older_editions(project: OpenedProject, jobs: int | None,
                     started: Started) -> list[tuple[editions.Edition, Generated]]:
     """Each older edition's pages: its project as committed before its move, with the current labs."""
     out = []
-    for edition in editions.editions(root)[1:]:
+    for opened in project.older:
+        edition = opened.edition
         say(f"generating the {edition.version} edition's pages")
-        folder = editions.checkout(root, edition, cache)
-        older = Older(tuple(started.labs), "../" * edition.folder.count("/"))
+        older = Older(opened.corpus, tuple(started.labs), "../" * edition.folder.count("/"))
         # its search index made on a process of its own until its mkdocs (`started.stop` ends it)
-        out.append((edition, generate_site(folder, "track.yaml", jobs, cache, older, later=started.workers)))
+        out.append((edition, generate_site(project, "track.yaml", jobs, older, later=started.workers)))
     return out
 
 
-def _missing(root: Path, cache: Cache, older: bool = True) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _missing(project: OpenedProject, older: bool = True) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Each edition's locked files that no source served ("" names the current edition); the
     older editions' with `older`."""
     out = []
-    for edition in editions.editions(root)[:None if older else 1]:
-        folder = editions.checkout(root, edition, cache) if edition.folder else root
-        with unsaid():
-            corpus = Corpus.open(Project.load(folder), cache)
+    for opened in project.editions[:None if older else 1]:
+        corpus, edition = opened.corpus, opened.edition
         paths = tuple(p for pin in sorted(corpus.pins) for p in corpus.missing(pin))
         if paths:
             out.append((edition.version if edition.folder else "", paths))
@@ -398,18 +397,18 @@ class _Built:
     """The pages' links, scanned while the search index was still being made (`linkcheck.prescan`)."""
 
 
-def _mkdocs_build(root: Path, out: Path, jobs: int | None,
-                  cache: Cache | None = None, keep_going: bool = False,
+def _mkdocs_build(project: OpenedProject, out: Path, jobs: int | None, keep_going: bool = False,
                   generated: Generated | None = None,
                   switcher: editions.Switcher | None = None, started: Started | None = None) -> _Built:
-    """Generate the pages (unless given), then run mkdocs with them (not when a lab failed,
-    unless `keep_going`)."""
+    """Generate the current edition's pages (unless given), then run mkdocs with them (not when a
+    lab failed, unless `keep_going`)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
     from reader.mkdocs_plugin import ReaderPlugin
 
+    root, cache = project.root, project.cache
     config_file = root / "mkdocs.yml"
     if not config_file.is_file():
         raise BuildError("mkdocs.yml not found", Location(str(config_file)),
@@ -425,7 +424,7 @@ def _mkdocs_build(root: Path, out: Path, jobs: int | None,
         if generated is None:
             say("generating pages")
             t = time.perf_counter()
-            generated = generate_site(root, plugin.config.track, jobs, cache, started=started,
+            generated = generate_site(project, plugin.config.track, jobs, started=started,
                                       later=started.workers if started is not None else Workers(jobs))
             steps.append(StepTime("pages", time.perf_counter() - t))
         plugin.preloaded = generated

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from reader.atomic import atomic_write
-from reader.linkcheck import read_part
+from reader.packed import read_part
 from reader.render.common.model import SLOT, Slot
 from reader.render.common.toc import toc_tokens
 from reader.render.search.index import SEARCH_DIR

@@ -3,10 +3,14 @@ of its own, a package's module in its package's row), and the import layers hold
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,6 +101,42 @@ def test_the_recipe_contract_places_every_module_under_render():
     """A module is placed by its own name or by its package's (`reader.render.ir`)."""
     named = layered((ROOT / "pyproject.toml").read_text(), "recipe")
     assert {m for m in render_modules(ROOT) if not any(m == n or m.startswith(f"{n}.") for n in named)} == set()
+
+
+def test_the_folders_contract_places_every_folder_under_render():
+    """Each package and module right under reader/render/ is a layer of `render-folders`: a new
+    folder is placed, so that its arrows are checked too."""
+    here = {p.stem if p.is_file() else p.name for p in (ROOT / "reader" / "render").iterdir()
+            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
+    assert here == layered((ROOT / "pyproject.toml").read_text(), "render-folders")
+
+
+def _lint_with(tmp_path: Path, module: str, text: str) -> str:
+    """lint-imports' report on a copy of the tree with `module` (`render/common/up.py`) added."""
+    shutil.copytree(ROOT / "reader", tmp_path / "reader", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "reader" / module).write_text(text)
+    done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 1, done.stdout[-3000:]
+    return done.stdout
+
+
+def test_an_import_up_between_render_folders_breaks_the_contract(tmp_path: Path):
+    """A module of `common/` importing the code view (an arrow up) fails lint-imports."""
+    out = _lint_with(tmp_path, "render/common/up.py", "from reader.render.code import view\n")
+    assert "reader.render.common.up -> reader.render.code.view" in out
+
+
+@pytest.mark.parametrize("module,opens", [("editions/leak.py", "gitio"), ("extract/leak.py", "releases"),
+                                          ("claims/leak.py", "fetch"), ("ir/leak.py", "gitio"),
+                                          ("move/leak.py", "fetch")])
+def test_a_module_doing_io_in_the_middle_breaks_the_contract(tmp_path: Path, module: str, opens: str):
+    """A stage between the ends that reads git, fetches or asks the package index (inside a
+    function too) fails lint-imports, the middle-io contract named."""
+    out = _lint_with(tmp_path, module, f"def read():\n    from reader import {opens}\n    return {opens}\n")
+    leak = "reader." + module.removesuffix(".py").replace("/", ".")
+    assert "I/O at the two ends" in out and f"{leak} -> reader.{opens}" in out
 
 
 def test_a_package_the_layers_leave_out_is_named(tmp_path: Path):

@@ -22,7 +22,7 @@ from reader.move.changes import DiffReport, FactChange, FactsUncomputed, NoteCha
 from reader.move.comment import markdown
 from reader.move.compare import diff_sides
 from reader.move.printers import PRINTERS
-from reader.move.sides import load_side
+from reader.opening import load_side
 from tests.conftest import REPO_ROOT, git
 from tests.diff_project import ANNOTATION, make_demo
 

@@ -12,7 +12,8 @@ import pytest
 from reader.cache import Cache, blob_sha
 from reader.cli import main
 from reader.corpus import Corpus, Project
-from reader.editions import checkout, editions
+from reader.editions import editions
+from reader.opening import checkout
 from tests.conftest import REPO_ROOT, git
 from tests.diff_project import make_demo
 from tests.small_project import tree_digest

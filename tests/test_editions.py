@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -240,19 +241,70 @@ def test_a_patched_build_reads_the_rule_history_with_the_editions_the_full_build
     """The history's key names the releases read from archives, those an older edition pins being
     read from its files instead: a warm build given no editions missed the full build's kept
     history and read every release again (6-13 s on the first rebuild of the real site)."""
-    from reader.render.recipe import generate
+    from reader.render.recipe import schedule
 
     monkeypatch.setenv("READER_CACHE", str(tmp_path / "cache"))
     root, _ = _moved(tmp_path, monkeypatch)
-    given, history = [], generate.start_history
+    given, history = [], schedule.start_history
 
-    def recorded(corpus, workers, cache=None, editions=()):
+    def recorded(corpus, workers, releases, cache=None, editions=()):
         given.append(sorted(e.project.root.name for e in editions))
-        return history(corpus, workers, cache, editions)
+        return history(corpus, workers, releases, cache, editions)
 
-    monkeypatch.setattr(generate, "start_history", recorded)
+    monkeypatch.setattr(schedule, "start_history", recorded)
     build_site(root, jobs=1)
     yaml = root / "annotations" / "demo.yaml"
     yaml.write_text(yaml.read_text().replace("body: The sum, now doubled.", "body: The sum, doubled."))
     assert build_site(root, jobs=1).count("patched").rendered > 0
     assert len(given) == 3 and given[0] and given[-1] == given[0]  # full (current, v0), patched
+
+
+def _count_opens(monkeypatch) -> Counter[tuple[str, str]]:
+    """Every `Project.load` and `Corpus.open` from now on, by the project's folder."""
+    from reader.corpus import Corpus, Project
+
+    counted: Counter[tuple[str, str]] = Counter()
+    load, open_ = Project.load.__func__, Corpus.open.__func__  # type: ignore[attr-defined]
+
+    def counted_load(cls, root=Path(".")):
+        counted["load", Path(root).name] += 1
+        return load(cls, root)
+
+    def counted_open(cls, project, *args, **kwargs):
+        counted["open", project.root.name] += 1
+        return open_(cls, project, *args, **kwargs)
+
+    monkeypatch.setattr(Project, "load", classmethod(counted_load))
+    monkeypatch.setattr(Corpus, "open", classmethod(counted_open))
+    return counted
+
+
+def test_a_build_opens_each_edition_once(tmp_path, monkeypatch):
+    """`reader build` opens the project once (every edition's pins, lock and files) and hands it
+    down: a cold build with an older edition, and the build patched after a note's edit, load each
+    edition's project once and open its files once (the previous edition's are the older one's)."""
+    monkeypatch.setenv("READER_CACHE", str(tmp_path / "cache"))
+    root, _ = _moved(tmp_path, monkeypatch)
+    counted = _count_opens(monkeypatch)
+    build_site(root, jobs=1)
+    older = [p.name for p in (tmp_path / "cache" / "editions").iterdir()]  # the v0 edition's checkout
+    assert len(older) == 1
+    assert counted == {("load", root.name): 1, ("open", root.name): 1,
+                       **{(what, rev): 1 for rev in older for what in ("load", "open")}}
+    counted.clear()
+    yaml = root / "annotations" / "demo.yaml"
+    yaml.write_text(yaml.read_text().replace("body: The sum, now doubled.", "body: The sum, doubled."))
+    assert build_site(root, jobs=1).count("patched").rendered > 0
+    assert counted == {("load", root.name): 1, ("open", root.name): 1,
+                       **{(what, rev): 1 for rev in older for what in ("load", "open")}}
+
+
+def test_a_build_of_one_edition_opens_it_once(tmp_path, monkeypatch):
+    from tests.small_project import build_small
+
+    small = build_small(tmp_path)
+    shutil.rmtree(small.root / "site")  # a full build, not a patch
+    monkeypatch.setenv("READER_CACHE", str(small.cache))
+    counted = _count_opens(monkeypatch)
+    build_site(small.root, jobs=1)
+    assert counted == {("load", small.root.name): 1, ("open", small.root.name): 1}

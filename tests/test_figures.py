@@ -11,10 +11,10 @@ from reader.cache import Cache
 from reader.commands import check as check_command
 from reader.errors import Location, ReaderError
 from reader.extract.fact import Facts
+from reader.render.common.figure import Figure, FigureInputs
 from reader.render.common.model import Asset
 from reader.render.common.prose import Prose
 from reader.render.figures import registry
-from reader.render.figures.figure import Figure, FigureInputs
 from reader.render.figures.registry import Figures
 from tests.annotations_project import write_annotation
 from tests.test_annotations_check import HEAD, check, project  # noqa: F401 - the fixture

@@ -14,9 +14,9 @@ import pytest
 from reader.cli import main
 from reader.commands.serve import check_notes
 from reader.errors import Location
+from reader.render.common.figure import Figure, FigureInputs, Maker
 from reader.render.common.prose import Prose
 from reader.render.figures import pipeline, registry
-from reader.render.figures.figure import Figure, FigureInputs, Maker
 from reader.render.figures.pipeline import (
     CALLS,
     PIPELINE,

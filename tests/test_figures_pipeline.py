@@ -10,7 +10,7 @@ import pytest
 from kernels.pipelining import record_copy
 from reader.corpus import Corpus, Project
 from reader.errors import Location
-from reader.render.figures.figure import FigureInputs
+from reader.render.common.figure import FigureInputs
 from reader.render.figures.pipeline import (
     BUFFER_COUNTS,
     PIPELINE,

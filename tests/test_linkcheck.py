@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.linkcheck import check_changed, check_links, part_text, prescan
+from reader.linkcheck import check_changed, check_links, prescan
+from reader.packed import part_text
 from reader.workers import Workers
 
 

@@ -189,7 +189,7 @@ def test_a_claim_whose_outcome_changed_marks_its_note_even_on_unchanged_code(mov
     from reader.move.changes import ClaimChange
     from reader.move.compare import diff_sides
     from reader.move.notes import NoteChange
-    from reader.move.sides import load_side
+    from reader.opening import load_side
 
     root = moved
     old = load_side(root, "HEAD:pins.toml")

@@ -22,7 +22,7 @@ from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.errors import FetchError, InputError
 from reader.lockfile import lock_from_archive
-from reader.move.pin import move_pin
+from reader.pinning import move_pin
 from reader.pins import Pin, load_lock, load_pins
 from tests.conftest import REPO_ROOT
 from tests.diff_project import make_demo, tree

@@ -16,8 +16,9 @@ from reader.errors import Location
 from reader.extract.ruletable import PrimRef, RuleEntry, RuleRef, RuleTable
 from reader.extract.symbols import symbols_of
 from reader.labs import Artifact, LabArtifacts, LabInfo
-from reader.linkcheck import read_part, scan
+from reader.linkcheck import scan
 from reader.model import SourceFile
+from reader.packed import read_part
 from reader.render.code.highlight import highlight
 from reader.render.common.model import Asset
 from reader.render.common.urls import rel_file, slugify

@@ -17,6 +17,7 @@ from reader.extract import build_index
 from reader.extract.providers import load_rules
 from reader.extract.rulehistory import start_history
 from reader.pins import load_pins
+from reader.releases import Archives
 from reader.workers import Workers
 from tests.conftest import make_upstream, write_project
 
@@ -145,9 +146,13 @@ def index(monkeypatch) -> FakeIndex:
     return fake
 
 
+def _archives(corpus: Corpus) -> Archives:
+    return Archives(corpus.project.root, corpus.cache)
+
+
 def _history(root: Path):
     corpus = Corpus.open(Project.load(root))
-    return start_history(corpus, Workers(1))(load_rules(corpus, build_index(corpus)))
+    return start_history(corpus, Workers(1), _archives(corpus))(load_rules(corpus, build_index(corpus)))
 
 
 def test_a_primitive_gained_lost_and_regained_across_releases(project, index):
@@ -211,7 +216,7 @@ def test_a_release_an_older_edition_pins_is_read_from_that_edition(project, inde
     root = write_project(tmp_path / "edition", "jax", upstream.url, upstream.commits[0], files,
                          paths=("jax/_src/pallas",), release="jax==2.0")
     edition, corpus = Corpus.open(Project.load(root)), Corpus.open(Project.load(project))
-    history = start_history(corpus, Workers(1), editions=[edition])(
+    history = start_history(corpus, Workers(1), _archives(corpus), editions=[edition])(
         load_rules(corpus, build_index(corpus)))
     assert sorted(index.asked) == ["jax==0.5", "jax==1.0", "jax==1.5"]
     assert [r.spec for r in history.releases] == [*HISTORY, "jax==3.0"]
@@ -219,7 +224,7 @@ def test_a_release_an_older_edition_pins_is_read_from_that_edition(project, inde
     assert two.read and two.commit == upstream.commits[0]
     erf_inv = {p.primitive.key: p for p in history.primitives}["<external>.erf_inv_p"]
     assert erf_inv.lowered("triton", "").releases == ("1.0", "2.0", "3.0")
-    assert start_history(corpus, Workers(1))(load_rules(corpus, build_index(corpus))) != history
+    assert start_history(corpus, Workers(1), _archives(corpus))(load_rules(corpus, build_index(corpus))) != history
 
 
 def test_cli_prints_the_history_as_a_table_and_as_json(project, index, capsys):

@@ -11,9 +11,9 @@ import pytest
 
 from reader.extract.symbols import definitions_of, module_doc
 from reader.model import Span, Symbol
+from reader.render.code.entries import definition_entries, page_entry, searchable
 from reader.render.code.outline import outline, outline_data
 from reader.render.common.model import DefinitionView, SearchEntry
-from reader.render.search.entries import definition_entries, page_entry, searchable
 
 MODULE = '''"""Lowering rules.
 

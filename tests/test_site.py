@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reader.errors import BuildError, InputError
+from reader.opening import open_project
 from reader.packed import unpacked_call
 from reader.site import build_site, swap_in
 from tests.conftest import REPO_ROOT, make_upstream, write_project
@@ -100,7 +101,7 @@ def test_a_build_makes_the_search_index_beside_mkdocs_and_writes_the_same_files(
     assert int(made_in.read_text()) != builder
     site = project / "site"
     search = {p.relative_to(site).as_posix(): p.read_bytes() for p in (site / "search").iterdir()}
-    alone = generate.generate_site(project, jobs=1, cache=Cache(tmp_path / "empty"))
+    alone = generate.generate_site(open_project(project, Cache(tmp_path / "empty")), jobs=1)
     assert alone.later is None and len(search) > 1
     assert {a.src_uri: a.data for a in alone.assets if a.src_uri.startswith("search/")} == search
 
@@ -252,16 +253,17 @@ def test_a_failed_generation_ends_the_search_index_part_started_beside_it(small,
 
     from reader.cache import Cache
     from reader.render.recipe import generate
+    from reader.render.recipe.schedule import Schedule
     from reader.workers import Workers
 
-    start, started = generate._start_code_lines, []
+    start, started = Schedule.early, []
 
-    def recorded(*args):
-        started.append(start(*args))
+    def recorded(*args, **kwargs):
+        started.append(start(*args, **kwargs))
         return started[-1]
 
     monkeypatch.setattr(generate, "code_lines", lambda *a: time.sleep(60))  # still running at the failure
-    monkeypatch.setattr(generate, "_start_code_lines", recorded)
+    monkeypatch.setattr(Schedule, "early", recorded)
 
     def failing(*args, **kwargs):
         raise RuntimeError("the outline's pages failed")
@@ -276,7 +278,7 @@ def test_a_failed_generation_ends_the_search_index_part_started_beside_it(small,
     monkeypatch.setattr(workers, "may_fork", lambda: True)
     before = set(multiprocessing.active_children())
     with pytest.raises(RuntimeError, match="outline"):
-        generate.generate_site(small.root, "track.yaml", 2, Cache(cold), later=workers)
+        generate.generate_site(open_project(small.root, Cache(cold)), "track.yaml", 2, later=workers)
     assert started and started[0] is not None, "the code part was not started on a process of its own"
     assert set(multiprocessing.active_children()) == before
 

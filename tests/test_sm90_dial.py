@@ -20,8 +20,8 @@ from reader.corpus import Corpus, Project
 from reader.extract import tokamax_facts as tf
 from reader.extract.sm90_source import Sm90Params, Tiling
 from reader.fetch import InstalledSource, fetch_pin
+from reader.render.common.figure import FigureInputs, figure_html
 from reader.render.common.prose import Prose
-from reader.render.figures.figure import FigureInputs, figure_html
 from reader.render.figures.registry import FIGURES
 from reader.render.figures.sm90 import SCRIPT, budget_figure_html, budget_params, sm90_budget
 from tests.browser_support import chromium

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.cache import Cache
 from reader.errors import InputError, Location
+
+if TYPE_CHECKING:
+    from reader.move.record import MoveRecord
 
 FORMATS = ("json", "markdown", "text")
 """The printers of `reader.move.printers.PRINTERS` (named here so that parsing imports no diff code)."""
@@ -47,7 +52,8 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from reader.move.compare import ClaimRuns, diff_sides
     from reader.move.printers import PRINTERS
-    from reader.move.sides import is_rev_spec, load_side
+    from reader.move.sides import is_rev_spec
+    from reader.opening import load_side
     from reader.render.figures.registry import unreadable
 
     root = Path(args.project)
@@ -94,7 +100,8 @@ def _apply(root: Path, old, report, cache: Cache) -> None:
 def _record(root: Path, rev: str, old, new, report, cache: Cache, out: Path) -> None:
     from reader.annotations import load_articles
     from reader.corpus import Corpus, Project
-    from reader.move.record import FATES, articles_at, move_record, write_record
+    from reader.move.record import FATES, move_record
+    from reader.opening import articles_at
 
     old_corpus = Corpus.open(Project(root, old.pins, old.locks), cache)
     new_corpus = Corpus.open(Project(root, new.pins, new.locks), cache)
@@ -107,3 +114,10 @@ def _record(root: Path, rev: str, old, new, report, cache: Cache, out: Path) -> 
     counts = {f: sum(1 for x in record.fates if x.fate == f) for f in FATES}
     print(f"reader diff --record: {out}: " + ", ".join(f"{n} {f}" for f, n in counts.items() if n),
           file=sys.stderr)
+
+
+def write_record(record: MoveRecord, path: Path) -> None:
+    """The move's record as JSON at `path` (`moves/NAME.json`), whole or not at all."""
+    from reader.atomic import atomic_write
+
+    atomic_write(path, (json.dumps(record.to_json(), indent=1, sort_keys=True) + "\n").encode())

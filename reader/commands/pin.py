@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from reader.cache import Cache
-from reader.move.pin import move_pin
+from reader.pinning import move_pin
 
 
 def add_parser(sub) -> None:

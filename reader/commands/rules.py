@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 
 from reader.corpus import Corpus, Project
-from reader.editions import older_corpora
 from reader.errors import InputError, Location, ReaderError
 from reader.extract import build_index
 from reader.extract.providers import load_rules
 from reader.extract.rulehistory import RuleHistory, start_history
 from reader.extract.ruletable import BACKEND_NAMES, RuleTable
+from reader.opening import older_corpora
+from reader.releases import Archives
 from reader.workers import Workers
 
 
@@ -31,7 +32,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     corpus = Corpus.open(Project.load(Path(args.project)))
     workers = Workers()
-    history = start_history(corpus, workers, editions=_editions(corpus)) \
+    history = start_history(corpus, workers, Archives(corpus.project.root, corpus.cache), editions=_editions(corpus)) \
         if args.history else None  # the releases, meanwhile
     try:
         tables = load_rules(corpus, build_index(corpus, workers=workers))

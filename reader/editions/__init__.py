@@ -8,9 +8,7 @@ from reader.editions.filediffs import ChangedFile, FileDiff, Files
 from reader.editions.listing import (
            VERSIONS_JSON,
            Edition,
-           checkout,
            editions,
-           older_corpora,
            older_edition,
            versions_json,
 )
@@ -21,5 +19,5 @@ from reader.editions.switcher import Switcher
 from reader.move.record import FATES, MoveFile, MoveRecord, PinMove
 
 __all__ = ["FATES", "VERSIONS_JSON", "ChangedFile", "Edition", "FileDiff", "Files", "MoveFile",
-           "MoveRecord", "OldNote", "Past", "PinMove", "Previous", "Switcher", "checkout", "editions",
-           "load_moves", "load_past", "older_corpora", "older_edition", "versions_json"]
+           "MoveRecord", "OldNote", "Past", "PinMove", "Previous", "Switcher", "editions",
+           "load_moves", "load_past", "older_edition", "versions_json"]

@@ -1,6 +1,6 @@
 """The site's editions: the current track at the site's root, and the track as it was before each
 recorded pin move (`moves/*.json`) under a folder named for the release it read (`0.10.2/`), its
-project read from git (`checkout`), and mike's `versions.json` listing them."""
+project read from git (`reader.opening.checkout`), and mike's `versions.json` listing them."""
 
 from __future__ import annotations
 
@@ -9,18 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from reader.atomic import atomic_write
-from reader.cache import Cache
-from reader.corpus import Corpus, Project
 from reader.editions.records import load_moves
-from reader.errors import GitError, InputError, Location
 from reader.move.record import MoveRecord
 from reader.pins import Pin, load_pins
-from reader.progress import unsaid
-
-EDITION_FILES = ("pins.toml", "pins.lock", "track.yaml")
-EDITION_FOLDERS = ("annotations",)
-"""What an older edition reads from the project's git history; its labs are the current ones."""
 
 VERSIONS_JSON = "versions.json"
 
@@ -68,39 +59,6 @@ def editions(root: Path) -> tuple[Edition, ...]:
         if all(e.version != older.version for e in out):
             out.append(older)
     return tuple(out)
-
-
-def checkout(root: Path, edition: Edition, cache: Cache) -> Path:
-    """The project as it was at `edition.rev` (pins, lock, outline, annotations: read through
-    git), written under the cache's `editions/<rev>/` once; its labs are left to the current edition."""
-    folder = cache.root / "editions" / edition.rev
-    done = folder / ".complete"
-    if done.is_file():
-        return folder
-    # GitPython (0.1 s to import, and a `git version` run): only for an edition not checked out yet
-    from reader import gitio
-
-    try:
-        texts = {name: gitio.show_at(root, edition.rev, root / name) for name in EDITION_FILES}
-        for sub in EDITION_FOLDERS:
-            texts |= {f"{sub}/{name}": text
-                      for name, text in gitio.folder_at(root, edition.rev, root / sub).items()
-                      if name.endswith(".yaml")}
-    except GitError as e:
-        raise InputError(f"the edition {edition.version} cannot be read from commit "
-                         f"{edition.rev[:12]}: {e.message}", Location("moves"),
-                         "build from a git checkout that has the commit the move record names") from None
-    for rel, text in texts.items():
-        atomic_write(folder / rel, text.encode("utf-8"), durable=False)
-    atomic_write(done, edition.rev.encode(), durable=False)
-    return folder
-
-
-def older_corpora(root: Path, cache: Cache) -> list[Corpus]:
-    """Each older edition's pinned files (its project as `checkout` reads it), newest move first;
-    opened quietly (a file an edition's sources lack is its own build's to name)."""
-    with unsaid():
-        return [Corpus.open(Project.load(checkout(root, e, cache)), cache) for e in editions(root)[1:]]
 
 
 def versions_json(all_editions: tuple[Edition, ...]) -> bytes:

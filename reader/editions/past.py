@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.editions.filediffs import FileDiff, Files, changed_files, files_changed
+from reader.editions.opened import ProjectHistory
 from reader.editions.previous import OldNote, Previous, load_previous
 from reader.editions.records import load_moves
 from reader.model import SourceFile
@@ -38,12 +39,14 @@ class Past:
         return self.previous.releases if self.previous is not None else {}
 
 
-def load_past(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None) -> Past:
-    """The project's recorded moves and the edition before the last, its changed files' hunks
-    against `files` (the pinned files now) and its notes on them."""
+def load_past(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, history: ProjectHistory,
+              opened: Sequence[Corpus] = ()) -> Past:
+    """The project's recorded moves and the edition before the last (read from the project's
+    `history`; its files those of `opened`, the editions the build opened, when one has its pins),
+    its changed files' hunks against `files` (the pinned files now) and its notes on them."""
     root = corpus.project.root
     moves = tuple(load_moves(root))
-    previous = load_previous(root, moves, corpus.cache) if moves else None
+    previous = load_previous(root, moves, corpus.cache, history, opened) if moves else None
     if previous is None:
         return Past(moves)
     diffs = changed_files(previous, files, cache)

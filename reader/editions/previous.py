@@ -21,7 +21,8 @@ from reader.annotations import Article, ResolvedNote, load_articles, resolve
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
-from reader.editions.listing import checkout, older_edition
+from reader.editions.listing import older_edition
+from reader.editions.opened import ProjectHistory
 from reader.move.record import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
 from reader.progress import unsaid
@@ -51,8 +52,10 @@ class Previous:
     """The edition before the last move: `releases` name it (`jax 0.10.2`, `tokamax 0.0.12`),
     `blob` and `text` give its files, `notes_on` its notes; `key` names it in the cache."""
 
-    def __init__(self, root: Path, record: MoveRecord, kept: Kept, cache: Cache, key: str):
+    def __init__(self, root: Path, record: MoveRecord, kept: Kept, cache: Cache, key: str,
+                 history: ProjectHistory):
         self.root, self.record, self._kept, self._cache, self._key = root, record, kept, cache, key
+        self._history = history
         self.releases = {p.name: p.old_release.replace("==", " ") or f"{p.name} {p.old[:7]}"
                          for p in record.pins}
         """Pin -> its release in this edition (`jax 0.10.2`)."""
@@ -88,13 +91,13 @@ class Previous:
     def notes_on(self, paths: Collection[str]) -> dict[str, list[OldNote]]:
         """Path -> this edition's notes on it, for `paths`, each placed at this edition's pins: its
         annotations as committed at the record's `old_rev` (read through git once, as its own
-        edition's pages read them: `editions.checkout`). Kept in the cache by the record and the
+        edition's pages read them: `ProjectHistory.checkout`). Kept in the cache by the record and the
         paths: a commit's notes at fixed pins do not change."""
         key = hashlib.sha1(f"{self._key}\0{sorted(paths)!r}".encode()).hexdigest()
         return kept_object(self._cache, NOTES_KIND, key, dict, lambda: self._place_notes(paths))
 
     def _place_notes(self, paths: Collection[str]) -> dict[str, list[OldNote]]:
-        folder = checkout(self.root, older_edition(self.record), self._cache)
+        folder = self._history.checkout(older_edition(self.record))
         corpus, out = self.corpus, defaultdict(list)
         symbols = PinnedSymbols(corpus)
         for article in load_articles(folder, self._cache):
@@ -103,8 +106,11 @@ class Previous:
         return dict(out)
 
 
-def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previous | None:
-    """The edition before the last move in `moves` (None without one)."""
+def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache, history: ProjectHistory,
+                  opened: Sequence[Corpus] = ()) -> Previous | None:
+    """The edition before the last move in `moves` (None without one), its pins and notes read
+    from the project's `history`; its files those of the edition in `opened` with its pins and
+    lock, when the build opened it."""
     if not moves:
         return None
     record = moves[-1].record
@@ -112,17 +118,19 @@ def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache) -> Previo
     kept = cache.get_object(PREVIOUS_KIND, key)
     if not isinstance(kept, Kept) or not all(cache.has_blob(blob) for files in kept.manifests.values()
                                              for blob in files.values()):
-        kept = _read(root, record, cache)  # its files fetched again: reading them later never fetches
+        kept = _read(root, record, cache, history, opened)  # its files fetched again: reading them later never fetches
         cache.put_object(PREVIOUS_KIND, key, kept)
-    return Previous(root, record, kept, cache, key)
+    return Previous(root, record, kept, cache, key, history)
 
 
-def _read(root: Path, record: MoveRecord, cache: Cache) -> Kept:
-    """The old pins from git (`record.old`), their files fetched and verified."""
-    from reader.move.sides import load_side
-
-    side = load_side(root, record.old)
-    with unsaid():
-        corpus = Corpus.open(Project(root, side.pins, side.locks), cache)
-    return Kept(side.pins, side.locks,
+def _read(root: Path, record: MoveRecord, cache: Cache, history: ProjectHistory,
+          opened: Sequence[Corpus]) -> Kept:
+    """The old pins from git (`record.old`), their files those of the corpus in `opened` with those
+    pins and lock, else fetched and verified."""
+    pins, locks = history.side(record.old)
+    corpus = next((c for c in opened if c.project.pins == pins and c.project.locks == locks), None)
+    if corpus is None:
+        with unsaid():
+            corpus = Corpus.open(Project(root, pins, locks), cache)
+    return Kept(pins, locks,
                 {pin: {path: corpus.blob(pin, path) for path in corpus.files(pin)} for pin in corpus.pins})

@@ -8,8 +8,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import partial
-from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from reader.cache import Cache
 from reader.corpus import Corpus
@@ -17,7 +16,6 @@ from reader.errors import Location, ReaderError
 from reader.extract.providers import load_rules
 from reader.extract.ruletable import BACKEND_NAMES, BACKENDS, PrimRef, RuleTable
 from reader.pins import Pin
-from reader.releases import release, release_corpus
 from reader.workers import Workers
 
 HISTORY_VERSION = 1
@@ -190,7 +188,28 @@ def rules_pin(pins: dict[str, Pin]) -> Pin | None:
     return next((p for p in pins.values() if any(p.covers(path) for path in paths)), None)
 
 
-def _read_release(root: Path, pin: Pin, cache: Cache,
+class Release(Protocol):
+    """A release of a pin as `ReleaseSource` reads it: the pin at the commit it records."""
+
+    @property
+    def pin(self) -> Pin: ...
+
+
+class ReleaseSource[R: Release](Protocol):
+    """Where a pin's earlier releases come from (`reader.releases.Archives`, on the fetch side:
+    their archives, through the package index): the history is handed it, and reads no archive
+    itself."""
+
+    def release(self, pin: Pin, spec: str) -> R:
+        """Release `spec` of `pin`'s package, its files in the cache."""
+        ...
+
+    def corpus(self, release: R) -> Corpus:
+        """The release's files."""
+        ...
+
+
+def _read_release(releases: ReleaseSource[Any], pin: Pin, cache: Cache,
                   spec: str) -> ReleaseTables:
     """One release's tables from its archive, the files they read scanned here (the releases are
     what runs in parallel); a failure is kept, located."""
@@ -198,9 +217,9 @@ def _read_release(root: Path, pin: Pin, cache: Cache,
 
     commit = ""
     try:
-        rel = release(pin, spec, cache)
+        rel = releases.release(pin, spec)
         commit = rel.pin.commit
-        corpus = release_corpus(root, rel, cache)
+        corpus = releases.corpus(rel)
         return ReleaseTables(ReleaseRead(spec, commit), load_rules(corpus, lazy_index(corpus, cache)))
     except ReaderError as e:
         where = e.location or Location(spec)
@@ -210,12 +229,12 @@ def _read_release(root: Path, pin: Pin, cache: Cache,
 type Reads = list[ReleaseTables]
 
 
-def start_history(corpus: Corpus, workers: Workers, cache: Cache | None = None,
+def start_history(corpus: Corpus, workers: Workers, releases: ReleaseSource[Any], cache: Cache | None = None,
                   editions: Sequence[Corpus] = ()) -> Callable[[Iterable[RuleTable]], RuleHistory | None]:
     """The rule history of the pin holding the tables, in two steps: the releases not kept start
     now on `workers` (a process per release), and the returned call, given the pins' tables,
-    waits for them and gives the history: each release of the pin's `history` read from its
-    archive (a failure is kept, located), then the pins' own tables as its newest release. A
+    waits for them and gives the history: each release of the pin's `history` read from
+    `releases` (its archive; a failure is kept, located), then the pins' own tables as its newest release. A
     release that one of the project's older `editions` pins (its pin's `release`) is read from
     that edition's files instead, as the newest is from the pins (its tables are the edition's
     own, which its build computes anyway). The call gives None when that pin has no
@@ -232,7 +251,7 @@ def start_history(corpus: Corpus, workers: Workers, cache: Cache | None = None,
     kept = cache.get_object(HISTORY_KIND, key)  # pickled: a warm build read 1.5 MB of JSON back
     kept = kept if isinstance(kept, list) else None  # into 4,200 entries at 0.06 s, this at 0.03 s
     started = None if kept is not None else workers.start(
-        partial(_read_release, corpus.project.root, pin, cache), specs)
+        partial(_read_release, releases, pin, cache), specs)
 
     def finish(pinned: Iterable[RuleTable]) -> RuleHistory:
         if started is None:

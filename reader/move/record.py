@@ -3,17 +3,13 @@ pins (read from the project's git history) and those now, next to the code chang
 
 from __future__ import annotations
 
-import json
-import tempfile
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from reader.annotations import Article, Note, load_articles, resolve
-from reader.annotations.load import ANNOTATIONS_DIR
+from reader.annotations import Article, Note, resolve
 from reader.annotations.resolve import PinnedSymbols
 from reader.corpus import Corpus
-from reader.errors import GitError, InputError, Location
+from reader.errors import InputError, Location
 
 if TYPE_CHECKING:  # the report's classes load with `reader diff`, not with every build
     from reader.move.changes import DiffReport
@@ -102,24 +98,6 @@ class MoveFile(NamedTuple):
     record: MoveRecord
 
 
-def articles_at(root: Path, rev: str) -> list[Article]:
-    """The project's articles as committed at `rev`."""
-    from reader import gitio  # GitPython: only when a move is recorded
-
-    try:
-        files = gitio.folder_at(root, rev, root / ANNOTATIONS_DIR)
-    except GitError as e:
-        raise InputError(f"cannot read the annotations at {rev!r}: {e.message}",
-                         Location(ANNOTATIONS_DIR), "name a commit of this project") from None
-    with tempfile.TemporaryDirectory(prefix="reader-history-") as tmp:
-        folder = Path(tmp) / ANNOTATIONS_DIR
-        folder.mkdir()
-        for name, text in files.items():
-            if name.endswith(".yaml"):
-                (folder / name).write_text(text, encoding="utf-8")
-        return load_articles(Path(tmp))
-
-
 def _place(note: Note, symbols: PinnedSymbols) -> tuple[int | None, str | None]:
     """(first line, fingerprint) of the code `note` anchors in `symbols.corpus`, or (None, None)."""
     anchor = resolve(note, symbols.corpus, symbols).anchor
@@ -185,7 +163,3 @@ def move_record(report: DiffReport, old_rev: str, old: list[Article], new: list[
                       tuple(ArticleTitle(*t) for t in sorted(titles.items())))
 
 
-def write_record(record: MoveRecord, path: Path) -> None:
-    from reader.atomic import atomic_write
-
-    atomic_write(path, (json.dumps(record.to_json(), indent=1, sort_keys=True) + "\n").encode())

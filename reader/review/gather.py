@@ -23,7 +23,7 @@ from reader.corpus import Corpus, Project
 from reader.errors import ReaderError
 from reader.model import split_lines
 from reader.move.sides import Side as PinsSide
-from reader.move.sides import load_side
+from reader.opening import load_side
 from reader.pins import Pin
 from reader.render.code.highlight import highlighted
 from reader.review.claims import claim_sides

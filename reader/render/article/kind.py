@@ -12,7 +12,7 @@ from reader.render.article.content import article_doc
 from reader.render.article.page import render_article
 from reader.render.common.model import NoteView, Page, SourceDoc, TitledPage
 from reader.render.common.urls import lab_page
-from reader.render.recipe.kind import World
+from reader.render.kind import World
 
 Lowered = tuple[TitledPage, ...]
 """The canonical kernels' pages whose kernel a file holds."""

@@ -19,12 +19,12 @@ from reader.render.code.annotated import (
     symbol_anchors,
     with_prose,
 )
+from reader.render.code.entries import note_entries
 from reader.render.code.view import CodeLines, LineSpan, code_view
 from reader.render.common.model import NoteView, Page, SourceDoc, TitledPage
 from reader.render.common.prose import Prose
 from reader.render.common.templates import render
 from reader.render.common.urls import article_page, rel, slugify
-from reader.render.search.entries import note_entries
 
 
 class SectionText(NamedTuple):

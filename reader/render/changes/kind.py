@@ -9,7 +9,7 @@ from reader.editions import Files, MoveRecord
 from reader.render.changes.page import move_page
 from reader.render.common.model import Page
 from reader.render.common.urls import article_page, diff_page, source_page
-from reader.render.recipe.kind import World
+from reader.render.kind import World
 
 
 @dataclass(frozen=True)

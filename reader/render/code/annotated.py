@@ -14,6 +14,7 @@ from reader.cache import Cache
 from reader.model import Symbol, split_lines
 from reader.packed import packed_call
 from reader.render.code.cards import card_script, excerpt
+from reader.render.code.entries import definition_entries, page_entry
 from reader.render.code.highlight import Highlight, LineLink, hidden_characters, highlighted
 from reader.render.code.outline import outline, outline_data
 from reader.render.code.scopes import scope_script
@@ -23,7 +24,6 @@ from reader.render.common.model import SLOT, Asset, NoteView, Page, SourceDoc
 from reader.render.common.prose import Prose
 from reader.render.common.templates import render
 from reader.render.common.urls import article_page, line_id, rel, rel_file
-from reader.render.search.entries import definition_entries, page_entry
 
 _RESERVED_ID = re.compile(r"^(L\d+|.*-L\d+|uses-.*|note-.*|rd-.*|__(?!.*__$).*)$")
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 from reader.annotations.markup import Placeholder, parse, substitute
 from reader.cache import Cache, blob_sha
+from reader.render.common.figure import Figure, figure_html
 from reader.render.common.markdown import render_markdown
 from reader.render.common.model import PageLink
 from reader.render.common.urls import article_page, lab_page, rel
-from reader.render.figures.figure import Figure, figure_html
 
 SourceResolver = Callable[[str, str], PageLink | None]
 """(path, qualname or '') -> where that definition (or file) is on the site, or None."""

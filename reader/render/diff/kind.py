@@ -9,13 +9,13 @@ from functools import partial
 
 from reader.cache import kept_object
 from reader.editions import ChangedFile, FileDiff
+from reader.render.common.keys import page_key
 from reader.render.common.links import linked_refs
 from reader.render.common.model import NoteView, Page, SourceDoc
 from reader.render.common.notes import note_views
 from reader.render.common.urls import diff_page, move_uri
 from reader.render.diff.page import diff_page_of
-from reader.render.recipe.kind import World
-from reader.render.recipe.pagecache import page_key
+from reader.render.kind import World
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from typing import Any
 from reader.corpus import Corpus
 from reader.errors import Location, ReaderError
 from reader.extract.parse import parse_ast
-from reader.render.figures.figure import Figure, FigureInputs, Maker
+from reader.render.common.figure import Figure, FigureInputs, Maker
 from reader.workers import isolated
 
 PIPELINE = "jax/_src/pallas/mosaic/pipeline.py"

@@ -1,6 +1,6 @@
 """The registry of computed figures (`{{figure:NAME}}` in prose) and their making, cached.
 
-Add a figure: a module with a `FigureMaker` (see `reader/render/figures/figure.py`), and one line below.
+Add a figure: a module with a `FigureMaker` (see `reader/render/common/figure.py`), and one line below.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import ReaderError
+from reader.render.common.figure import Figure, FigureInputs, FigureMaker, Maker
+from reader.render.common.keys import page_key
 from reader.render.common.model import Asset
-from reader.render.figures.figure import Figure, FigureInputs, FigureMaker, Maker
 from reader.render.figures.pipeline import BUFFER_COUNTS, pipeline_timeline
 from reader.render.figures.sm90 import sm90_budget
-from reader.render.recipe.pagecache import page_key
 
 FIGURES: dict[str, FigureMaker] = {
     **{f"pipeline-buffered-{n}": pipeline_timeline(n) for n in BUFFER_COUNTS},

@@ -19,8 +19,8 @@ from reader.extract.tokamax_facts import (
     limit_bytes,
     load_sm90_params,
 )
+from reader.render.common.figure import ASSET_PREFIX, Figure, FigureInputs, Maker
 from reader.render.common.model import Asset
-from reader.render.figures.figure import ASSET_PREFIX, Figure, FigureInputs, Maker
 
 SCRIPT = "figures/sm90-budget.js"
 STYLE = "figures/sm90-budget.css"

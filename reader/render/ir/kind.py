@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reader.render.common.model import Page
-from reader.render.recipe.kind import World
+from reader.render.kind import World
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from markupsafe import Markup
 
 from reader.cache import Cache, blob_sha
 from reader.extract.symbols import symbols_of
-from reader.linkcheck import part_text
 from reader.model import SourceFile, Symbol, split_lines
+from reader.packed import part_text
 from reader.render.code.highlight import escape_code, highlighted
 from reader.render.code.view import LineSpan, merge_spans
 from reader.render.common.model import Asset

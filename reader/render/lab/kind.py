@@ -16,8 +16,8 @@ from reader.render.common.links import linked_refs
 from reader.render.common.model import DefinitionView, Page, SourceDoc, TitledPage
 from reader.render.common.prose import SourceResolver
 from reader.render.common.urls import article_page, lab_page
+from reader.render.kind import World
 from reader.render.lab.page import Exercise, LabDoc, render_lab
-from reader.render.recipe.kind import World
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from reader.render.code.annotated import page_markdown
 from reader.render.common.model import Page
 from reader.render.common.urls import html_of, lab_page
-from reader.render.recipe.kind import World
+from reader.render.kind import World
 
 
 @dataclass(frozen=True)

@@ -8,160 +8,123 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from reader.annotations import Article, ResolvedNote, load_articles, resolve
 from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
-from reader.corpus import Corpus, Project
-from reader.editions import Past, load_past, older_corpora
+from reader.corpus import Corpus
+from reader.editions import Past, load_past
+from reader.editions.opened import OpenedProject, ProjectHistory
 from reader.errors import InputError
 from reader.extract import Index
 from reader.extract.fact import Facts
 from reader.extract.providers import load_facts, load_rules
-from reader.extract.rulehistory import RuleHistory, start_history
+from reader.extract.rulehistory import RuleHistory
 from reader.extract.ruletable import RuleTable
 from reader.labs import (
     ArtifactRun,
-    LabArtifacts,
     LabInfo,
-    canonical_lab,
     code_of,
     lab_failure,
-    load_labs,
     unknown_exercises,
 )
 from reader.labs.colab import ColabSource, project_colab
 from reader.labs.notebook import start_shipped
 from reader.model import Reference, SourceFile, line_count, module_of
-from reader.progress import Quiet, reporting, unsaid
-from reader.render.changes.kind import CHANGES
+from reader.progress import unsaid
 from reader.render.common.docs import Docs, source_resolver
+from reader.render.common.figure import FigureInputs
+from reader.render.common.keys import page_key, world_key
 from reader.render.common.model import NoteView, Page
 from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.common.templates import keep_compiled
 from reader.render.common.urls import RULES
-from reader.render.figures.figure import FigureInputs
 from reader.render.figures.registry import NOT_COMPUTED, Figures
-from reader.render.ir.site import IrPages, canonical_failure, wanted
-from reader.render.lab.older import CurrentLabKind
-from reader.render.lab.page import lab_assets, notebook_assets
-from reader.render.recipe.kind import Content, PageKind, World
-from reader.render.recipe.pagecache import PageCache, page_key, world_key
+from reader.render.kind import Content, PageKind, World
+from reader.render.recipe import registry
+from reader.render.recipe.pagecache import PageCache
 from reader.render.recipe.parallel import Job, Rendered
-from reader.render.recipe.registry import KINDS
-from reader.render.recipe.schedule import Schedule
-from reader.render.search.index import CodeLines, code_lines, code_packs_kept, kept_search_assets
+from reader.render.recipe.schedule import Schedule, Started, start_slow
+from reader.render.search.index import code_lines, code_packs_kept, kept_search_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
 from reader.workers import Workers
 
 
-def generate_site(root: Path, track_file: str = "track.yaml", jobs: int | None = None,
-                  cache: Cache | None = None, older: Older | None = None,
-                  started: Started | None = None, later: Workers | None = None) -> Generated:
-    """Every page of the project at `root`: its pins, outline, annotations and labs (`started`:
-    their slow readers, started before: `start_slow`); `later`: the workers to make the search
-    index on a process of their own, for `Generated.finished` to wait for (`close` ends it)."""
-    with unsaid():
-        corpus = Corpus.open(Project.load(root), cache, verify=True)
-    return generate(corpus, load_track(root / track_file, corpus.cache), corpus.cache, jobs, older,
-                    started, later)
-
-
-@dataclass(frozen=True)
-class Started:
-    """The current edition's slow readers, which a build starts before anything else so that they
-    run beside all the rest (an older edition's pages among it): the labs' jax run (a child process)
-    and the rule history's release reads (processes of their own, on `workers`)."""
-
-    labs: list[LabInfo]
-    artifacts: ArtifactRun
-    history: Callable[[Iterable[RuleTable]], RuleHistory | None]
-    workers: Workers
-
-    def stop(self) -> None:
-        """End what is still running (the build failed before it used them; a no-op after)."""
-        self.artifacts.stop()
-        self.workers.close()
-
-
-def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers,
-               labs: list[LabInfo] | None = None, editions: Sequence[Corpus] | None = None) -> Started:
-    """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
-    kernels lowered, when the pins have them) and its rule history (a release an older edition
-    pins read from `editions`, those editions' files; None: the project's own older editions,
-    so that a warm build finds the history the full build kept)."""
-    if editions is None:
-        editions = older_corpora(corpus.project.root, cache or corpus.cache)
-    labs = load_labs(corpus.project.root, cache) if labs is None else labs
-    canonical = [canonical_lab()] if labs and wanted(corpus) else []
-    artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
-    with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
-        history = start_history(corpus, workers, cache, editions)
-    return Started(labs, artifacts, history, workers)
+def generate_site(project: OpenedProject, track_file: str = "track.yaml", jobs: int | None = None,
+                  older: Older | None = None, started: Started | None = None,
+                  later: Workers | None = None) -> Generated:
+    """Every page of an edition of the `project` the command opened: the current one's, or with
+    `older` that older edition's: its pins, outline, annotations and labs (`started`: their slow
+    readers, started before: `start_slow`); `later`: the workers to make the search index on a
+    process of their own, for `Generated.finished` to wait for (`close` ends it)."""
+    corpus = project.current if older is None else older.corpus
+    return generate(project, corpus, load_track(corpus.project.root / track_file, corpus.cache), jobs,
+                    older, started, later)
 
 
 @dataclass(frozen=True)
 class Older:
-    """An older edition's build (`reader.editions`): it runs no labs, and its lab pages link
-    `labs`, the current edition's, `to_current` above its root."""
+    """An older edition's build (`reader.editions`): its files (`corpus`, opened with the project);
+    it runs no labs, and its lab pages link `labs`, the current edition's, `to_current` above its root."""
 
+    corpus: Corpus
     labs: tuple[LabInfo, ...]
     to_current: str
 
 
-def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None = None,
+def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | None = None,
              older: Older | None = None, started: Started | None = None,
              later: Workers | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
-    The recipe, one call a step: open -> gather -> collect -> render -> assemble. `Schedule`
-    decides where and when each runs (a fork pool, a cold build's warm-up, the pages waiting for
-    the labs' artifacts in a second pass); the pages are every page of every kind in `KINDS`, and
-    one whose inputs are unchanged since an earlier build is read back from the page cache.
+    The recipe, one call a step: open -> gather -> collect -> render -> assemble -> index. The
+    pages are every page of every kind the registry holds; one whose inputs are unchanged since an
+    earlier build is read back from the page cache. `Schedule` decides where and when each step
+    runs (a fork pool, a cold build's warm-up, the pages waiting for the labs' artifacts in a
+    second pass, the slow readers: `started` before, else now; the search index: on `later`'s
+    process beside mkdocs, else here). `corpus`: the edition's files, one of the opened `project`'s
+    (the current edition's: the rule history reads a release an older edition pins from its files,
+    the previous edition's files are theirs).
     """
-    kinds = KINDS if older is None else {**KINDS, "lab": CurrentLabKind(older.to_current)}
+    cache = project.cache
+    editions = project.older_corpora() if older is None else []
+    kinds = registry.kinds_for(older.to_current if older is not None else None)
     keep_compiled(cache)
     files = pinned_files(corpus)
     context = _context(corpus, files)  # what the search index lists without indexing its lines
-    lines = _start_code_lines(files, context, cache, later)
-    try:
-        pages_cache = PageCache(cache)
-        with Schedule(jobs) as run:
-            # open: what comes from outside the process (the labs' child, the rule history's reads,
-            # git and fetches for the previous edition), the pinned files scanned meanwhile
-            mine = started is None  # started here, so ended here when the build fails (Ctrl-C too)
-            slow = started if started is not None else start_slow(
-                corpus, cache, run.workers, None if older is None else [], None if older is None else ())
-            try:
-                opened = open_sources(corpus, files, cache, run, older, slow)
-                # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
-                notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
-                    if older is None else None
-                # gather: the world the kinds share (the notes at the pins, the files as pages show
-                # them, the prose's resolver and facts, the lowered views)
-                world = gather(corpus, track, cache, files, opened, run)
-                # collect: what each kind plans its pages from
-                plans = {name: kind.collect(world) for name, kind in kinds.items()}
-                # render: every kind's pages, rendered or read back from the page cache
-                pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
-                served = notebooks() if notebooks is not None else None
-            except BaseException:
-                if mine:
-                    slow.stop()
-                raise
-        # assemble: the outline's pages, the nav, the labs' images and notebooks, the search index
+    pages_cache = PageCache(cache)
+    with Schedule(jobs, started, later) as run:
+        # the search index's part the pages do not change, made beside them
+        lines = run.early(partial(code_lines, files, context),
+                          needed=lambda: not code_packs_kept(files, cache, context))
+        # open: what comes from outside the process (the labs' child, the rule history's reads,
+        # git for the previous edition), the pinned files scanned meanwhile
+        slow = run.slow(partial(start_slow, corpus, cache, editions=editions, releases=project.releases,
+                                labs=None if older is None else []))
+        opened = open_sources(corpus, files, cache, run, older, slow, project.history, editions)
+        # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
+        notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
+            if older is None else None
+        # gather: the world the kinds share (the notes at the pins, the files as pages show
+        # them, the prose's resolver and facts, the lowered views)
+        world = gather(corpus, track, cache, files, opened, run)
+        # collect: what each kind plans its pages from
+        plans = {name: kind.collect(world) for name, kind in kinds.items()}
+        # render: every kind's pages, rendered or read back from the page cache
+        pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
+        served = notebooks() if notebooks is not None else None
+        # assemble: the outline's pages, the nav, the labs' images and notebooks
         out = _assemble(world, track, files, pages, pages_cache, served)
-    except BaseException:
-        if lines is not None and later is not None:
-            later.close()  # (ends the code's part of the search index, started above)
-        raise
-    return _with_search(files, context, out, world.cache, later, lines)
+    # index: the search index, beside mkdocs when it runs on a process of its own
+    index = partial(kept_search_assets, files, out.pages, out.keys, cache, context,
+                    lines() if lines is not None else None)
+    beside = run.later(lambda: tuple(index()))
+    return replace(out, later=beside) if beside is not None else replace(out, assets=out.assets + tuple(index()))
 
 
 def _defines(index: Index, path: str, symbol: str) -> bool:
@@ -206,15 +169,16 @@ class Opened:
 
 
 def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
-                 older: Older | None, started: Started) -> Opened:
+                 older: Older | None, started: Started, git: ProjectHistory,
+                 editions: Sequence[Corpus] = ()) -> Opened:
     """With the slow readers `started` (an older edition's run none), read the rest while the
-    pinned files are scanned."""
+    pinned files are scanned (the previous edition's pins and notes from the project's `git`)."""
     root = corpus.project.root
     labs = started.labs if older is None else list(older.labs)
     artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
-        load_articles(root, cache), load_past(corpus, files, cache)))
+        load_articles(root, cache), load_past(corpus, files, cache, git, editions)))
     if older is None:  # an older edition shows the current labs' exercises it lacks as such
         try:
             unknown_exercises(labs, _defined(labs, index, corpus, cache))
@@ -250,7 +214,7 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
                   lambda: {f.name: f.value for f in facts()}, figures,
                   absent=lambda name: _absent(facts(), name), figure_absent=figures.absent, cache=cache)
     by_name = {lab.name: lab for lab in labs}
-    ir = IrPages(corpus, index, docs.files, by_name, opened.artifacts.results)
+    ir = registry.IrPages(corpus, index, docs.files, by_name, opened.artifacts.results)
     # the rule tables, the facts when a text cites one, the where-used lists: now on a cold build;
     # else when a page first needs them (`Pages.prepare`: before the workers fork)
     cited = _cite_facts([*(text for a in articles for text, _ in a.prose()), *(lab.text for lab in labs)])
@@ -280,15 +244,13 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     that raised: each page says so, and the build fails unless told not to)."""
     ready = world.artifacts.results()
     figures = _figures(world)
-    assets = [a for name in world.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
-    if notebooks is not None:
-        assets += notebook_assets(notebooks)
+    assets = registry.site_files(world, ready, notebooks)
     assets += figures.assets(_figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
     failures = tuple(e for name, r in ready.items()
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]
-    warnings += canonical_failure(ready)
+    warnings += registry.site_warnings(ready)
     warnings += [f"figure {name}{NOT_COMPUTED}: {e}"
                  for name, e in sorted(figures.failures.items())]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
@@ -298,8 +260,8 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     written += [Written("lab", lab.name, lab.heading, lab.phase) for lab in labs]
     infos = [FileInfo(f.pin, f.path, line_count(f.text), len(world.content.on_file.get(f.path, ())))
              for f in files]
-    pages = [r.page for r in rendered if r.kind != CHANGES.name]
-    changes = [r.page for r in rendered if r.kind == CHANGES.name]
+    pages = [r.page for r in rendered if r.kind not in registry.APART]
+    changes = [r.page for r in rendered if r.kind in registry.APART]
     out = assemble(track, world.corpus, pages, written, infos, {"Lowering rules": RULES}, assets,
                    warnings, changes)
     counts = tuple(PageCount(kind, pages_cache.rendered[kind], pages_cache.cached[kind])
@@ -316,31 +278,6 @@ def _context(corpus: Corpus, files: Sequence[SourceFile]) -> frozenset[str]:
     """The pinned files the search index lists but does not index the lines of (`in_context`)."""
     pins = corpus.pins
     return frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
-
-
-def _start_code_lines(files: Sequence[SourceFile], context: frozenset[str], cache: Cache | None,
-                      workers: Workers | None) -> Callable[[], CodeLines] | None:
-    """The search index's part that the pages do not change (`code_lines`), started on a process
-    of its own now, beside the pages, when the index will be made on one too (`workers`) and the
-    cache lacks the code's packs; None otherwise (the index makes all of it)."""
-    if workers is None or not workers.may_fork():
-        return None
-    if code_packs_kept(files, cache, context):
-        return None
-    return workers.beside(lambda: code_lines(files, context))
-
-
-def _with_search(files: Sequence[SourceFile], context: frozenset[str], out: Generated,
-                 cache: Cache | None, workers: Workers | None,
-                 lines: Callable[[], CodeLines] | None = None) -> Generated:
-    """`out` with the search index's files (`kept_search_assets`): made here, or on a process
-    forked now when `workers` are given, `later` (the caller goes on: mkdocs lays the pages out);
-    `lines`: its part made beside the pages (`_start_code_lines`), waited for here."""
-    index = partial(kept_search_assets, files, out.pages, out.keys, cache, context,
-                    lines() if lines is not None else None)
-    if workers is None:
-        return replace(out, assets=out.assets + tuple(index()))
-    return replace(out, later=workers.beside(lambda: tuple(index())))
 
 
 def _figures(world: World) -> Figures:

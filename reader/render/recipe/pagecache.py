@@ -2,22 +2,18 @@
 
 A page's key is the hash of the *world* (the pinned files with their pins, the labs, the titles
 that links show: what any page may draw from) and of the page's own inputs (its kind's, see
-`render/recipe/kind.py`: what its render is handed). The index, the facts, the rules, the where-used
+`render/kind.py`: what its render is handed). The index, the facts, the rules, the where-used
 lists and the highlighting are all functions of the pinned files and the labs, so they need no
 key of their own; reader's code is in the cache's path (`derived/<code version>/`).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 from reader.cache import Cache
-from reader.corpus import Corpus
-from reader.labs import LabInfo
 from reader.render.common.model import Page
 
 PAGE_KIND = "page"
@@ -58,24 +54,6 @@ def stored(page: Page) -> StoredPage:
     out.__dict__.update({f.name: getattr(page, f.name) for f in fields(Page) if f.name != "html"},
                         _utf8=page.html.encode())
     return out
-
-
-def world_key(corpus: Corpus, labs: Sequence[LabInfo], titles: Mapping[str, str]) -> str:
-    """The hash of what every page may show besides its own inputs."""
-    h = hashlib.sha1(b"world\0")
-    for _name, pinned in sorted(corpus.pins.items()):
-        h.update(repr(pinned).encode() + b"\n")
-    for pin, path in corpus.all_files():
-        h.update(f"{pin}\0{path}\0{corpus.blob(pin, path)}\n".encode())
-    for lab in labs:  # what other pages show of a lab: its text is its own page's input
-        h.update(repr((lab.name, lab.heading, lab.phase, lab.path)).encode() + b"\n")
-    h.update(repr(sorted(titles.items())).encode())
-    return h.hexdigest()
-
-
-def page_key(world: str, kind: str, *inputs: object) -> str:
-    """The key of one page: the world and the page's own inputs (frozen dataclasses: their repr)."""
-    return hashlib.sha1(f"{world}\0{kind}\0{inputs!r}".encode()).hexdigest()
 
 
 class PageCache:

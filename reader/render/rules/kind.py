@@ -12,7 +12,7 @@ from reader.extract.unimplemented import messages
 from reader.render.common.links import target_of
 from reader.render.common.model import Page
 from reader.render.common.urls import RULES
-from reader.render.recipe.kind import World
+from reader.render.kind import World
 from reader.render.rules.page import rules_page
 
 

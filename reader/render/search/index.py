@@ -49,10 +49,10 @@ from reader.cache import Cache, kept_object
 from reader.model import SourceFile, split_lines
 from reader.packed import Packing, packed, unpacked
 from reader.render.code.annotated import INDEXED
+from reader.render.code.entries import searchable
 from reader.render.common.model import Asset, Page, SearchEntry
 from reader.render.common.urls import html_of
 from reader.render.common.urls import source_page as source_uri
-from reader.render.search.entries import searchable
 
 SEARCH_DIR = "search"
 CHUNK = 100

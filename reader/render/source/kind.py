@@ -15,11 +15,11 @@ from reader.labs import LabInfo
 from reader.model import Reference, module_of
 from reader.render.code.annotated import Since, source_page
 from reader.render.code.uses import Cited, citations
+from reader.render.common.keys import page_key
 from reader.render.common.links import ShownFile, uses_from
 from reader.render.common.model import NoteView, Page, TitledPage, UseView
 from reader.render.common.urls import diff_page, lab_page
-from reader.render.recipe.kind import World
-from reader.render.recipe.pagecache import page_key
+from reader.render.kind import World
 
 
 class LabUses(NamedTuple):

@@ -1,4 +1,4 @@
-"""`reader pin`: move one pin to another commit, fetch its files, rewrite pins.toml and the lock."""
+"""`reader pin`, on the fetch side: move one pin to another commit, fetch its files, rewrite pins.toml and the lock."""
 
 from __future__ import annotations
 
