@@ -72,6 +72,9 @@ def test_an_edit_of_prose_or_comments_keeps_the_measurement(tmp_path):
                    .replace("# %% The kernels", "# %% The three kernels", 1))
     assert lab.read_text() != text
     assert stale_records(root) == []
+    lab.write_text(text.replace('plat.Lowering("add", add_kernel, add, (x, y))',
+                                'plat.Lowering("add", add_kernel, add, (x, y), ("jaxpr",))'))
+    assert stale_records(root) == []   # what the page lowers is no part of a chip run
     lab.write_text(text + "\nTILE = 8\n")
     assert [s.record.lab for s in stale_records(root)] == ["first_kernels"]
 

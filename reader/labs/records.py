@@ -2,8 +2,9 @@
 that `benchmarks/chip.py` writes (kernels/_record.py), read, validated and checked for staleness.
 
 A record holds the lab's source as it ran (its sha256 checked on reading). It is stale when the
-lab's code differs from that source's: their syntax trees compared without docstrings, so an edit
-of the prose or the comments keeps the measurement, as it keeps the lab's artifacts (`code_of`)."""
+lab's code differs from that source's: their syntax trees compared without docstrings and without
+the site's build-time hooks (`lowerings`, `artifacts`: no chip run calls them), so an edit of the
+prose, the comments or what the page lowers keeps the measurement."""
 
 from __future__ import annotations
 
@@ -94,9 +95,14 @@ class LabRecord:
         return REMEASURE.format(lab=self.lab)
 
 
+SITE_HOOKS = frozenset({"lowerings", "artifacts"})
+"""A lab's functions that only the site's build calls (reader/labs/child.py), never `chip()`."""
+
+
 def measured_code(text: str) -> str:
-    """A module's syntax tree without its docstrings: what a run of it depends on."""
+    """A module's syntax tree without its docstrings and its site hooks: what a chip run depends on."""
     tree = ast.parse(text)
+    tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name in SITE_HOOKS)]
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
