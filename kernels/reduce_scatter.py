@@ -155,7 +155,7 @@ def all_reduce_kernel(x_ref, o_ref, buf, send_sem, recv_sem, free_sem, gather_se
             copy.wait_recv()
 
 
-def _scratch(n: int, rows: int, cols: int) -> list[Any]:
+def _scratch(rows: int, cols: int) -> list[Any]:
     return [pltpu.VMEM((2, 2, rows, cols // 2), jnp.float32),   # per ring, two slots of partial sums
             pltpu.SemaphoreType.DMA((2,)), pltpu.SemaphoreType.DMA((2,)), pltpu.SemaphoreType.REGULAR((2,))]
 
@@ -166,10 +166,10 @@ def collective_call(kind: str, shape: tuple[int, int], dtype: Any, n: int, *, ha
     rows, cols = shape[0] // n, shape[1]
     if kind == "reduce_scatter":
         kernel = functools.partial(reduce_scatter_kernel, n=n, handshake=handshake)
-        out, scratch = (rows, cols), _scratch(n, rows, cols)
+        out, scratch = (rows, cols), _scratch(rows, cols)
     else:
         kernel = functools.partial(all_reduce_kernel, n=n)
-        out, scratch = shape, [*_scratch(n, rows, cols), pltpu.SemaphoreType.DMA((2, n - 1))]
+        out, scratch = shape, [*_scratch(rows, cols), pltpu.SemaphoreType.DMA((2, n - 1))]
     return pl.pallas_call(
         kernel, out_shape=jax.ShapeDtypeStruct(out, dtype),
         in_specs=[pl.BlockSpec(memory_space=pltpu.VMEM)], out_specs=pl.BlockSpec(memory_space=pltpu.VMEM),
