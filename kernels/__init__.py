@@ -80,5 +80,6 @@ LABS: dict[str, Lab] = {lab.name: lab for lab in (
     Lab("block_sparse", "Block-sparse attention", "EXTRA·B", 5),
     Lab("ring_attention", "Ring attention", "LAB·4.2", 6),
     Lab("autotuned_op", "An autotuned op", "EXTRA·C", 6),
+    Lab("reduce_scatter", "Reduce-scatter in a kernel", "EXTRA·D", 6),
 )}
 

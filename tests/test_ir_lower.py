@@ -210,7 +210,8 @@ def test_output_reads_as_the_renderer_reads_it(ladder, canonical):
 
 
 LABS = ("first_kernels", "tiled_matmul", "pipelining", "lowering_ladder", "finding_the_spill", "flash_attention",
-        "flash_attention_bwd", "block_sparse", "autotuned_op", "ring_attention", "mosaic_gpu_matmul")
+        "flash_attention_bwd", "block_sparse", "autotuned_op", "ring_attention", "mosaic_gpu_matmul",
+        "reduce_scatter")
 
 
 @pytest.fixture(scope="module")

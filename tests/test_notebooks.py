@@ -41,6 +41,7 @@ REFERENCES = {
     "block_sparse": (rf"(?:vs dense masked reference|vs splash attention \(interpret\)) {NUMBER}", 2, 1e-5),
     "autotuned_op": (rf"max abs error of the op vs the jnp reference: {NUMBER}", 1, 1e-5),
     "ring_attention": (rf"(?:ppermute ring|in-kernel ring|in-kernel vs ppermute) {NUMBER}", 6, 1e-5),
+    "reduce_scatter": (rf"max abs error vs jax\.lax\.psum(?:_scatter)? {NUMBER}", 2, 1e-5),
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -58,7 +59,7 @@ def _notebook(name: str):
 
 
 def test_every_lab_has_a_notebook_and_a_reference_check():
-    assert sorted(LABS) == sorted(REFERENCES) and len(LABS) == 11
+    assert sorted(LABS) == sorted(REFERENCES) and len(LABS) == 12
     assert sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb")) == sorted(LABS)
 
 
