@@ -6,12 +6,20 @@ kernel for that backend, an abstract GPU where the host has none). The Mosaic TP
 `tpu_custom_call`'s `body` (bytecode, locations kept in it), the Mosaic GPU module the
 `mosaic_gpu_v2` call's `module`, both read back through their serde pass; the Triton module the
 `__gpu$xla.gpu.triton` call's `ir`. The "jaxpr" backend gives each kernel jaxpr, one op a line.
+
+A module's `error` is the backend's refusal of a kernel built for it, in the backend's words. A
+failure of the lowering itself is no refusal but a build error (`MisbuiltKernel`): the function
+does not trace, a `pallas_call` carries another backend's compiler parameters or has no lowering
+for the backend at all (at jax 0.12.0.1 Mosaic GPU takes `plgpu.kernel`s only), or the lowered
+module holds no kernel call for the backend.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+import importlib
+import inspect
 import json
 import linecache
 import re
@@ -27,13 +35,22 @@ from jax._src import config as jax_config
 from jax._src.interpreters import mlir
 from jax._src.lib.mlir import ir, passmanager
 
+from reader.errors import BuildError, Location
 from reader.ir import FORMAT_VERSION, SourceFile, source_file
 from reader.ir.mlir_ops import Locate, module_ops
 
 TITLES = {"jaxpr": "kernel jaxpr", "mosaic_tpu": "Mosaic TPU", "mosaic_gpu": "Mosaic GPU", "triton": "Triton"}
 PLATFORMS = {"jaxpr": "tpu", "mosaic_tpu": "tpu", "mosaic_gpu": "cuda", "triton": "cuda"}
 CALL_TARGETS = {"mosaic_tpu": "tpu_custom_call", "mosaic_gpu": "mosaic_gpu_v2", "triton": "__gpu$xla.gpu.triton"}
+PARAMS = {"mosaic_tpu": ("jax._src.pallas.mosaic", "tpu"), "triton": ("jax._src.pallas.triton", "gpu"),
+          "mosaic_gpu": ("jax._src.pallas.mosaic_gpu", "gpu")}
+"""Each compiler backend's package (its `core.CompilerParams`; its `pallas_call_registration`
+registers its rules when imported, as `pallas_call` lowering does), and the platform of its rule."""
 _COMMENT = re.compile(r"\s+#(?: .*)?$")
+
+
+class MisbuiltKernel(BuildError):
+    """The page's own lowering failed (not the backend's refusal): located at the `Lowering`'s function."""
 
 
 def locator(root: Path) -> Locate:
@@ -93,11 +110,13 @@ def lower(lowering: Any, backend: str, locate: Locate) -> list[dict[str, Any]]:
     try:
         found = list(_jaxprs(fn, lowering, backend, locate) if backend == "jaxpr"
                      else _lowered(fn, lowering, backend, locate))
-        if not found:
-            raise ValueError(f"no {CALL_TARGETS.get(backend, 'pallas_call')} in the lowered module")
+    except MisbuiltKernel:
+        raise
     except Exception as e:  # noqa: BLE001 - a refusal is what the page shows
         return [{"id": base, "title": _title(kernel, backend), "backend": backend,
                  "kernel": kernel, "text": "", "ops": [], "error": refusal(e, locate)}]
+    if not found:
+        raise misbuilt(lowering, backend, fn, f"the lowered module holds no {CALL_TARGETS.get(backend, 'pallas_call')}")
     out = []
     for k, (name, text, ops, key) in enumerate(found):
         out.append({"id": base if len(found) == 1 else f"{base}-{k + 1}",
@@ -132,9 +151,52 @@ def _relative_paths(text: str, locate: Locate) -> str:
     return re.sub(r"/[^\s:'\"()]+\.py", short, text)
 
 
+def misbuilt(lowering: Any, backend: str, fn: Any, why: str) -> MisbuiltKernel:
+    """The build error for `lowering`'s `backend`, located at the function that makes its kernels."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    where = None
+    if code is not None:
+        path = Path(code.co_filename).resolve()
+        where = Location(path.relative_to(Path.cwd().resolve()).as_posix() if path.is_relative_to(Path.cwd().resolve())
+                         else path.name, code.co_firstlineno)
+    return MisbuiltKernel(f"the page's lowering of {lowering.name!r} for {TITLES[backend]} failed: {why}", where,
+                          f"build the kernel for {TITLES[backend]}, or leave {backend!r} out of its Lowering's "
+                          "backends with the reason")
+
+
+def _traced(fn: Any, lowering: Any, backend: str) -> Any:
+    """`fn` traced for `backend`; a `MisbuiltKernel` when it does not trace."""
+    try:
+        return jax.jit(fn).trace(*lowering.args)
+    except Exception as e:  # noqa: BLE001 - the lab's function, not the backend, failed
+        raise misbuilt(lowering, backend, fn, f"it does not trace: {type(e).__name__}: {str(e)[:300]}") from e
+
+
+def _check_built(jaxpr: Any, lowering: Any, backend: str, fn: Any) -> None:
+    """A `MisbuiltKernel` unless every `pallas_call` in `jaxpr` is one `backend` lowers: its
+    compiler parameters `backend`'s (or none), and a `pallas_call` rule registered for them."""
+    from jax._src.pallas import core as pallas_core
+    package, platform = PARAMS[backend]
+    importlib.import_module(f"{package}.pallas_call_registration")
+    expected = importlib.import_module(f"{package}.core").CompilerParams
+    for eqn in _equations(jaxpr):
+        if eqn.primitive.name != "pallas_call":
+            continue
+        params = eqn.params.get("compiler_params")
+        name = _jaxpr_name(eqn) or "?"
+        if params is not None and type(params) is not expected:
+            raise misbuilt(lowering, backend, fn, f"its pallas_call {name} carries {type(params).__module__}"
+                           f".CompilerParams, built for another backend")
+        if pallas_core.get_lowering_rule(expected, platform) is None:
+            raise misbuilt(lowering, backend, fn, f"{TITLES[backend]} has no pallas_call lowering at jax "
+                           f"{jax.__version__} (no rule registered for {package}.core.CompilerParams), and {name} "
+                           "is a pallas_call")
+
+
 def _lowered(fn: Any, lowering: Any, backend: str, locate: Locate) -> Iterator[tuple[str | None, str, list, str]]:
     with lowering.building(backend), jax_config.jax_mosaic_unzip_debug_locations(False):
-        traced = jax.jit(fn).trace(*lowering.args)
+        traced = _traced(fn, lowering, backend)
+        _check_built(traced.jaxpr.jaxpr, lowering, backend, fn)
         stablehlo = traced.lower(lowering_platforms=(PLATFORMS[backend],)).compiler_ir("stablehlo")
     key = _rule_key(traced.jaxpr.jaxpr) if backend == "mosaic_gpu" else ""
     for call in _walk(stablehlo.operation):
@@ -196,7 +258,7 @@ def _walk(op: Any) -> Iterator[Any]:
 
 def _jaxprs(fn: Any, lowering: Any, backend: str, locate: Locate) -> Iterator[tuple[str | None, str, list, str]]:
     with lowering.building(backend):
-        closed = jax.jit(fn).trace(*lowering.args).jaxpr
+        closed = _traced(fn, lowering, backend).jaxpr
     for eqn in _equations(closed.jaxpr):
         if eqn.primitive.name == "pallas_call":
             kernel = eqn.params["jaxpr"]
