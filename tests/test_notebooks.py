@@ -7,6 +7,7 @@ committed is what this run prints)."""
 from __future__ import annotations
 
 import ast
+import fnmatch
 import os
 import re
 import shutil
@@ -30,7 +31,7 @@ NUMBER = r"(\d\.\d\de[+-]\d\d)"
 REFERENCES = {
     # lab: (the lines that print an error against a reference, how many, the lab's tolerance)
     "first_kernels": (rf"max abs error vs jnp {NUMBER}", 3, 1e-4),
-    "tiled_matmul": (rf"max abs error vs jnp {NUMBER}", 2, 1e-3),
+    "tiled_matmul": (rf"max abs error vs jnp {NUMBER}", 3, 1e-3),
     "pipelining": (rf"max abs error vs jnp {NUMBER}", 1, 1e-3),
     "lowering_ladder": (rf"max abs error vs jnp {NUMBER}", 1, 1e-5),
     "finding_the_spill": (rf"max abs error vs jnp {NUMBER}", 1, 1e-3),
@@ -144,6 +145,76 @@ def test_first_cell_installs_the_pinned_releases(name):
     assert "jax[{chip}]" in first.source and 'print("installed:"' in first.source
 
 
+class _Runtime:
+    """What the setup cell sees of a runtime: its devices, its installed distributions and the
+    requirements of the installed jax; and the commands it runs."""
+
+    def __init__(self, monkeypatch, devices: list[str], dists: dict[str, str], jax_requires: list[str],
+                 smi: str = ""):
+        import glob
+        import importlib.metadata
+        import subprocess
+        self.commands: list[list[str]] = []
+
+        def run(command, **kwargs):
+            self.commands.append(list(command))
+            return subprocess.CompletedProcess(command, 0, smi, "")
+
+        def version(dist):
+            if dist not in dists:
+                raise importlib.metadata.PackageNotFoundError(dist)
+            return dists[dist]
+
+        monkeypatch.delenv("COLAB_TPU_ADDR", raising=False)
+        monkeypatch.setattr(glob, "glob", lambda pattern: fnmatch.filter(devices, pattern))
+        monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/nvidia-smi" if smi and name == "nvidia-smi"
+                            else None)
+        monkeypatch.setattr(subprocess, "run", run)
+        monkeypatch.setattr(importlib.metadata, "version", version)
+        monkeypatch.setattr(importlib.metadata, "requires", lambda dist: jax_requires if dist == "jax" else [])
+
+    def setup(self, lab: str, capsys) -> tuple[list[list[str]], str]:
+        """Run the committed notebook's setup cell here: the pip commands it ran, what it printed."""
+        exec(compile(_notebook(lab).cells[0].source, f"{lab} setup", "exec"), {"__name__": "setup"})
+        pips = [c for c in self.commands if c[1:4] == ["-m", "pip", "install"]]
+        return pips, capsys.readouterr().out
+
+
+PINS = dict(pin["release"].split("==") for pin in tomllib.loads((ROOT / "pins.toml").read_text())["pins"].values())
+JAX, TOKAMAX = PINS["jax"], PINS["tokamax"]
+PINNED = {"jax": JAX, "jaxlib": JAX, "tokamax": TOKAMAX}
+JAX_REQUIRES = [f'jaxlib<={JAX},>={JAX}; extra == "tpu"', 'libtpu==0.0.50.*; extra == "tpu"',
+                f'jax-cuda12-plugin[with-cuda]<={JAX},>={JAX}; extra == "cuda12"']
+"""The installed jax's requirements, as jax 0.12.0.1's metadata words them (`importlib.metadata.requires`)."""
+
+
+@pytest.mark.parametrize("dists, wanted", [
+    ({"jax": "0.7.2", "jaxlib": "0.7.2", "libtpu": "0.0.21"}, [f"jax[tpu]=={JAX}", f"jaxlib=={JAX}",
+                                                            f"tokamax=={TOKAMAX}"]),
+    ({**PINNED, "libtpu": "0.0.21"}, [f"jax[tpu]=={JAX}"]),   # the pinned jax beside another libtpu
+    ({**PINNED}, [f"jax[tpu]=={JAX}"]),                       # no libtpu at all
+    ({**PINNED, "libtpu": "0.0.50.1"}, []),
+], ids=["colab-preinstalled", "libtpu-of-another-jax", "no-libtpu", "all-pinned"])
+def test_the_setup_cell_on_a_tpu_runtime_installs_the_pinned_jax_with_its_tpu_extra(monkeypatch, capsys, dists,
+                                                                                  wanted):
+    import sys
+    runtime = _Runtime(monkeypatch, ["/dev/accel0"], dists, JAX_REQUIRES)
+    pips, out = runtime.setup("first_kernels", capsys)
+    assert pips == ([[sys.executable, "-m", "pip", "install", "-q", *wanted]] if wanted else [])
+    assert "runtime: tpu: jax[tpu] runs the kernels built for it natively" in out
+
+
+@pytest.mark.parametrize("devices, smi, wanted", [
+    ([], "", f"jax=={JAX}"),
+    (["/dev/vfio/0"], "", f"jax[tpu]=={JAX}"),   # a TPU whose chips are VFIO devices (v5p, v6e)
+    ([], "| NVIDIA-SMI 550.54  Driver Version: 550.54  CUDA Version: 12.4 |", f"jax[cuda12]=={JAX}"),
+], ids=["cpu", "tpu-vfio", "gpu"])
+def test_the_setup_cell_installs_the_jax_of_the_runtimes_chip(monkeypatch, capsys, devices, smi, wanted):
+    runtime = _Runtime(monkeypatch, devices, {}, JAX_REQUIRES, smi)
+    pips, _ = runtime.setup("finding_the_spill", capsys)
+    assert len(pips) == 1 and pips[0][5] == wanted and f"jaxlib=={JAX}" in pips[0]
+
+
 def test_a_lab_importing_triton_installs_the_labs_extra_pin():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["labs"]
     triton = next(r for r in extra if r.startswith("triton=="))
@@ -171,7 +242,8 @@ def test_helpers_written_beside_the_notebook_are_the_project_modules():
     written = {c.source.splitlines()[0].split()[1]: c.source.split("\n", 1)[1]
                for c in nb.cells if c.source.startswith("%%writefile")}
     assert sorted(written) == ["lab_support/kernels/__init__.py", "lab_support/kernels/_platform.py",
-                               "lab_support/kernels/_svg.py", "lab_support/kernels/flash_attention.py"]
+                               "lab_support/kernels/_record.py", "lab_support/kernels/_svg.py",
+                               "lab_support/kernels/flash_attention.py"]
     for path, source in written.items():
         assert source == (ROOT / path.removeprefix("lab_support/")).read_text().rstrip()
 

@@ -320,19 +320,35 @@ def installed(dist):
         return None
 
 
+def plugin_at_jaxs_pin(plugin, chip):
+    """Whether `plugin` is installed at the version the installed jax's `chip` extra pins."""
+    have = installed(plugin)
+    for requirement in importlib.metadata.requires("jax") or []:
+        spec, _, marker = requirement.partition(";")
+        if re.match(rf"\\s*{re.escape(plugin)}\\b", spec) and f'"{chip}"' in marker.replace("'", '"'):
+            pins = re.findall(r"(?:==|<=|>=)\\s*([\\w.*]+)", spec)
+            return have is not None and all(have == v or (v.endswith("*") and have.startswith(v[:-1])) for v in pins)
+    return have is not None
+
+
 chip = accelerator()
 plugin = {"tpu": "libtpu", "cuda12": "jax-cuda12-plugin", "cuda13": "jax-cuda13-plugin"}.get(chip)
 wanted = []
 for release in RELEASES:
     name, _, version = release.partition(";")[0].strip().partition("==")
-    has_plugin = name != "jax" or not plugin or installed(plugin) is not None
-    if installed(name) != version or not has_plugin:
+    current = installed(name) == version
+    if name == "jax" and plugin and current:
+        current = plugin_at_jaxs_pin(plugin, chip)
+    if not current:
         wanted.append(f"jax[{chip}]=={version}" if name == "jax" and chip else release)
 if wanted:
     print("installing:", " ".join(wanted))
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", *wanted], check=True)
+    if "jax" in sys.modules:
+        print("jax was imported before this install: restart the runtime and run this cell again")
 else:
     print("the pinned releases are installed already:", " ".join(RELEASES))
 dists = [r.partition(";")[0].partition("==")[0].strip() for r in RELEASES] + ([plugin] if plugin else [])
 print("installed:", ", ".join(f"{d} {installed(d)}" for d in dists if installed(d)))
-print("runtime:", chip or "no TPU or GPU found, so the kernels run in interpret mode on the CPU")'''
+print("runtime:", f"{chip}: jax[{chip}] runs the kernels built for it natively, the others interpreted" if chip
+      else "no TPU or GPU found, so the kernels run in interpret mode on the CPU")'''
