@@ -122,7 +122,7 @@ def test_execute_runs_the_notebooks_without_outputs_and_writes_theirs(tmp_path, 
     assert reader(["-C", str(tmp_path), "notebooks", "--execute"]) == 0
     out = capsys.readouterr().out
     assert "ran notebooks/pipelining.ipynb in " in out and out.count("ran notebooks/") == 1, out
-    assert out.rstrip().endswith("1 written, 0 removed, 10 up to date in notebooks/, 1 run"), out
+    assert out.rstrip().endswith(f"1 written, 0 removed, {len(LABS) - 1} up to date in notebooks/, 1 run"), out
     ran = nbformat.read(tmp_path / "notebooks" / "pipelining.ipynb", 4)
     assert f"## {first}, retitled" in [c.source for c in ran.cells]
     assert printed(ran) == printed(_notebook("pipelining"))  # what the committed run printed
