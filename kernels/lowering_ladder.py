@@ -229,12 +229,11 @@ def lowerings() -> list[plat.Lowering]:
     every backend (Mosaic GPU's through `plgpu.kernel`: it takes no `pallas_call`)."""
     x, y = plat.randn(4, SHAPE, SHAPE)
     a, b = plat.randn(5, (256, 128), (128, 128))
-    every = ("jaxpr", "mosaic_tpu", "mosaic_gpu", "triton")
     return [
-        plat.Lowering("exp_add", exp_add_kernel, exp_add, (x, y), every, variants={
+        plat.Lowering("exp_add", exp_add_kernel, exp_add, (x, y), variants={
             "triton": lambda p, q: exp_add(p, q, compiler_params=_triton_params()),
             "mosaic_gpu": exp_add_mosaic_gpu}),
-        plat.Lowering("matmul", matmul_kernel, matmul, (a, b), every, variants={
+        plat.Lowering("matmul", matmul_kernel, matmul, (a, b), variants={
             "triton": lambda p, q: matmul(p, q, compiler_params=_triton_params()),
             "mosaic_gpu": matmul_mosaic_gpu}),
     ]
