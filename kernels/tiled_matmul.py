@@ -127,7 +127,7 @@ def matmul(x: jax.Array, y: jax.Array, block: tuple[int, int, int] = BLOCK_SHAPE
         interpret=not plat.on_tpu())(x, y)
 
 
-# %% The first form: K walked inside the kernel (what a GPU runs; a TPU refuses bk = 64)
+# %% The first form: K walked inside the kernel (what a GPU runs; a TPU refuses a bk of 64)
 def panel_kernel(x_ref, y_ref, o_ref, *, bk: int):
     # x_ref is this program's (bm, K) panel, y_ref its (K, bn) panel: walk K in bk steps. On a
     # TPU, x's lane dimension is sliced at k * bk: Mosaic must prove that a multiple of 128.
