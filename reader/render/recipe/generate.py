@@ -33,7 +33,7 @@ from reader.labs import (
     load_labs,
     unknown_exercises,
 )
-from reader.labs.colab import ColabSource, project_colab
+from reader.labs.colab import ColabSource, colab_build_note, project_colab
 from reader.labs.notebook import start_shipped
 from reader.model import Reference, SourceFile, line_count, module_of
 from reader.progress import Quiet, reporting, unsaid
@@ -55,6 +55,7 @@ from reader.render.recipe.parallel import Job, Rendered
 from reader.render.recipe.registry import KINDS
 from reader.render.recipe.schedule import Schedule
 from reader.render.search.index import CodeLines, code_lines, code_packs_kept, kept_search_assets
+from reader.render.search.qualified import qualified_names
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -161,7 +162,7 @@ def generate(corpus: Corpus, track: Track, cache: Cache | None, jobs: int | None
         if lines is not None and later is not None:
             later.close()  # (ends the code's part of the search index, started above)
         raise
-    return _with_search(files, context, out, world.cache, later, lines)
+    return _with_search(files, context, out, world.cache, later, world.index, lines)
 
 
 def _defines(index: Index, path: str, symbol: str) -> bool:
@@ -291,6 +292,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     warnings += canonical_failure(ready)
     warnings += [f"figure {name}{NOT_COMPUTED}: {e}"
                  for name, e in sorted(figures.failures.items())]
+    warnings += [note for note in [colab_build_note(world.colab)] if note and world.labs]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
     articles, labs = world.content.articles.values(), world.labs.values()
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
@@ -331,16 +333,17 @@ def _start_code_lines(files: Sequence[SourceFile], context: frozenset[str], cach
 
 
 def _with_search(files: Sequence[SourceFile], context: frozenset[str], out: Generated,
-                 cache: Cache | None, workers: Workers | None,
+                 cache: Cache | None, workers: Workers | None, index: Index,
                  lines: Callable[[], CodeLines] | None = None) -> Generated:
     """`out` with the search index's files (`kept_search_assets`): made here, or on a process
     forked now when `workers` are given, `later` (the caller goes on: mkdocs lays the pages out);
-    `lines`: its part made beside the pages (`_start_code_lines`), waited for here."""
-    index = partial(kept_search_assets, files, out.pages, out.keys, cache, context,
-                    lines() if lines is not None else None)
+    `lines`: its part made beside the pages (`_start_code_lines`), waited for here; `index`: the
+    qualified names' resolver (`qualified_names`), used when the code's part is made."""
+    made = partial(kept_search_assets, files, out.pages, out.keys, cache, context,
+                   lines() if lines is not None else None, partial(qualified_names, index))
     if workers is None:
-        return replace(out, assets=out.assets + tuple(index()))
-    return replace(out, later=workers.beside(lambda: tuple(index())))
+        return replace(out, assets=out.assets + tuple(made()))
+    return replace(out, later=workers.beside(lambda: tuple(made())))
 
 
 def _figures(world: World) -> Figures:
