@@ -1,6 +1,7 @@
 // @ts-check
 // Two keys of a code browser, as on GitHub: `t` finds a file by the letters of its path (the list
-// is search's `files` piece, loaded on first use), `l` goes to a line of the page's code.
+// is search's `files` piece, loaded on first use), `l` goes to a line of the page's code; on a
+// phone, the header's "Files" button and the scope line's "Go to line" (scope.js) do the same.
 (function () {
   var SHOWN = 50;
 
@@ -143,4 +144,23 @@
     });
   });
   window.readerFinder = {files: openFinder, line: openGoto};
+
+  // A button in the header beside search's for the finder, so that a phone (no `t`) reaches it;
+  // go-to-line's is on a source page's scope line (scope.js).
+  function button() {
+    var header = document.querySelector(".md-header__inner");
+    if (!header || header.querySelector(".rd-finder-open") || !window.readerSearch) return;
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "md-header__button md-icon rd-finder-open";
+    b.setAttribute("aria-label", "Find a file (t)");
+    b.title = "Find a file (t)";
+    b.innerHTML = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" aria-hidden="true"><path d="M13 9V3.5L18.5 9M6 2c-1.11 0-2 .89-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8l-6-6z"/></svg><span class="rd-search-label">Files</span>';
+    b.addEventListener("click", function () { openFinder(); });
+    var search = header.querySelector(".rd-search-open"), title = header.querySelector(".md-header__title");
+    var after = search || title;
+    header.insertBefore(b, after ? after.nextSibling : null);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", button);
+  else button();
 })();
