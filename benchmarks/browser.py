@@ -72,7 +72,8 @@ from tests.browser_support import (  # noqa: E402
 
 PAGES = ("articles/pallas-call.html", "source/jax/_src/pallas/core.py.html")
 QUERIES = ("BlockSpec", "aval_to_ir_type", "Storing into an accumulator", '"wait with no matching signal"',
-           "BlokSpec", "file:mosaic/lowering.py /def _.*_lowering_rule/", "/^def _pallas_call/")
+           "BlokSpec", "file:mosaic/lowering.py /def _.*_lowering_rule/", "/^def _pallas_call/",
+           "/lowering_rule/", "pl.program_id")
 SIZES = ("1280x800", "1440x900")
 
 

@@ -410,13 +410,13 @@ var readerQuery = (function () {
 
   // ---- a pattern or a substring no word finds: the pieces of lines holding its letters ----
 
-  /** The triples of letters (`tri/` pieces) that cover a pattern's runs (`patternRuns`): every line
-   * it matches holds them all. @param {RegExp} pattern @returns {string[]} */
+  /** The triples of letters (`tri/` pieces) of a pattern's runs (`patternRuns`), each one: every
+   * line it matches holds them all (overlapping, they narrow more than a cover of the run does).
+   * @param {RegExp} pattern @returns {string[]} */
   function patternTriples(pattern) {
     var out = [];
     patternRuns(pattern).forEach(function (run) {
-      for (var i = 0; i + 3 <= run.length; i += 3) out.push(run.slice(i, i + 3));
-      if (run.length % 3) out.push(run.slice(run.length - 3));
+      for (var i = 0; i + 3 <= run.length; i++) out.push(run.slice(i, i + 3));
     });
     return unique(out);
   }
@@ -451,6 +451,26 @@ var readerQuery = (function () {
     });
     return out;
   }
+
+  /** Lines ([file, line], in file and line order) reordered so that their pieces are read across
+   * the files: each file's first piece, then each one's second, and so on (a first batch finds
+   * lines in many files, not in the first file alone). @param {[number, number][]} lines
+   * @returns {[number, number][]} */
+  function acrossFiles(lines) {
+    var rank = new Map(), last = new Map();
+    lines.forEach(function (h) {
+      var piece = Math.floor((h[1] - 1) / CHUNK), key = h[0] * 1e6 + piece;
+      if (!rank.has(key)) {
+        var n = last.has(h[0]) ? last.get(h[0]) + 1 : 0;
+        last.set(h[0], n);
+        rank.set(key, n);
+      }
+    });
+    function order(h) { return rank.get(h[0] * 1e6 + Math.floor((h[1] - 1) / CHUNK)); }
+    return lines.slice().sort(function (a, b) { return order(a) - order(b) || a[0] - b[0] || a[1] - b[1]; });
+  }
+  /** @param {[number, number][]} lines @returns {[number, number][]} */
+  function inOrder(lines) { return lines.slice().sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; }); }
 
   /** Whether line `text` matches the query's pattern. @param {Query} query @param {string} text */
   function matchesPattern(query, text) {
@@ -544,7 +564,7 @@ var readerQuery = (function () {
                hasPhrase: hasPhrase, substring: substring, rank: rank, marks: marks, excerpt: excerpt, inFiles: inFiles,
                filesIn: filesIn, patternWords: patternWords, patternRuns: patternRuns,
                patternTriples: patternTriples, pieceStarts: pieceStarts, triplePieces: triplePieces,
-               piecesLines: piecesLines, patternLines: patternLines,
+               piecesLines: piecesLines, acrossFiles: acrossFiles, inOrder: inOrder, patternLines: patternLines,
                matchesPattern: matchesPattern, distance: distance, nearPrefixes: nearPrefixes,
                closest: closest, respelled: respelled};
   var node = typeof module === "object" ? module : null;  // not `module.exports`: tsc would read

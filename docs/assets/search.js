@@ -15,9 +15,10 @@
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
   var SHOWN = 20, CHECKED = 60;  // CHECKED: candidates a phrase is checked in
-  // A pattern's candidate lines from the index: pieces of lines read at a time; the lines of whole
-  // files it reads at most (mosaic/lowering.py's 6,303 lines are 234 KB).
-  var BATCH = 40, SCAN = 16000;
+  // A pattern's candidate lines from the index: pieces of lines read at a time (the first time,
+  // FIRST times as many); the lines of whole files it reads at most (mosaic/lowering.py's 6,303
+  // lines are 234 KB).
+  var BATCH = 40, FIRST = 2, SCAN = 16000;
 
   // Pieces: `load(key)` resolves with a piece's data, or null when there is none (no word of the
   // index begins with those letters). They come in packs (reader/render/search/index.py): scripts
@@ -191,8 +192,9 @@
         candidates = [];
         named.forEach(function (f) { for (var n = 1; n <= files[f][1]; n++) candidates.push([f, n]); });
       }
-      return matching(query, candidates, whole ? Infinity : BATCH).then(function (found) {
-        return {defs: [], prose: [], files: files, code: found.lines, pattern: true, where: where,
+      if (!whole) candidates = Q.acrossFiles(candidates);  // a batch reads pieces across the files
+      return matching(query, candidates, whole ? Infinity : BATCH * FIRST).then(function (found) {
+        return {defs: [], prose: [], files: files, code: Q.inOrder(found.lines), pattern: true, where: where,
                 rest: candidates.slice(found.read), query: query};
       });
     });
@@ -361,7 +363,7 @@
     button.addEventListener("click", function () {
       var rest = results.rest;
       matching(results.query || query, rest, BATCH).then(function (found) {
-        results.code = results.code.concat(found.lines);
+        results.code = Q.inOrder(results.code.concat(found.lines));
         results.rest = rest.slice(found.read);
         status.textContent = render(results, query, box);
       });

@@ -203,7 +203,8 @@ test("an excerpt is cut between words, its match inside", () => {
 
 test("a pattern no word finds: the pieces of lines holding its letters' triples, every line of them matched", () => {
   assert.deepStrictEqual(Q.patternRuns(Q.parse("/def _.*_lowering_rule/").pattern), ["def", "_lowering_rule"]);
-  assert.deepStrictEqual(Q.patternTriples(Q.parse("/lowering_rule/").pattern), ["low", "eri", "ng_", "rul", "ule"]);
+  assert.deepStrictEqual(Q.patternTriples(Q.parse("/lowering_rule/").pattern),
+    ["low", "owe", "wer", "eri", "rin", "ing", "ng_", "g_r", "_ru", "rul", "ule"]);
   assert.deepStrictEqual(Q.patternTriples(Q.parse("/(lowering)|x/").pattern), []);  // nothing required
   const lines = (typed) => {
     const query = Q.parse(typed);
@@ -230,4 +231,10 @@ test("a dotted name through a module's alias lands on the one definition it name
   const aliased = {blo: {t: code.blo.t, d: code.blo.d, q: {"pl.blockspec": row}}};
   assert.deepStrictEqual(Q.definitions(Q.parse("pl.BlockSpec"), aliased, files).map((d) => d.where), ["fixture/core.py:6"]);
   assert.deepStrictEqual(Q.definitions(Q.parse("pl.BlockSpec"), code, files), []);  // no alias known: the qualname's
+});
+
+test("a pattern's candidate lines are read across the files: each one's first piece first", () => {
+  const lines = [[0, 1], [0, 2], [0, 150], [0, 301], [3, 5], [3, 120], [7, 9]];
+  assert.deepStrictEqual(Q.acrossFiles(lines), [[0, 1], [0, 2], [3, 5], [7, 9], [0, 150], [3, 120], [0, 301]]);
+  assert.deepStrictEqual(Q.inOrder(Q.acrossFiles(lines)), lines);
 });
