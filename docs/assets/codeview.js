@@ -292,7 +292,7 @@
   // (`.rd-free`), the notes before them give room, nearest first: a claim's
   // example shuts to its one-line head (a button opens it), then a note's text folds behind "more",
   // never to less than its head and first sentence, nor to hide fewer than LEAST rows.
-  var DRIFT = 8, GAP = 4, LEAST = 2;
+  var DRIFT = 10, GAP = 4, LEAST = 2;
 
   function sentenceEnd(body) {  // the Range to the end of the body's first sentence (or paragraph)
     var walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT), last = null, seen = 0;
