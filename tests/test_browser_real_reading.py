@@ -2,7 +2,8 @@
 every file from any page (`/lowering_rule/` from home lists lines in several files, by file) and
 resolves a qualified name through the imports (`pl.program_id` lands on its definition); a folded
 note cuts no row of text and an open example fits its column (at 1280 and 1440); no message for
-the author on a lab page; on a phone, "Find a file" and "Go to line" are buttons."""
+the author on a lab page; on a phone, "Find a file" and "Go to line" are buttons (the header's, the
+scope line's on a source page)."""
 
 from __future__ import annotations
 
@@ -154,6 +155,12 @@ def test_on_a_phone_find_a_file_and_go_to_line_are_buttons(server, browser):
         wait(browser, lambda b: b.current_url.endswith("#L566"))
         _open(browser, f"{server}/index.html")  # the finder from any page
         assert wait(browser, lambda b: b.find_element("css selector", ".rd-finder-open")).is_displayed()
+        _open(browser, f"{server}/diffs/jax/_src/pallas/mosaic/lowering.py.html")  # a diff's lines: from the header
+        line = wait(browser, lambda b: b.find_element("css selector", ".rd-finder-open[aria-label^='Go to line']"))
+        assert line.is_displayed() and line.rect["x"] + line.rect["width"] <= 390
+        line.click()
+        wait(browser, lambda b: b.find_element("css selector", "input.rd-goto-input")).send_keys("555\n")
+        wait(browser, lambda b: b.current_url.endswith("#new-L555"))
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
