@@ -156,7 +156,7 @@ def test_on_a_phone_find_a_file_and_go_to_line_are_buttons(server, browser):
         _open(browser, f"{server}/index.html")  # the finder from any page
         assert wait(browser, lambda b: b.find_element("css selector", ".rd-finder-open")).is_displayed()
         _open(browser, f"{server}/diffs/jax/_src/pallas/mosaic/lowering.py.html")  # a diff's lines: from the header
-        line = wait(browser, lambda b: b.find_element("css selector", ".rd-finder-open[aria-label^='Go to line']"))
+        line = wait(browser, lambda b: b.find_element("css selector", ".rd-finder-open[aria-label^='Line']"))
         assert line.is_displayed() and line.rect["x"] + line.rect["width"] <= 390
         line.click()
         wait(browser, lambda b: b.find_element("css selector", "input.rd-goto-input")).send_keys("555\n")

@@ -155,7 +155,7 @@
     var b = document.createElement("button");
     b.type = "button";
     b.className = "md-header__button md-icon rd-finder-open";
-    b.setAttribute("aria-label", label + " (" + key + ")");
+    b.setAttribute("aria-label", text + ": " + label + " (" + key + ")");  // holding its visible text (axe)
     b.title = label + " (" + key + ")";
     b.innerHTML = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" aria-hidden="true">' + icon +
       '</svg><span class="rd-search-label">' + text + "</span>";
