@@ -452,21 +452,22 @@ var readerQuery = (function () {
     return out;
   }
 
-  /** Lines ([file, line], in file and line order) reordered so that their pieces are read across
-   * the files: each file's first piece, then each one's second, and so on (a first batch finds
-   * lines in many files, not in the first file alone). @param {[number, number][]} lines
+  /** Lines ([file, line], in file and line order) reordered so that their packs (`packOf` a line:
+   * the script holding its piece) are read across the files: each file's first pack, then each
+   * one's second, and so on (a first batch finds lines in many files, not in the first file alone).
+   * @param {[number, number][]} lines @param {(line: [number, number]) => any} packOf
    * @returns {[number, number][]} */
-  function acrossFiles(lines) {
+  function acrossFiles(lines, packOf) {
     var rank = new Map(), last = new Map();
     lines.forEach(function (h) {
-      var piece = Math.floor((h[1] - 1) / CHUNK), key = h[0] * 1e6 + piece;
+      var key = h[0] + " " + packOf(h);
       if (!rank.has(key)) {
         var n = last.has(h[0]) ? last.get(h[0]) + 1 : 0;
         last.set(h[0], n);
         rank.set(key, n);
       }
     });
-    function order(h) { return rank.get(h[0] * 1e6 + Math.floor((h[1] - 1) / CHUNK)); }
+    function order(h) { return rank.get(h[0] + " " + packOf(h)); }
     return lines.slice().sort(function (a, b) { return order(a) - order(b) || a[0] - b[0] || a[1] - b[1]; });
   }
   /** @param {[number, number][]} lines @returns {[number, number][]} */

@@ -15,10 +15,10 @@
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
   var SHOWN = 20, CHECKED = 60;  // CHECKED: candidates a phrase is checked in
-  // A pattern's candidate lines from the index: pieces of lines read at a time (the first time,
-  // FIRST times as many); the lines of whole files it reads at most (mosaic/lowering.py's 6,303
-  // lines are 234 KB).
-  var BATCH = 40, FIRST = 2, SCAN = 16000;
+  // A pattern's candidate lines from the index: the packs of pieces of lines read at a time (8 KB
+  // each at most), across the files; the lines of whole files it reads at most (mosaic/lowering.py's
+  // 6,303 lines are 234 KB).
+  var BATCH = 40, SCAN = 16000;
 
   // Pieces: `load(key)` resolves with a piece's data, or null when there is none (no word of the
   // index begins with those letters). They come in packs (reader/render/search/index.py): scripts
@@ -160,8 +160,9 @@
   // the files `file:` names. In the files `file:` names (or every file), each line read, matched.
   /** @returns {Promise<Results>} */
   function runPattern(query, files, have) {
-    var wanted = Q.piecesFor(query, have), triples = Q.patternTriples(query.pattern);
     var named = query.files.length ? Q.filesIn(query, files) : null, keep = named ? new Set(named) : null;
+    var few = named && named.reduce(function (n, f) { return n + files[f][1]; }, 0) <= SCAN;  // read whole
+    var wanted = Q.piecesFor(query, have), triples = few ? [] : Q.patternTriples(query.pattern);
     function inScope(f) { return !keep || keep.has(f); }
     return Promise.all(wanted.prefixes.map(function (p) { return load("code/" + p); })
                        .concat(triples.map(function (t) { return load("tri/" + t); }))).then(function (got) {
@@ -192,28 +193,38 @@
         candidates = [];
         named.forEach(function (f) { for (var n = 1; n <= files[f][1]; n++) candidates.push([f, n]); });
       }
-      if (!whole) candidates = Q.acrossFiles(candidates);  // a batch reads pieces across the files
-      return matching(query, candidates, whole ? Infinity : BATCH * FIRST).then(function (found) {
+      if (!whole) candidates = Q.acrossFiles(candidates, function (h) { return packFor(Q.linesKey(h[0], h[1])); });
+      return matching(query, candidates, whole ? Infinity : BATCH).then(function (found) {
         return {defs: [], prose: [], files: files, code: Q.inOrder(found.lines), pattern: true, where: where,
-                rest: candidates.slice(found.read), query: query};
+                rest: found.rest, query: query};
       });
     });
   }
 
-  // The candidates' lines read, up to `most` pieces of them: those that match, and how many
-  // candidates were read.
+  // The candidates' lines read, from `most` packs at most (a pack's other pieces come free, and the
+  // candidates they hold are read too): those that match, and the candidates left.
   function matching(query, candidates, most) {
-    var keys = new Set(), read = 0;
+    var keys = new Set(), packs = new Set(), read = 0;
     while (read < candidates.length) {
-      var key = Q.linesKey(candidates[read][0], candidates[read][1]);
-      if (!keys.has(key)) { if (keys.size === most) break; keys.add(key); }
+      var key = Q.linesKey(candidates[read][0], candidates[read][1]), pack = packFor(key);
+      if (!packs.has(pack)) { if (packs.size === most) break; packs.add(pack); }
+      keys.add(key);
       read++;
     }
     return Promise.all(Array.from(keys, load)).then(function () {
-      return {read: read, lines: candidates.slice(0, read).filter(function (h) { return Q.matchesPattern(query, codeText(h)); })};
+      var now = candidates.slice(0, read), rest = [];
+      candidates.slice(read).forEach(function (h) {  // those whose pieces came in the packs read
+        (Q.linesKey(h[0], h[1]) in pieces ? now : rest).push(h);
+      });
+      return {rest: rest, lines: now.filter(function (h) { return Q.matchesPattern(query, codeText(h)); })};
     });
   }
 
+  /** The pack (its number) holding the piece `key`, by the `files` piece's list. */
+  function packFor(key) {
+    var files = pieces.files;
+    return files && files.packs ? packOf(key, files.packs) : key;
+  }
   function codeText(h) { return lineText(h[0], h[1]) || ""; }
   function proseText(id) { var d = doc(id); return d ? d[1] + " " + d[3] : ""; }
 
@@ -359,12 +370,12 @@
     var button = document.createElement("button");
     button.type = "button";
     button.className = "rd-sr-more";
-    button.textContent = "read " + Math.min(results.rest.length, BATCH * Q.CHUNK).toLocaleString("en") + " more lines";
+    button.textContent = "read on (" + results.rest.length.toLocaleString("en") + " lines to read)";
     button.addEventListener("click", function () {
       var rest = results.rest;
       matching(results.query || query, rest, BATCH).then(function (found) {
         results.code = Q.inOrder(results.code.concat(found.lines));
-        results.rest = rest.slice(found.read);
+        results.rest = found.rest;
         status.textContent = render(results, query, box);
       });
     });

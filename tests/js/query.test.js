@@ -233,8 +233,11 @@ test("a dotted name through a module's alias lands on the one definition it name
   assert.deepStrictEqual(Q.definitions(Q.parse("pl.BlockSpec"), code, files), []);  // no alias known: the qualname's
 });
 
-test("a pattern's candidate lines are read across the files: each one's first piece first", () => {
+test("a pattern's candidate lines are read across the files: each one's first pack first", () => {
   const lines = [[0, 1], [0, 2], [0, 150], [0, 301], [3, 5], [3, 120], [7, 9]];
-  assert.deepStrictEqual(Q.acrossFiles(lines), [[0, 1], [0, 2], [3, 5], [7, 9], [0, 150], [3, 120], [0, 301]]);
-  assert.deepStrictEqual(Q.inOrder(Q.acrossFiles(lines)), lines);
+  const piece = (h) => Math.floor((h[1] - 1) / 100);
+  assert.deepStrictEqual(Q.acrossFiles(lines, piece), [[0, 1], [0, 2], [3, 5], [7, 9], [0, 150], [3, 120], [0, 301]]);
+  assert.deepStrictEqual(Q.inOrder(Q.acrossFiles(lines, piece)), lines);
+  const pack = (h) => (h[0] === 0 && h[1] < 200 ? "a" : h[0] + ":" + piece(h));  // file 0's first two pieces in one pack
+  assert.deepStrictEqual(Q.acrossFiles(lines, pack), [[0, 1], [0, 2], [0, 150], [3, 5], [7, 9], [0, 301], [3, 120]]);
 });
