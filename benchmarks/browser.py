@@ -12,15 +12,17 @@ Parts (`--part`, repeatable; default all):
           the notes beside their lines, the share of them folded (some of their text behind "more";
           target <= 5%), those showing nothing of their text (0), the share of note text hidden
           (their prose; and with their claims' examples, which shut to a one-line head first where
-          notes crowd), the claims shut, and the claim examples' type size beside the code's.
+          notes crowd), the claims shut, and the claim examples' type size beside the code's; the
+          notes whose fold cuts a row of text or puts "more" over words (0) and the open examples
+          that run past their column's edge (0).
   search  for each of QUERIES, typed as soon as the home page
           has loaded (served over HTTP): the time from the load event to the first result shown,
           the bytes search fetched (its scripts and index; target <= 300 KB) and the first
           result's link. Works on material's search too (a `--before` build of main).
   weight  the home page's first visit: every byte it fetches (target <= 500 KB); and the 10
           heaviest pages (by HTML bytes, of the first site; `--page` names others instead): their
-          HTML bytes (<= 600 KB) and DOMContentLoaded, the median of 3 cold loads from file://
-          (<= 1 s).
+          HTML bytes (<= 600 KB), DOM nodes at load (<= 15,000) and DOMContentLoaded, the median of
+          3 cold loads from file:// (<= 1 s); the script and CSS bytes every page loads.
   names   the share of the dotted jax names read in the pinned Pallas files (`jax_core.Primitive`,
           `jnp.float32`: a module of jax and its attributes) that the site links to their
           definition (target >= 95%), read from the source pages' links; which names are jax's and
@@ -58,7 +60,9 @@ sys.path.insert(0, str(ROOT))
 from tests.browser_support import (  # noqa: E402
     CHROMEDRIVER,
     CHROMIUM,
+    CLIPPED_JS,
     COLUMNS_JS,
+    CUT_ROWS_JS,
     FLAGS,
     NOTES_JS,
     SCROLL_STEP_JS,
@@ -68,7 +72,8 @@ from tests.browser_support import (  # noqa: E402
 
 PAGES = ("articles/pallas-call.html", "source/jax/_src/pallas/core.py.html")
 QUERIES = ("BlockSpec", "aval_to_ir_type", "Storing into an accumulator", '"wait with no matching signal"',
-           "BlokSpec", "file:mosaic/lowering.py /def _.*_lowering_rule/", "/^def _pallas_call/")
+           "BlokSpec", "file:mosaic/lowering.py /def _.*_lowering_rule/", "/^def _pallas_call/",
+           "/lowering_rule/", "pl.program_id")
 SIZES = ("1280x800", "1440x900")
 
 
@@ -198,7 +203,7 @@ def noted_pages(site: Path) -> list[str]:
 
 def measure_notes(site: Path, pages: list[str], size: Viewport) -> dict[str, float]:
     totals: dict[str, float] = dict.fromkeys(("notes", "folded", "claims", "shut", "empty", "chars", "hidden",
-                                              "prose", "proseHidden"), 0)
+                                              "prose", "proseHidden", "cut", "examples", "clipped"), 0)
     with browser(size) as driver:
         for rel in pages:
             load(driver, site / rel)
@@ -212,14 +217,22 @@ def measure_notes(site: Path, pages: list[str], size: Viewport) -> dict[str, flo
                                    ("shut", note["shut"]), ("empty", 0 < note["chars"] == note["hidden"]),
                                    *((k, note[k]) for k in ("chars", "hidden", "prose", "proseHidden"))):
                     totals[key] = totals.get(key, 0) + value
+            totals["examples"] += driver.execute_script(_OPEN_EXAMPLES_JS)
+            totals["clipped"] += len(driver.execute_script(CLIPPED_JS))
+            totals["cut"] += len({note for note, _ in driver.execute_script(CUT_ROWS_JS)})
     return totals
+
+
+_OPEN_EXAMPLES_JS = ("return [...document.querySelectorAll('.rd-mn .rd-claim:not(.rd-claim-shut) > .rd-claim-code > code')]"
+                     ".filter(c => c.offsetParent).length")
 
 
 def notes_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport]) -> None:
     print("\nnotes: beside their lines, every article and source page with notes: folded (<= 5%), showing nothing (0),"
-          " text hidden (prose; with claims), claims shut, type px: example / its label / code")
+          " text hidden (prose; with claims), claims shut, type px: example / its label / code; notes whose fold"
+          " cuts a row of text (0), open examples clipped at their column's edge (0)")
     print(f"  {'viewport':>10}{'site':>8}{'notes':>7}{'folded':>14}{'nothing':>9}{'prose hidden':>14}"
-          f"{'all hidden':>12}{'claims shut':>13}{'type px':>22}")
+          f"{'all hidden':>12}{'claims shut':>13}{'type px':>22}{'rows cut':>10}{'clipped':>10}")
     for size in sizes:
         for name, site in sites.items():
             t = measure_notes(site, pages or noted_pages(site), size)
@@ -229,9 +242,10 @@ def notes_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport]) 
             folded = f"{t['folded']:.0f} {share('folded', 'notes')}"
             shut = f"{t['shut']:.0f}/{t['claims']:.0f}"
             sizes_px = " / ".join(f"{t[k]:.1f}" if t[k] else "-" for k in ("example", "label", "code"))
+            clipped = f"{t['clipped']:.0f}/{t['examples']:.0f}"
             print(f"  {size!s:>10}{name:>8}{t['notes']:>7.0f}{folded:>14}{t['empty']:>9.0f}"
-                  f"{share('proseHidden', 'prose'):>14}{share('hidden', 'chars'):>12}{shut:>13}{sizes_px:>22}",
-                  flush=True)
+                  f"{share('proseHidden', 'prose'):>14}{share('hidden', 'chars'):>12}{shut:>13}{sizes_px:>22}"
+                  f"{t['cut']:>10.0f}{clipped:>10}", flush=True)
 
 
 # ---- search and weight: pages served over HTTP, bytes from Chrome's network log ---------------
@@ -351,14 +365,39 @@ def weight_part(sites: dict[str, Path], pages: list[str], sizes: list[Viewport],
     heaviest = [p.relative_to(first).as_posix()
                 for p in sorted(first.rglob("*.html"), key=lambda p: -p.stat().st_size)[:10]]
     which = "the pages named" if pages else "the 10 heaviest pages"
-    print(f"\nweight: {which}: HTML KB (<= 600) and DOMContentLoaded, median of {runs} cold loads (<= 1,000 ms)")
+    print(f"\nweight: {which}: HTML KB (<= 600), DOM nodes at load (<= 15,000) and DOMContentLoaded, median of"
+          f" {runs} cold loads (<= 1,000 ms)")
     for rel in pages or heaviest:
         for name, site in sites.items():
             if not (site / rel).is_file():
                 continue
-            dcl = statistics.median(load_once(site / rel).dcl_ms for _ in range(runs))
-            print(f"  {rel:<52}{name:>8}{(site / rel).stat().st_size / 1000:>10,.0f} KB{dcl:>10,.0f} ms"
-                  f"   load {os.getloadavg()[0]:.1f}", flush=True)
+            loads = [load_once(site / rel) for _ in range(runs)]
+            dcl = statistics.median(x.dcl_ms for x in loads)
+            print(f"  {rel:<52}{name:>8}{(site / rel).stat().st_size / 1000:>10,.0f} KB{loads[0].nodes:>10,} nodes"
+                  f"{dcl:>10,.0f} ms   load {os.getloadavg()[0]:.1f}", flush=True)
+    print("\nweight: the scripts and stylesheets every page loads (the home page's own), bytes on disk;"
+          " minified with a source map")
+    for name, site in sites.items():
+        js, css = page_assets(site / "index.html")
+        mapped = all((site / f"{p}.map").is_file() for p in js + css if p.startswith("assets/bundle"))
+        print(f"  {name:>8}{sum(_size(site, p) for p in js) / 1000:>10,.0f} KB of script in {len(js)} files"
+              f"{sum(_size(site, p) for p in css) / 1000:>10,.0f} KB of CSS in {len(css)} files; source maps:"
+              f" {'yes' if mapped else 'no'}", flush=True)
+
+
+def page_assets(page: Path) -> tuple[list[str], list[str]]:
+    """The site's own scripts and stylesheets a page links (paths from the site's root)."""
+    text = page.read_text(encoding="utf-8")
+    js = re.findall(r'<script[^>]*\bsrc="([^"]+)"', text)
+    css = re.findall(r'<link[^>]*rel="stylesheet"[^>]*href="([^"]+)"|<link[^>]*href="([^"]+)"[^>]*rel="stylesheet"', text)
+    own = lambda ref: not re.match(r"[a-z]+:", ref)  # noqa: E731
+    return ([r.split("?")[0] for r in js if own(r)],
+            [r.split("?")[0] for pair in css for r in pair if r and own(r)])
+
+
+def _size(site: Path, rel: str) -> int:
+    path = site / rel
+    return path.stat().st_size if path.is_file() else 0
 
 
 # ---- names: the dotted jax names of the pinned Pallas files that link to their definition ----------

@@ -24,6 +24,7 @@ from reader import __version__
 from reader.cache import Cache
 from reader.editions import Switcher
 from reader.errors import ReaderError
+from reader.minify import NOT_MINIFIED, Part, esbuild, minify
 from reader.opening import open_project
 from reader.progress import Stage, stage
 from reader.render.common.model import SLOT, Slot
@@ -65,6 +66,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         """Set by `reader build` when the site has older editions: every page's version switcher."""
         self.bundled: dict[str, list[str]] = {}
         """`BUNDLE_CSS` and `BUNDLE_JS`: the files each is made of (mkdocs.yml's lists)."""
+        self.notes: list[str] = []
+        """What the build should tell the track's author (the bundles not minified)."""
         self.shared: frozenset[str] = frozenset()
         """An older edition's build: the theme's and docs/'s files it links in the site's root
         (the current edition's copy) instead of writing its own."""
@@ -120,7 +123,9 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
                                                              self.config.jobs or None)
         except ReaderError as e:
             raise PluginError(f"reader: {e}") from None
-        bundle(files, config, self.bundled)
+        tool = esbuild(root)
+        bundle(files, config, self.bundled, tool)
+        self.notes = [] if tool is not None or not any(self.bundled.values()) else [NOT_MINIFIED]
         for dest, data in THEME_SCRIPTS.items():
             files.append(File.generated(config, dest, content=data, inclusion=InclusionLevel.NOT_IN_NAV))
         self.shared = frozenset(_leave_out(files, self.switcher is not None and bool(self.switcher.here.folder)))
@@ -217,22 +222,32 @@ BUNDLE_CSS, BUNDLE_JS = "assets/bundle.css", "assets/bundle.js"
 a page instead of 11 and 17 (their tags were 2.5 MB of the site's ~1,500 pages)."""
 
 
-def bundle(files: Files, config: MkDocsConfig, parts: dict[str, list[str]]) -> None:
+def bundle(files: Files, config: MkDocsConfig, parts: dict[str, list[str]], tool: Path | None) -> None:
     """Each bundle made of its parts (docs/ files, in order), which leave the build: a page loads
-    the same code in the same order from one file. A script that finds the site's folder from its
-    own URL (`currentScript`) reads any `assets/*.js` name, its bundle's among them."""
+    the same code in the same order from one file, minified by esbuild (`tool`) with its source
+    map beside it, or as written without it. A script that finds the site's folder from its own
+    URL (`currentScript`) reads any `assets/*.js` name, its bundle's among them."""
     for dest, names in parts.items():
         found = []
         for name in names:
             file = files.get_file_from_path(name)
             if file is None or file.abs_src_path is None:
                 raise PluginError(f"reader: mkdocs.yml lists {name}, which docs/ lacks")
-            found.append((file, Path(file.abs_src_path).read_bytes().rstrip(b"\n")))
+            found.append(Part(posixpath.join(Path(config.docs_dir).name, name), Path(file.abs_src_path)))
             files.remove(file)
-        if found:
-            sep = b"\n" if dest.endswith(".css") else b"\n;\n"  # a script's last statement ended
-            data = sep.join(text for _, text in found) + b"\n"
-            files.append(File.generated(config, dest, content=data, inclusion=InclusionLevel.NOT_IN_NAV))
+        if not found:
+            continue
+        if tool is not None:
+            try:
+                made = minify(tool, dest, found)
+            except ReaderError as e:
+                raise PluginError(f"reader: {e}") from None
+            files.append(File.generated(config, dest, content=made.code, inclusion=InclusionLevel.NOT_IN_NAV))
+            files.append(File.generated(config, f"{dest}.map", content=made.map, inclusion=InclusionLevel.NOT_IN_NAV))
+            continue
+        sep = b"\n" if dest.endswith(".css") else b"\n;\n"  # a script's last statement ended
+        data = sep.join(part.path.read_bytes().rstrip(b"\n") for part in found) + b"\n"
+        files.append(File.generated(config, dest, content=data, inclusion=InclusionLevel.NOT_IN_NAV))
 
 
 def _theme_script(partial: str) -> str:

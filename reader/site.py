@@ -446,6 +446,8 @@ def _mkdocs_build(project: OpenedProject, out: Path, jobs: int | None, keep_goin
             config.plugins.on_shutdown()
             made, generated = generated, generated.finished()  # the search index, made beside mkdocs
         _write_assets(out, generated.assets[len(made.assets):])
+        if plugin.notes:  # (the bundles not minified)
+            generated = replace(generated, warnings=(*generated.warnings, *plugin.notes))
         steps.append(StepTime("mkdocs", time.perf_counter() - t))
         filled = plugin.stencils.filled
         layout = PageCount("layout", len(generated.pages) - filled, filled)

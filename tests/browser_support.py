@@ -326,3 +326,34 @@ for (const line of lines) {
 }
 return [lines.length, wrapped, midWord];
 """
+
+
+# A folded note's rows of text whose top shows but not their bottom (cut by the fold, or under its
+# button), probed with elementFromPoint at their left, middle and right: [note, the row's text].
+CUT_ROWS_JS = """
+const out = [], range = document.createRange();
+for (const note of document.querySelectorAll('.rd-mn.rd-fold')) {
+  if (!note.offsetParent) continue;
+  note.scrollIntoView({block: 'center'});
+  const walk = document.createTreeWalker(note, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    if (!/\\S/.test(t.data) || t.parentElement.closest('.rd-more')) continue;
+    range.selectNodeContents(t);
+    for (const r of range.getClientRects()) {
+      if (r.height < 4 || r.width < 4) continue;
+      for (const x of [r.left + 2, (r.left + r.right) / 2, r.right - 2]) {
+        const shows = (y) => { const hit = document.elementFromPoint(x, y); return !!hit && (hit === t.parentElement || t.parentElement.contains(hit)); };
+        if (shows(r.top + 1) && !shows(r.bottom - 1)) out.push([note.id || note.className, t.data.trim().slice(0, 40)]);
+      }
+    }
+  }
+}
+return out;
+"""
+
+CLIPPED_JS = """
+return [...document.querySelectorAll('.rd-mn .rd-claim:not(.rd-claim-shut) > .rd-claim-code > code')]
+  .filter(c => c.offsetParent && (c.scrollWidth > c.clientWidth + 1
+                || c.getBoundingClientRect().right > c.closest('.rd-mn').getBoundingClientRect().right + 1))
+  .map(c => c.textContent.split('\\n')[0].slice(0, 40));
+"""

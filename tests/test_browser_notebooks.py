@@ -94,15 +94,20 @@ def test_colab_link_names_the_repository_at_the_commit_and_the_download_is_a_not
     assert nb.cells[-1].source == "assert main([]) == 0"
 
 
-def test_without_a_repository_the_page_says_how_to_get_the_link(tmp_path, cache, browser, monkeypatch):
+def test_without_a_repository_the_build_tells_the_author_and_the_page_the_reader(
+        tmp_path, cache, browser, monkeypatch):
     root, _ = _project(tmp_path)
     for name in ("READER_REPO_URL", "GITHUB_REPOSITORY", "GITHUB_SHA"):
         monkeypatch.delenv(name, raising=False)
-    build_site(root, jobs=1)
+    report = build_site(root, jobs=1)
+    told = [n for n in report.notes if "Open in Colab" in n]
+    assert len(told) == 1 and "READER_REPO_URL=https://github.com/OWNER/NAME" in told[0], report.notes
     for url in serve_folder(root / "site"):
         links = _links(browser, f"{url}/labs/hello.html")
         assert sorted(links) == ["Download .ipynb"]
+        page = browser.find_element("css selector", "article").text
+        assert "READER_REPO_URL" not in page and "this build" not in page, page
         how = browser.find_element("css selector", ".rd-colab-how").text
-        assert how.startswith("No “Open in Colab” link here: this build knew no GitHub repository"), how
-        assert "READER_REPO_URL=https://github.com/OWNER/NAME" in how and "File › Upload notebook" in how
+        assert how.startswith("To run it in Colab, open the downloaded notebook there"), how
+        assert "File › Upload notebook" in how
         nbformat.validate(nbformat.reads(_fetch(browser, links["Download .ipynb"]["href"]), as_version=4))

@@ -20,6 +20,8 @@ from tests.browser_support import (
 )
 
 pytestmark = pytest.mark.browser
+DRIFT = 10
+"""The rows below its lines a note may sit before the notes above it give room (codeview.js's)."""
 
 FILLER = "".join(f"    f_{n} = {n}\n" for n in range(1, 27))
 BIG = "".join(f"    b_{n} = {n}\n" for n in range(1, 119))
@@ -141,7 +143,7 @@ def test_a_note_folds_behind_more_only_where_the_next_would_sit_too_far_from_its
     row = browser.execute_script(_ROW)
     tiny, last = _rect(browser, _note("n-tiny")), _rect(browser, _note("n-last"))
     assert tiny["bottom"] <= last["top"] + 1  # the next note below it, not over it
-    assert row < last["top"] - _rect(browser, "#L156")["top"] <= 8 * row + 1  # moved down, still near
+    assert row < last["top"] - _rect(browser, "#L156")["top"] <= DRIFT * row + 1  # moved down, still near
     more = browser.find_element("css selector", f"{_note('n-tiny')} .rd-more")
     assert more.is_displayed() and more.get_attribute("aria-expanded") == "false"
     more.send_keys(Keys.ENTER)  # from the keyboard
@@ -177,7 +179,7 @@ def test_no_note_is_hidden_entirely_where_notes_crowd(browser, site):
     bottoms = [_rect(browser, _note(n))["bottom"] for n in ("n-d1", "n-d2")]
     assert all(b <= t + 1 for b, t in zip(bottoms, tops[1:], strict=True))  # one under the other
     for note, line in zip(tops, (160, 161, 162), strict=True):
-        assert note - _rect(browser, f"#L{line}")["top"] <= 8 * row + 1
+        assert note - _rect(browser, f"#L{line}")["top"] <= DRIFT * row + 1
     folded = browser.execute_script("return [...document.querySelectorAll('.rd-mn.rd-fold')].map(n => n.getAttribute('data-lines'))")
     assert folded and "L162" not in folded  # the last has the room below the view's last line
     assert _rect(browser, _note("n-d3"))["bottom"] <= _rect(browser, ".rd-code")["bottom"] + 1

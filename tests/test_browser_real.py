@@ -157,18 +157,20 @@ def test_a_pattern_finds_every_lowering_rule_def_of_mosaic_lowering(server, brow
     page = "source/jax/_src/pallas/mosaic/lowering.py.html"
     _open(browser, f"{server}/{page}")
     lines = browser.execute_script("return [...document.querySelectorAll('.rd-k > div[id^=L]')].map(l => l.textContent)")
-    wanted = [f"jax/_src/pallas/mosaic/lowering.py:{n}" for n, text in enumerate(lines, 1)
-              if re.search("def _.*_lowering_rule", text)]
+    wanted = [f"L{n}" for n, text in enumerate(lines, 1) if re.search("def _.*_lowering_rule", text)]
     assert len(wanted) > 100
     browser.execute_script("document.querySelector('.rd-search-open').click()")
     box = wait(browser, lambda b: b.find_element("css selector", "input.rd-search-input"))
-    box.send_keys("/def _.*_lowering_rule/")
-    wait(browser, lambda b: f"{len(wanted)} lines match in jax/_src/pallas/mosaic/lowering.py"
+    box.send_keys("file:mosaic/lowering.py /def _.*_lowering_rule/")
+    wait(browser, lambda b: "lines match in jax/_src/pallas/mosaic/lowering.py"
          in b.find_element("css selector", ".rd-search-status").text, timeout=30)
-    while browser.execute_script(  # the list shows 20 at a time
-            "const m = document.querySelector('.rd-sr-group .rd-sr-more'); if (m) m.click(); return !!m"):
-        pass
-    assert [where for _, where in _results(browser)] == wanted
+    while browser.execute_script(  # the pieces of lines read a batch at a time, the list 20 at a time
+            "const m = document.querySelector('.rd-search-results .rd-sr-more'); if (m) m.click(); return !!m"):
+        browser.execute_script("return new Promise(r => setTimeout(r, 50))")
+    status = browser.find_element("css selector", ".rd-search-status").text
+    assert status.startswith(f"{len(wanted)} lines match in jax/_src/pallas/mosaic/lowering.py"), status
+    hrefs = [href for href, _ in _results(browser)]
+    assert all(f"/{page}#" in h for h in hrefs) and [h.rsplit("#", 1)[1] for h in hrefs] == wanted
 
 
 def test_note_excerpts_start_and_end_between_words(server, browser):

@@ -2,8 +2,8 @@
 code opens its line; a quoted phrase finds the note that has it; each result says where it is
 (a note: its article and its first sentence); the error jax raises for a primitive with no rule
 lands on the primitive's lowering-rules row; the index comes in pieces, and from disk too. And it
-forgives: a misspelt name offers the close one, a `/pattern/` finds every line of a file it
-matches, `file:`, `in:code` and `in:notes` narrow the results, and `?q=` opens them."""
+forgives: a misspelt name offers the close one, a `/pattern/` finds every line it matches in
+every file (listed by file), `file:`, `in:code` and `in:notes` narrow the results, and `?q=` opens them."""
 
 from __future__ import annotations
 
@@ -227,27 +227,33 @@ def _defs(text: str, pattern: str) -> list[int]:
     return [n for n, line in enumerate(text.splitlines(), 1) if re.search(pattern, line)]
 
 
-def test_a_pattern_finds_every_line_it_matches_in_a_file(browser, server):
-    wanted = [f"jax/_src/pallas/mosaic/lowering.py:{n}" for n in _defs(LOWERING, "def _.*_lowering_rule")]
-    assert len(wanted) == 2
-    browser.get(f"{server}/source/jax/_src/pallas/mosaic/lowering.py.html")
-    where = [a.text.split("\n")[1] for a in search(browser, "/def _.*_lowering_rule/")]
-    assert where == wanted  # on a file's page, in its file
-    status = browser.find_element("css selector", ".rd-search-status").text
-    assert status == "2 lines match in jax/_src/pallas/mosaic/lowering.py (this page's file; file: names others)"
-    browser.get(f"{server}/index.html")
+def test_a_pattern_finds_every_line_it_matches_in_every_file_listed_by_file(browser, server):
+    wanted = sorted((path, n) for path, text in FILES.items() if path.endswith(".py")
+                    for n in _defs(text, r"oad_\w*rule"))
+    assert len({path for path, _ in wanted}) >= 2
+    by_file = ("return [...document.querySelectorAll('.rd-sr-file')].flatMap(f => [...f.querySelectorAll('a.rd-sr')]"
+               ".map(a => [f.querySelector('h4 a').textContent, +a.getAttribute('href').split('#L')[1]]))")
+    for page in ("source/jax/_src/pallas/mosaic/lowering.py.html", "index.html"):  # a file's page or any
+        browser.get(f"{server}/{page}")
+        search(browser, "/oad_\\w*rule/")  # no word it begins with: its letters' triples
+        assert sorted(map(tuple, browser.execute_script(by_file))) == wanted
+        status = browser.find_element("css selector", ".rd-search-status").text
+        assert status == f"{len(wanted)} lines match in every file"
     found = search(browser, "file:mosaic/lowering.py /def _.*_lowering_rule/")
-    assert [a.text.split("\n")[1] for a in found] == wanted
+    assert [a.get_attribute("href").split("#")[1] for a in found] == [f"L{n}" for n in _defs(LOWERING, "def _.*_lowering_rule")]
     assert found[0].find_element("css selector", "mark").text == "def _load_lowering_rule"
     box = browser.find_element("css selector", "input.rd-search-input")
     box.clear()
-    box.send_keys("/def _.*_lowering_rule/")  # nowhere to look: it says what to add
-    wait(browser, lambda b: "names no word the index can look up" in b.find_element("css selector", ".rd-search-status").text)
+    box.send_keys("/def _.*_lowering_rule/ in:notes")
+    wait(browser, lambda b: "in:notes takes words" in b.find_element("css selector", ".rd-search-status").text)
+    box.clear()
+    box.send_keys("/(a|b)_.*/")  # nothing to look up: it says what to add
+    wait(browser, lambda b: "holds nothing the index can look up" in b.find_element("css selector", ".rd-search-status").text)
     box.clear()
     box.send_keys("/^def _\\w+_rule\\(/")  # a word it begins with: every file, from the index
     wait(browser, lambda b: "lines match in every file" in b.find_element("css selector", ".rd-search-status").text)
-    lines = sorted(a.text.split("\n")[1] for a in browser.find_elements("css selector", "a.rd-sr"))
-    assert lines == sorted(f"{path}:{n}" for path, text in FILES.items() if path.endswith(".py")
+    lines = sorted(a.get_attribute("href").split("/source/")[1] for a in browser.find_elements("css selector", "a.rd-sr"))
+    assert lines == sorted(f"{path}.html#L{n}" for path, text in FILES.items() if path.endswith(".py")
                            for n in _defs(text, r"^def _\w+_rule\("))
     box.clear()
     box.send_keys("/[unclosed/")

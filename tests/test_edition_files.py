@@ -4,6 +4,7 @@ read from there, and the site is the same whatever the cache held before the bui
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from reader.cache import Cache, blob_sha
 from reader.cli import main
 from reader.corpus import Corpus, Project
 from reader.editions import editions
+from reader.minify import esbuild
 from reader.opening import checkout
 from tests.conftest import REPO_ROOT, git
 from tests.diff_project import make_demo
@@ -80,14 +82,16 @@ def test_a_file_no_source_serves_is_named_and_the_site_is_the_same_whatever_the_
 def test_an_older_edition_links_the_sites_one_copy_of_the_theme(project, tmp_path, monkeypatch, capsys):
     """The theme's and docs/'s files are in the site's root once: an older edition's pages link
     them there, except the scripts that find their edition's data from their own URL; the theme's
-    files nothing loads (lunr, the search worker, source maps) are in neither."""
+    files nothing loads (lunr, the search worker, its source maps) are in neither (the site's own
+    bundles' maps are)."""
     import re
 
     old = editions(project)[1]
     _build(project, tmp_path / "cache", tmp_path / "site", monkeypatch, capsys)
     site = tmp_path / "site"
     files = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()]
-    assert not [f for f in files if "/lunr/" in f or "/workers/" in f or f.endswith(".map")]
+    assert not [f for f in files if "/lunr/" in f or "/workers/" in f
+                or (f.endswith(".map") and not f.endswith(("assets/bundle.js.map", "assets/bundle.css.map")))]
     theirs = {f.removeprefix(old.folder) for f in files if f.startswith(old.folder + "assets/")}
     assert "assets/javascripts/bundle." not in " ".join(theirs) and not any("stylesheets" in f for f in theirs)
     assert "assets/bundle.js" in theirs  # its scripts (search.js, cards.js, scope.js) locate the edition's data
@@ -106,7 +110,6 @@ def test_a_page_links_one_stylesheet_one_script_of_the_sites_own_and_the_themes_
     """The site's own stylesheets and scripts come as one bundle each, their parts in mkdocs.yml's
     order; material's inline scripts that every page repeated are files the pages link; its
     config names no search worker (no page has material's search)."""
-    import json
     import re
 
     import yaml
@@ -127,8 +130,15 @@ def test_a_page_links_one_stylesheet_one_script_of_the_sites_own_and_the_themes_
         for link in scripts + ours:
             assert (page.parent / link).resolve().is_file(), link
     bundled = (site / "assets/bundle.js").read_text()
-    parts = [(project / "docs" / name).read_text().rstrip("\n") for name in listed["extra_javascript"]]
-    assert bundled == "\n;\n".join(parts) + "\n"
+    if esbuild(project) is None:  # as written, one part after another
+        parts = [(project / "docs" / name).read_text().rstrip("\n") for name in listed["extra_javascript"]]
+        assert bundled == "\n;\n".join(parts) + "\n"
+    else:  # minified, its map naming each part with its text
+        assert bundled.endswith("\n//# sourceMappingURL=bundle.js.map\n")
+        sections = json.loads((site / "assets/bundle.js.map").read_text())["sections"]
+        assert [s["map"]["sources"] for s in sections] == [[f"docs/{name}"] for name in listed["extra_javascript"]]
+        assert [s["map"]["sourcesContent"][0] for s in sections] == [
+            (project / "docs" / name).read_text() for name in listed["extra_javascript"]]
     assert not (site / "assets/reader.js").exists() and not (site / "assets/reader.css").exists()
 
 

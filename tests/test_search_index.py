@@ -293,3 +293,39 @@ def test_a_packing_grown_in_parts_is_the_whole_packed_at_every_step():
         fork.add(b"more")
         assert fork.text() == packed(data[:b] + b"more") and packing.text() == packed(data[:b])
     assert unpacked(packing.text(b"}")) == data + b"}"
+
+
+def test_each_triple_of_letters_lists_the_pieces_of_lines_holding_it_a_context_files_too():
+    """`tri/<abc>`: the pieces of lines (numbered across the files) whose words hold `abc`, what a
+    pattern no word finds reads (`/lowering_rule/`); a `context` file's lines are listed too."""
+    a = SourceFile("p", "a.py", "0", "x = 1\n" * CHUNK + "def _pallas_call_lowering_rule(): pass\n")
+    b = SourceFile("p", "b.py", "1", "register(lowering_rules)\n")
+    got = dict(read_piece(x.data) for x in _code_assets([a, b], [[], []], frozenset({"b.py"})))
+    assert got["files"]["files"] == [["a.py", CHUNK + 1], ["b.py", 1, 0]]
+    assert got["lines/1/0"] == ["register(lowering_rules)"]  # a context file's lines, for patterns
+    pieces_of = {k[4:]: [int(n) for n in itertools.accumulate(map(int, str(v).split(",")))]
+                 for k, v in got.items() if k.startswith("tri/")}
+    assert pieces_of["rul"] == [1, 2] and pieces_of["_pa"] == [1]  # piece 0: a's first 100 lines
+    assert pieces_of["reg"] == [2] and "x" not in pieces_of  # a word of 1 letter: no triple
+
+
+def test_a_qualified_name_resolves_through_an_alias_and_a_public_modules_reexport():
+    from reader.extract.index import index_from_sources
+    from reader.render.search.index import code_lines
+    from reader.render.search.qualified import module_aliases, qualified_names
+
+    index = index_from_sources({
+        "pkg/__init__.py": "",
+        "pkg/_src/prims.py": "\n\ndef program_id(axis): pass\n",
+        "pkg/pallas/__init__.py": "from pkg._src.prims import program_id as program_id\n_hidden = 1\n",
+        "user.py": "from pkg import pallas as pl\nfrom pkg._src import prims as private\npl.program_id(0)\n",
+        "other.py": "import pkg.pallas as pl\n",
+    })
+    assert module_aliases(index) == {"pl": "pkg.pallas"}  # a private module (prims): none
+    names = qualified_names(index)
+    assert names == {f"{m}.program_id": ("pkg/_src/prims.py", 3) for m in ("pl", "pkg.pallas")}
+    files = [SourceFile("p", path, str(i), "") for i, path in enumerate(["pkg/_src/prims.py", "user.py"])]
+    entries = [[SearchEntry("L3", "program_id", "function program_id(axis)")], []]
+    table, packs = code_lines(files).joined(entries, names)
+    got = {k: v for _, text in packs for k, v in unpack(f'readerSearch.pack("0","{text}");\n'.encode()).items()}
+    assert got["code/pro"]["q"]["pl.program_id"] == [0, 3, "function", "program_id", "program_id(axis)"]

@@ -292,7 +292,7 @@
   // (`.rd-free`), the notes before them give room, nearest first: a claim's
   // example shuts to its one-line head (a button opens it), then a note's text folds behind "more",
   // never to less than its head and first sentence, nor to hide fewer than LEAST rows.
-  var DRIFT = 8, GAP = 4, LEAST = 2;
+  var DRIFT = 10, GAP = 4, LEAST = 2;
 
   function sentenceEnd(body) {  // the Range to the end of the body's first sentence (or paragraph)
     var walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT), last = null, seen = 0;
@@ -435,13 +435,12 @@
     }
   }
 
-  // A group's notes folded to their heights (`--rd-room`), each with its button.
+  // A group's notes folded to their heights: at the bottom of a row of text (`--rd-cut`, a strip
+  // under it covering what follows) with room under it for the button (`--rd-room`).
   function fit(ns, notes) {
     notes.forEach(function (n) {
       if (n.shut) shut(n.el.querySelector(".rd-claim:not(.rd-claim-kept)"), true);
       var folds = n.h < n.full - (n.shut ? n.claim : 0) - 1, button = n.el.querySelector(":scope > .rd-more");
-      n.el.classList.toggle("rd-fold", folds);
-      if (folds) n.el.style.setProperty("--rd-room", Math.floor(n.h) + "px");
       if (folds && !button) {
         button = document.createElement("button");
         button.type = "button";
@@ -451,8 +450,37 @@
         n.el.appendChild(button);
       }
       if (button) button.hidden = !folds;
+      n.el.classList.remove("rd-fold");
+      if (!folds) return;
+      var room = Math.ceil(/** @type {HTMLElement} */ (button).getBoundingClientRect().height) + 4;
+      var cut = rowEnd(n.el, n.h - room);
+      n.el.classList.add("rd-fold");
+      n.el.style.setProperty("--rd-cut", cut + "px");
+      n.el.style.setProperty("--rd-room", (cut + room) + "px");
     });
     if (!notes.length) ns.querySelectorAll(".rd-more").forEach(function (b) { b.hidden = true; });
+  }
+
+  // The lowest bottom of a row of the note's text at most `most` px below its top that no row
+  // crosses (its first row's when none is that high): where a fold cuts no row.
+  function rowEnd(note, most) {
+    var top = note.getBoundingClientRect().top, rows = [], range = document.createRange();
+    var walker = document.createTreeWalker(note, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!/\S/.test(/** @type {Text} */ (node).data) || (node.parentElement && node.parentElement.closest(".rd-more"))) continue;
+      range.selectNodeContents(node);
+      Array.prototype.forEach.call(range.getClientRects(), function (r) {
+        if (r.height) rows.push([r.top - top, r.bottom - top]);
+      });
+    }
+    var best = -1, first = Infinity;
+    rows.forEach(function (r) {
+      var end = Math.ceil(r[1]);
+      first = Math.min(first, end);
+      if (end > most || end <= best) return;
+      if (rows.every(function (o) { return o[0] >= end - 0.5 || o[1] <= end + 0.5; })) best = end;
+    });
+    return best >= 0 ? best : first === Infinity ? Math.max(0, Math.floor(most)) : first;
   }
 
   function unfold(note, open) {

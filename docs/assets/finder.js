@@ -1,6 +1,7 @@
 // @ts-check
 // Two keys of a code browser, as on GitHub: `t` finds a file by the letters of its path (the list
-// is search's `files` piece, loaded on first use), `l` goes to a line of the page's code.
+// is search's `files` piece, loaded on first use), `l` goes to a line of the page's code; on a
+// phone, the header's "Files" button and the scope line's "Go to line" (scope.js) do the same.
 (function () {
   var SHOWN = 50;
 
@@ -143,4 +144,34 @@
     });
   });
   window.readerFinder = {files: openFinder, line: openGoto};
+
+  // Buttons in the header beside search's, so that a phone (no `t`, no `l`) reaches them: the
+  // finder's on every page; go-to-line's on a page with lines to go to (a diff's, a lab's) but no
+  // scope line (a source page's has its own, scope.js).
+  var ICONS = {
+    files: '<path d="M13 9V3.5L18.5 9M6 2c-1.11 0-2 .89-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8l-6-6z"/>',
+    line: '<path d="M2 5h4v2H2zm0 6h4v2H2zm0 6h4v2H2zm6-12h14v2H8zm0 6h14v2H8zm0 6h14v2H8z"/>'};
+  function headerButton(header, after, label, key, icon, text, act) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "md-header__button md-icon rd-finder-open";
+    b.setAttribute("aria-label", text + ": " + label + " (" + key + ")");  // holding its visible text (axe)
+    b.title = label + " (" + key + ")";
+    b.innerHTML = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" aria-hidden="true">' + icon +
+      '</svg><span class="rd-search-label">' + text + "</span>";
+    b.addEventListener("click", act);
+    header.insertBefore(b, after ? after.nextSibling : null);
+    return b;
+  }
+  function buttons() {
+    var header = document.querySelector(".md-header__inner");
+    if (!header || header.querySelector(".rd-finder-open") || !window.readerSearch) return;
+    var files = headerButton(header, header.querySelector(".rd-search-open") || header.querySelector(".md-header__title"),
+                             "Find a file", "t", ICONS.files, "Files", openFinder);
+    if (document.querySelector(".rd-diff, .rd-file .rd-k > div[id^='L']") && !document.querySelector(".rd-scope")) {
+      headerButton(header, files, "Go to line", "l", ICONS.line, "Line", openGoto);
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", buttons);
+  else buttons();
 })();

@@ -49,6 +49,7 @@ var readerQuery = (function () {
           query.error = "Not a regular expression: " + /** @type {Error} */ (err).message.replace(/^Invalid regular expression: /, "");
         }
       }
+      if (query.only === "notes") query.error = "A /pattern/ matches lines of code: in:notes takes words";
       query.text = slashed[1];
       return query;
     }
@@ -183,8 +184,9 @@ var readerQuery = (function () {
 
   /**
    * The definitions of the name asked for: those named exactly as typed first, then by kind
-   * (classes, functions, methods, variables), file and line; a dotted name keeps those whose
-   * qualname ends with it.
+   * (classes, functions, methods, variables), file and line; a dotted name is the definition it
+   * names through a public module's alias or path (`pl.program_id`, the `q` table), else those
+   * whose qualname ends with it.
    * @param {Query} query @param {Object<string, any>} code the code's pieces read, by prefix
    * @param {[string, number][]} files the `files` piece's list
    */
@@ -194,7 +196,9 @@ var readerQuery = (function () {
     var shard = code[name.slice(0, 3)];
     /** @type {[number, number, string, string, string][]} */
     var found = shard && shard.d ? (shard.d[name] || []) : [];
-    if (dotted.indexOf(".") >= 0) {
+    var resolved = shard && shard.q && shard.q[dotted];  // `pl.program_id`: through the imports
+    if (resolved) found = [resolved];
+    else if (dotted.indexOf(".") >= 0) {
       found = found.filter(function (d) { return d[3].toLowerCase() === dotted || d[3].toLowerCase().endsWith("." + dotted); });
     }
     var exact = query.name.split(".").pop();
@@ -243,6 +247,15 @@ var readerQuery = (function () {
       return [].concat.apply([], found.map(docIds));
     });
     return lists.length ? intersect(lists, function (x) { return x; }).sort(function (a, b) { return a - b; }) : [];
+  }
+
+  /** A quoted phrase as a pattern (case and runs of blanks aside), to find it inside words where
+   * the index's words do not: `"owering_ru"`. @param {Query} query @returns {Query} */
+  function substring(query) {
+    var source = query.text.trim().split(/\s+/).map(function (part) {
+      return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    }).join("\\s+");
+    return Object.assign({}, query, {pattern: new RegExp(source, "i")});
   }
 
   /** Whether `text` holds the query's phrase (case and runs of blanks aside). @param {string} text @param {Query} query */
@@ -296,15 +309,24 @@ var readerQuery = (function () {
    * `$`, `\b`, `\s` or `\W` bounds it on both sides, begun when on its left only.
    * @param {RegExp} pattern @returns {{word: string, exact: boolean}[]}
    */
-  function patternWords(pattern) {
-    var src = pattern.source, out = [], run = "", left = false, i = 0;
-    if (topAlternation(src)) return [];
+  function patternWords(pattern) { return literals(pattern).words; }
+
+  /** The runs of 3 or more word characters every line the pattern matches holds (lowercased; read
+   * as `patternWords`, bounded or not). @param {RegExp} pattern @returns {string[]} */
+  function patternRuns(pattern) { return literals(pattern).runs; }
+
+  /** `patternWords` and `patternRuns`. @param {RegExp} pattern
+   * @returns {{words: {word: string, exact: boolean}[], runs: string[]}} */
+  function literals(pattern) {
+    var src = pattern.source, out = [], runs = [], run = "", left = false, i = 0;
+    if (topAlternation(src)) return {words: [], runs: []};
     /** @param {boolean} right */
     function flush(right) {
       var re = /\w+/g, m;
       while ((m = re.exec(run))) {
         var starts = m.index > 0 || left, ends = m.index + m[0].length < run.length || right;
         var word = m[0].toLowerCase();
+        if (word.length >= 3) runs.push(word);
         if (starts && ends) out.push({word: word, exact: true});
         else if (starts && word.length >= 3) out.push({word: word, exact: false});
       }
@@ -342,7 +364,7 @@ var readerQuery = (function () {
       }
     }
     flush(false);
-    return out;
+    return {words: out, runs: runs};
   }
   /** Whether a pattern has a `|` at its top level. @param {string} src */
   function topAlternation(src) {
@@ -385,6 +407,71 @@ var readerQuery = (function () {
     lists.sort(function (a, b) { return a.length - b.length; });
     return intersect(lists, function (x) { return x[0] * 1e6 + x[1]; }).sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
   }
+
+  // ---- a pattern or a substring no word finds: the pieces of lines holding its letters ----
+
+  /** The triples of letters (`tri/` pieces) of a pattern's runs (`patternRuns`), each one: every
+   * line it matches holds them all (overlapping, they narrow more than a cover of the run does).
+   * @param {RegExp} pattern @returns {string[]} */
+  function patternTriples(pattern) {
+    var out = [];
+    patternRuns(pattern).forEach(function (run) {
+      for (var i = 0; i + 3 <= run.length; i++) out.push(run.slice(i, i + 3));
+    });
+    return unique(out);
+  }
+
+  /** Each file's first piece of lines, numbered across the files as the `tri/` pieces number them,
+   * and after the last file's, their count. @param {[string, number][]} files @returns {number[]} */
+  function pieceStarts(files) {
+    var out = [0];
+    files.forEach(function (f) { out.push(out[out.length - 1] + Math.ceil(f[1] / CHUNK)); });
+    return out;
+  }
+
+  /** The pieces of lines holding every triple, given the triples' `tri/` pieces (null where the
+   * index has none: no line holds it); null when none of them lists its pieces (each too common).
+   * @param {(string | number | null)[]} found @returns {number[] | null} */
+  function triplePieces(found) {
+    if (found.some(function (t) { return t === null || t === undefined; })) return [];
+    var lists = found.filter(function (t) { return typeof t === "string"; }).map(function (t) { return docIds(String(t)); });
+    return lists.length ? intersect(lists, function (x) { return x; }).sort(function (a, b) { return a - b; }) : null;
+  }
+
+  /** The lines ([file, line]) of the pieces numbered `ids` (ascending), in the files `keep` takes.
+   * @param {number[]} ids @param {[string, number][]} files @param {(file: number) => boolean} keep
+   * @returns {[number, number][]} */
+  function piecesLines(ids, files, keep) {
+    var starts = pieceStarts(files), out = [], f = 0;
+    ids.forEach(function (id) {
+      while (f < files.length && starts[f + 1] <= id) f++;
+      if (f >= files.length || !keep(f)) return;
+      var k = id - starts[f], last = Math.min(files[f][1], (k + 1) * CHUNK);
+      for (var n = k * CHUNK + 1; n <= last; n++) out.push(/** @type {[number, number]} */ ([f, n]));
+    });
+    return out;
+  }
+
+  /** Lines ([file, line], in file and line order) reordered so that their packs (`packOf` a line:
+   * the script holding its piece) are read across the files: each file's first pack, then each
+   * one's second, and so on (a first batch finds lines in many files, not in the first file alone).
+   * @param {[number, number][]} lines @param {(line: [number, number]) => any} packOf
+   * @returns {[number, number][]} */
+  function acrossFiles(lines, packOf) {
+    var rank = new Map(), last = new Map();
+    lines.forEach(function (h) {
+      var key = h[0] + " " + packOf(h);
+      if (!rank.has(key)) {
+        var n = last.has(h[0]) ? last.get(h[0]) + 1 : 0;
+        last.set(h[0], n);
+        rank.set(key, n);
+      }
+    });
+    function order(h) { return rank.get(h[0] + " " + packOf(h)); }
+    return lines.slice().sort(function (a, b) { return order(a) - order(b) || a[0] - b[0] || a[1] - b[1]; });
+  }
+  /** @param {[number, number][]} lines @returns {[number, number][]} */
+  function inOrder(lines) { return lines.slice().sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; }); }
 
   /** Whether line `text` matches the query's pattern. @param {Query} query @param {string} text */
   function matchesPattern(query, text) {
@@ -475,8 +562,10 @@ var readerQuery = (function () {
                textShard: textShard, parse: parse, piecesFor: piecesFor, linesKey: linesKey,
                docsKey: docsKey, lineText: lineText, doc: doc, postings: postings, docIds: docIds,
                definitions: definitions, codeLines: codeLines, uses: uses, proseDocs: proseDocs,
-               hasPhrase: hasPhrase, rank: rank, marks: marks, excerpt: excerpt, inFiles: inFiles,
-               filesIn: filesIn, patternWords: patternWords, patternLines: patternLines,
+               hasPhrase: hasPhrase, substring: substring, rank: rank, marks: marks, excerpt: excerpt, inFiles: inFiles,
+               filesIn: filesIn, patternWords: patternWords, patternRuns: patternRuns,
+               patternTriples: patternTriples, pieceStarts: pieceStarts, triplePieces: triplePieces,
+               piecesLines: piecesLines, acrossFiles: acrossFiles, inOrder: inOrder, patternLines: patternLines,
                matchesPattern: matchesPattern, distance: distance, nearPrefixes: nearPrefixes,
                closest: closest, respelled: respelled};
   var node = typeof module === "object" ? module : null;  // not `module.exports`: tsc would read

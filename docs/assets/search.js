@@ -6,15 +6,18 @@
 // Results in three groups: definitions of the name asked for, then lines of code and the notes and
 // pages (the code first for a name, the prose first for words); a quoted phrase matches as written.
 // `file:PATH` keeps the results in those files (alone, it lists them), `in:code` and `in:notes` one
-// side; `/regex/` matches lines of code: those holding the words it needs (query.js), or every
-// line of the files `file:` names or, on a source page, of its file. Nothing found, it offers the
-// closest words the index knows. The query is the page's `?q=` (a link to it opens its results).
+// side; `/regex/` matches lines of code in every file: those holding the words it needs or, where
+// no word of the index does, the pieces of lines holding its letters' triples (query.js), or every
+// line of the files `file:` names; its lines listed by file. A quoted phrase no word holds is
+// matched inside words. Nothing found, it offers the closest words the index knows. The query is
+// the page's `?q=` (a link to it opens its results).
 (function () {
   var script = /** @type {HTMLScriptElement | null} */ (document.currentScript);
   var BASE = script ? script.src.replace(/assets\/[\w.-]+\.js(?:[?#].*)?$/, "") : "";
   var SHOWN = 20, CHECKED = 60;  // CHECKED: candidates a phrase is checked in
-  // A pattern's candidate lines from the index: pieces of lines read at a time; the lines of whole
-  // files it reads at most (mosaic/lowering.py's 6,303 lines are 234 KB).
+  // A pattern's candidate lines from the index: the packs of pieces of lines read at a time (8 KB
+  // each at most), across the files; the lines of whole files it reads at most (mosaic/lowering.py's
+  // 6,303 lines are 234 KB).
   var BATCH = 40, SCAN = 16000;
 
   // Pieces: `load(key)` resolves with a piece's data, or null when there is none (no word of the
@@ -68,9 +71,11 @@
   /**
    * @typedef {{defs: any[], code: any[], prose: any[], files: [string, number][], say?: string,
    *            named?: number[], fix?: string | null, pattern?: boolean, where?: string,
-   *            rest?: [number, number][], common?: boolean, codeFirst?: boolean}} Results
+   *            rest?: [number, number][], common?: boolean, codeFirst?: boolean, query?: any,
+   *            substring?: boolean}} Results
    * `say`: why there are none; `named`: the files `file:` names, when it is all the query is;
-   * `fix`: the query respelled; `where`: a pattern's files; `rest`: its candidates not read yet.
+   * `fix`: the query respelled; `where`: a pattern's files; `rest`: its candidates not read yet;
+   * `query`: the pattern matched; `substring`: a quoted phrase's lines found inside words.
    */
   function lineText(f, n) { return Q.lineText(pieces, f, n); }
   function loadLines(hits) {
@@ -111,10 +116,20 @@
                      prose: single ? ids : Q.rank(ids.slice(0, CHECKED), query, proseText), common: lines === null,
                      codeFirst: !!query.name && (defs.length > 0 || hits.length > 0),
                      named: !query.words.length && scope ? Array.from(scope) : []};
+          if (query.quoted && query.only !== "notes" && !out.code.length) return inWords(query, out, files, have);
           if (out.defs.length || out.code.length || out.prose.length || out.named.length || !query.words.length) return out;
           return respell(query, code, text, have).then(function (fix) { out.fix = fix; return out; });
         });
       });
+    });
+  }
+
+  // A quoted phrase no line's words hold: the phrase inside words (`"owering_ru"`), as a pattern.
+  function inWords(query, out, files, have) {
+    return runPattern(Q.substring(query), files, have).then(function (found) {
+      if (found.say || (!found.code.length && !found.rest.length)) return out;
+      return Object.assign(out, {code: found.code, pattern: true, where: found.where, rest: found.rest,
+                                 query: found.query, substring: true});
     });
   }
 
@@ -139,67 +154,76 @@
     });
   }
 
-  // A pattern: the lines holding the words it needs, in the files `file:` names (or every file), or
-  // every line of those files (or the page's own file) where it needs none; each line read, matched.
+  // A pattern: the lines holding the words it needs (the index's words: the files but the `context`
+  // ones) with the lines of the context files' pieces holding its letters' triples; else the lines
+  // of every piece holding those (`tri/`); else, its letters too common or too few, every line of
+  // the files `file:` names. In the files `file:` names (or every file), each line read, matched.
   /** @returns {Promise<Results>} */
   function runPattern(query, files, have) {
-    var wanted = Q.piecesFor(query, have), named = query.files.length ? Q.filesIn(query, files) : null;
-    return Promise.all(wanted.prefixes.map(function (p) { return load("code/" + p); })).then(function (got) {
+    var named = query.files.length ? Q.filesIn(query, files) : null, keep = named ? new Set(named) : null;
+    var few = named && named.reduce(function (n, f) { return n + files[f][1]; }, 0) <= SCAN;  // read whole
+    var wanted = Q.piecesFor(query, have), triples = few ? [] : Q.patternTriples(query.pattern);
+    function inScope(f) { return !keep || keep.has(f); }
+    return Promise.all(wanted.prefixes.map(function (p) { return load("code/" + p); })
+                       .concat(triples.map(function (t) { return load("tri/" + t); }))).then(function (got) {
       /** @type {Object<string, any>} */
       var code = {};
       wanted.prefixes.forEach(function (p, i) { code[p] = got[i]; });
-      var lines = Q.patternLines(query, code), scope = named, where = named ? "" : "every file";
+      var lines = Q.patternLines(query, code), pieces = Q.triplePieces(got.slice(wanted.prefixes.length));
+      var where = !named ? "every file" : named.length === 1 ? files[named[0]][0] : named.length + " files";
       /** @type {(say: string) => Results} */
       var none = function (say) { return {defs: [], code: [], prose: [], files: files, say: say}; };
-      if (!lines && !scope) {
-        var here = pageFile(files);
-        if (here < 0) return none("This pattern names no word the index can look up: " +
-          "begin it at a word (\\bjnp\\., ^def _pallas) or name files (file:lowering.py)");
-        scope = [here];
-        where = files[here][0] + " (this page's file; file: names others)";
-      }
-      var candidates = lines;
-      if (lines && scope) {
-        var keep = new Set(scope);
-        candidates = lines.filter(function (h) { return keep.has(h[0]); });
+      var candidates = null;
+      if (lines) {
+        candidates = lines.filter(function (h) { return inScope(h[0]); });
+        if (pieces) {
+          candidates = candidates.concat(Q.piecesLines(pieces, files, function (f) { return files[f][2] === 0 && inScope(f); }))
+            .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+        }
+      } else if (pieces) {
+        candidates = Q.piecesLines(pieces, files, inScope);
       }
       var whole = !candidates;
       if (whole) {
-        var total = scope.reduce(function (n, f) { return n + files[f][1]; }, 0);
-        if (total > SCAN) return none("file: names " + scope.length + " files of " + total.toLocaleString("en") +
-          " lines; a pattern reads at most " + SCAN.toLocaleString("en") + ": name fewer");
+        if (!named) return none("This pattern holds nothing the index can look up: give it 3 letters, digits or _ " +
+          "in a row outside ( ) and [ ] (lowering_rule, \\bjnp\\.), or name files (file:lowering.py)");
+        var total = named.reduce(function (n, f) { return n + files[f][1]; }, 0);
+        if (total > SCAN) return none("file: names " + named.length + " files of " + total.toLocaleString("en") +
+          " lines; a pattern without 3 letters in a row reads at most " + SCAN.toLocaleString("en") + ": name fewer");
         candidates = [];
-        scope.forEach(function (f) { for (var n = 1; n <= files[f][1]; n++) candidates.push([f, n]); });
+        named.forEach(function (f) { for (var n = 1; n <= files[f][1]; n++) candidates.push([f, n]); });
       }
-      if (!where) where = scope.length === 1 ? files[scope[0]][0] : scope.length + " files";
+      if (!whole) candidates = Q.acrossFiles(candidates, function (h) { return packFor(Q.linesKey(h[0], h[1])); });
       return matching(query, candidates, whole ? Infinity : BATCH).then(function (found) {
-        return {defs: [], prose: [], files: files, code: found.lines, pattern: true, where: where,
-                rest: candidates.slice(found.read), query: query};
+        return {defs: [], prose: [], files: files, code: Q.inOrder(found.lines), pattern: true, where: where,
+                rest: found.rest, query: query};
       });
     });
   }
 
-  // The candidates' lines read, up to `most` pieces of them: those that match, and how many
-  // candidates were read.
+  // The candidates' lines read, from `most` packs at most (a pack's other pieces come free, and the
+  // candidates they hold are read too): those that match, and the candidates left.
   function matching(query, candidates, most) {
-    var keys = new Set(), read = 0;
+    var keys = new Set(), packs = new Set(), read = 0;
     while (read < candidates.length) {
-      var key = Q.linesKey(candidates[read][0], candidates[read][1]);
-      if (!keys.has(key)) { if (keys.size === most) break; keys.add(key); }
+      var key = Q.linesKey(candidates[read][0], candidates[read][1]), pack = packFor(key);
+      if (!packs.has(pack)) { if (packs.size === most) break; packs.add(pack); }
+      keys.add(key);
       read++;
     }
     return Promise.all(Array.from(keys, load)).then(function () {
-      return {read: read, lines: candidates.slice(0, read).filter(function (h) { return Q.matchesPattern(query, codeText(h)); })};
+      var now = candidates.slice(0, read), rest = [];
+      candidates.slice(read).forEach(function (h) {  // those whose pieces came in the packs read
+        (Q.linesKey(h[0], h[1]) in pieces ? now : rest).push(h);
+      });
+      return {rest: rest, lines: now.filter(function (h) { return Q.matchesPattern(query, codeText(h)); })};
     });
   }
 
-  // The file of the source page open, by its id in the files list (-1 elsewhere).
-  function pageFile(files) {
-    var here = location.href.split(/[?#]/)[0], m = here.indexOf(BASE + "source/") === 0 && /^(.*)\.html$/.exec(here.slice(BASE.length + 7));
-    if (!m) return -1;
-    var path = decodeURIComponent(m[1]);
-    for (var i = 0; i < files.length; i++) if (files[i][0] === path) return i;
-    return -1;
+  /** The pack (its number) holding the piece `key`, by the `files` piece's list. */
+  function packFor(key) {
+    var files = pieces.files;
+    return files && files.packs ? packOf(key, files.packs) : key;
   }
   function codeText(h) { return lineText(h[0], h[1]) || ""; }
   function proseText(id) { var d = doc(id); return d ? d[1] + " " + d[3] : ""; }
@@ -244,10 +268,36 @@
     li.appendChild(a);
     return li;
   }
-  function codeResult(h, files) {
+  function codeResult(h, files, inFile) {  // inFile: under its file's heading, the line alone
     var path = files[h[0]][0];
     return {url: "source/" + path + ".html#L" + h[1], title: (codeText(h) || "").trim(), code: true,
-            where: path + ":" + h[1]};
+            where: inFile ? "line " + h[1] : path + ":" + h[1]};
+  }
+
+  // A pattern's lines by file: each file's path (a link to its page) and count, then its lines.
+  function byFile(results, query) {
+    var section = document.createElement("section"), heading = document.createElement("h3");
+    /** @type {Map<number, [number, number][]>} */
+    var lines = new Map();
+    results.code.forEach(function (h) {
+      if (!lines.has(h[0])) lines.set(h[0], []);
+      lines.get(h[0]).push(h);
+    });
+    section.className = "rd-sr-group";
+    heading.textContent = "Lines matching (" + results.code.length + " in " + lines.size + " file" + (lines.size === 1 ? "" : "s") + ")";
+    section.appendChild(heading);
+    lines.forEach(function (hits, f) {
+      var file = group(hits, results.files[f][0], hits.length, function (h) { return item(codeResult(h, results.files, true), query); });
+      var title = file.querySelector("h3"), head = document.createElement("h4"), link = document.createElement("a");
+      link.href = BASE + "source/" + results.files[f][0] + ".html";
+      link.textContent = results.files[f][0];
+      head.appendChild(link);
+      head.appendChild(document.createTextNode(" (" + hits.length + ")"));
+      file.replaceChild(head, /** @type {HTMLElement} */ (title));
+      file.className = "rd-sr-group rd-sr-file";
+      section.appendChild(file);
+    });
+    return section;
   }
   function proseResult(id, query) {
     var d = doc(id);
@@ -289,9 +339,9 @@
     if (results.say) return results.say;
     var defs = results.defs.length ? group(results.defs, "Definitions", results.defs.length,
                                           function (d) { return item(d, query); }) : null;
-    var code = results.code.length ? group(results.code, results.pattern ? "Lines matching" : "Code", results.code.length,
-                                          function (h) { return item(codeResult(h, results.files), query); },
-                                          function (next) { return loadLines(next); }) : null;
+    var code = !results.code.length ? null : results.pattern ? byFile(results, query)
+      : group(results.code, "Code", results.code.length, function (h) { return item(codeResult(h, results.files), query); },
+              function (next) { return loadLines(next); });
     var prose = results.prose.length ? group(results.prose, "Notes and pages", results.prose.length,
                                             function (id) { return item(proseResult(id, query), query); },
                                             loadDocs) : null;
@@ -307,6 +357,7 @@
     var total = results.defs.length + results.code.length + results.prose.length + (results.named || []).length;
     if (results.pattern) {
       return total + " line" + (total === 1 ? "" : "s") + " match" + (total === 1 ? "es" : "") + " in " + results.where +
+        (results.substring ? " (the phrase inside words: no word of the index holds it)" : "") +
         (results.rest.length ? "; " + results.rest.length.toLocaleString("en") + " more lines to read" : "");
     }
     return total ? total + " result" + (total === 1 ? "" : "s")
@@ -319,12 +370,12 @@
     var button = document.createElement("button");
     button.type = "button";
     button.className = "rd-sr-more";
-    button.textContent = "read " + Math.min(results.rest.length, BATCH * Q.CHUNK).toLocaleString("en") + " more lines";
+    button.textContent = "read on (" + results.rest.length.toLocaleString("en") + " lines to read)";
     button.addEventListener("click", function () {
       var rest = results.rest;
-      matching(query, rest, BATCH).then(function (found) {
-        results.code = results.code.concat(found.lines);
-        results.rest = rest.slice(found.read);
+      matching(results.query || query, rest, BATCH).then(function (found) {
+        results.code = Q.inOrder(results.code.concat(found.lines));
+        results.rest = found.rest;
         status.textContent = render(results, query, box);
       });
     });

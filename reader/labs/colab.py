@@ -1,6 +1,6 @@
 """A lab's "Open in Colab" link: the notebook in the project's GitHub repository at a commit, found
 from `READER_REPO_URL`, GitHub Actions' variables or the checkout's `origin`; or, without one,
-a note that says how to get it."""
+a note for the track's author (the build's notes, never the page) that says how to get it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from reader.labs.notebook import notebook_path
 REPO_ENV = "READER_REPO_URL"
 """The project's GitHub repository (`https://github.com/OWNER/NAME`), when its checkout does not say:
 the lab pages' "Open in Colab" links open the notebook there. Else GitHub Actions' own variables
-name it, or the checkout's `origin` remote; with none of them, the pages say how to get the link."""
+name it, or the checkout's `origin` remote; with none of them, the build's notes say how to get the link."""
 def colab_url(repo_url: str, commit: str, name: str) -> str:
     """Colab's URL of the notebook in a GitHub repository at `commit`; "" when `repo_url` is not
     a GitHub repository (Colab opens notebooks from GitHub only) or no commit is known."""
@@ -38,7 +38,8 @@ class ColabSource(NamedTuple):
 
 
 class Colab(NamedTuple):
-    """A lab's "Open in Colab" link ("" when there is none) and its note (`ColabSource.note`)."""
+    """A lab's "Open in Colab" link ("" when there is none) and what the reader is told of it (what it
+    opens when that is not the commit built)."""
 
     url: str
     note: str = ""
@@ -49,7 +50,15 @@ NO_LINK = Colab("")
 
 def colab_link(source: ColabSource, name: str) -> Colab:
     url = colab_url(source.repo, source.commit, name)
-    return Colab(url, source.note or ("" if url else NO_REPOSITORY))
+    return Colab(url, source.note if url else "")
+
+
+def colab_build_note(source: ColabSource) -> str:
+    """The build's note for the track's author when the lab pages have no Colab link: why, and how
+    to get one ("" with a link, or when nothing is known: an older edition's build)."""
+    if colab_url(source.repo, source.commit, "x") or not source.note:
+        return ""
+    return f"the lab pages have no 'Open in Colab' link: {source.note}"
 
 
 NO_REPOSITORY = (f"this build knew no GitHub repository to open it from: build from a clone of "

@@ -224,3 +224,293 @@ readerSearch.put("text/7",{});
 readerSearch.put("text/8",{});
 // search/text/9.js
 readerSearch.put("text/9",{"for":"0","py":"0,1"});
+// search/tri/__i.js
+readerSearch.put("tri/__i","0");
+// search/tri/_bl.js
+readerSearch.put("tri/_bl","0");
+// search/tri/_ca.js
+readerSearch.put("tri/_ca","1");
+// search/tri/_co.js
+readerSearch.put("tri/_co","1");
+// search/tri/_in.js
+readerSearch.put("tri/_in","0");
+// search/tri/_ma.js
+readerSearch.put("tri/_ma","0");
+// search/tri/_sh.js
+readerSearch.put("tri/_sh","0");
+// search/tri/acc.js
+readerSearch.put("tri/acc","0");
+// search/tri/ach.js
+readerSearch.put("tri/ach","0");
+// search/tri/acl.js
+readerSearch.put("tri/acl","0");
+// search/tri/age.js
+readerSearch.put("tri/age","0");
+// search/tri/all.js
+readerSearch.put("tri/all","1");
+// search/tri/ant.js
+readerSearch.put("tri/ant","0");
+// search/tri/ape.js
+readerSearch.put("tri/ape","0");
+// search/tri/app.js
+readerSearch.put("tri/app","0,1");
+// search/tri/arr.js
+readerSearch.put("tri/arr","0");
+// search/tri/as_.js
+readerSearch.put("tri/as_","1");
+// search/tri/ass.js
+readerSearch.put("tri/ass","0");
+// search/tri/ata.js
+readerSearch.put("tri/ata","0");
+// search/tri/blo.js
+readerSearch.put("tri/blo","0,1");
+// search/tri/cal.js
+readerSearch.put("tri/cal","1");
+// search/tri/cce.js
+readerSearch.put("tri/cce","0");
+// search/tri/ces.js
+readerSearch.put("tri/ces","0");
+// search/tri/ck_.js
+readerSearch.put("tri/ck_","0");
+// search/tri/ckm.js
+readerSearch.put("tri/ckm","0,1");
+// search/tri/cks.js
+readerSearch.put("tri/cks","0,1");
+// search/tri/cla.js
+readerSearch.put("tri/cla","0");
+// search/tri/col.js
+readerSearch.put("tri/col","0");
+// search/tri/com.js
+readerSearch.put("tri/com","0");
+// search/tri/cor.js
+readerSearch.put("tri/cor","1");
+// search/tri/cst.js
+readerSearch.put("tri/cst","0");
+// search/tri/dat.js
+readerSearch.put("tri/dat","0");
+// search/tri/def.js
+readerSearch.put("tri/def","0,1");
+// search/tri/den.js
+readerSearch.put("tri/den","0");
+// search/tri/doc.js
+readerSearch.put("tri/doc","0");
+// search/tri/dul.js
+readerSearch.put("tri/dul","0");
+// search/tri/eac.js
+readerSearch.put("tri/eac","0");
+// search/tri/eep.js
+readerSearch.put("tri/eep","0");
+// search/tri/elf.js
+readerSearch.put("tri/elf","0");
+// search/tri/ent.js
+readerSearch.put("tri/ent","0");
+// search/tri/eps.js
+readerSearch.put("tri/eps","0");
+// search/tri/era.js
+readerSearch.put("tri/era","0");
+// search/tri/ern.js
+readerSearch.put("tri/ern","1");
+// search/tri/ess.js
+readerSearch.put("tri/ess","0");
+// search/tri/etu.js
+readerSearch.put("tri/etu","0,1");
+// search/tri/eve.js
+readerSearch.put("tri/eve","0");
+// search/tri/fix.js
+readerSearch.put("tri/fix","1");
+// search/tri/for.js
+readerSearch.put("tri/for","0");
+// search/tri/fro.js
+readerSearch.put("tri/fro","0,1");
+// search/tri/gol.js
+readerSearch.put("tri/gol","0");
+// search/tri/gra.js
+readerSearch.put("tri/gra","0");
+// search/tri/gri.js
+readerSearch.put("tri/gri","0");
+// search/tri/hap.js
+readerSearch.put("tri/hap","0");
+// search/tri/hem.js
+readerSearch.put("tri/hem","0");
+// search/tri/imp.js
+readerSearch.put("tri/imp","0,1");
+// search/tri/ine.js
+readerSearch.put("tri/ine","0");
+// search/tri/ing.js
+readerSearch.put("tri/ing","0,1");
+// search/tri/ini.js
+readerSearch.put("tri/ini","0");
+// search/tri/int.js
+readerSearch.put("tri/int","0");
+// search/tri/iny.js
+readerSearch.put("tri/iny","0");
+// search/tri/it_.js
+readerSearch.put("tri/it_","0");
+// search/tri/ith.js
+readerSearch.put("tri/ith","0");
+// search/tri/its.js
+readerSearch.put("tri/its","0");
+// search/tri/ixt.js
+readerSearch.put("tri/ixt","1");
+// search/tri/jan.js
+readerSearch.put("tri/jan","0");
+// search/tri/k_m.js
+readerSearch.put("tri/k_m","0");
+// search/tri/k_s.js
+readerSearch.put("tri/k_s","0");
+// search/tri/kee.js
+readerSearch.put("tri/kee","0");
+// search/tri/ker.js
+readerSearch.put("tri/ker","1");
+// search/tri/kma.js
+readerSearch.put("tri/kma","0,1");
+// search/tri/ksp.js
+readerSearch.put("tri/ksp","0,1");
+// search/tri/las.js
+readerSearch.put("tri/las","0,1");
+// search/tri/lde.js
+readerSearch.put("tri/lde","0");
+// search/tri/lin.js
+readerSearch.put("tri/lin","0");
+// search/tri/lla.js
+readerSearch.put("tri/lla","1");
+// search/tri/loc.js
+readerSearch.put("tri/loc","0,1");
+// search/tri/lou.js
+readerSearch.put("tri/lou","0");
+// search/tri/map.js
+readerSearch.put("tri/map","0,1");
+// search/tri/men.js
+readerSearch.put("tri/men","0");
+// search/tri/mme.js
+readerSearch.put("tri/mme","0");
+// search/tri/mod.js
+readerSearch.put("tri/mod","0");
+// search/tri/mpo.js
+readerSearch.put("tri/mpo","0,1");
+// search/tri/nel.js
+readerSearch.put("tri/nel","1");
+// search/tri/nes.js
+readerSearch.put("tri/nes","0");
+// search/tri/nit.js
+readerSearch.put("tri/nit","0");
+// search/tri/nte.js
+readerSearch.put("tri/nte","0");
+// search/tri/o_b.js
+readerSearch.put("tri/o_b","0");
+// search/tri/ock.js
+readerSearch.put("tri/ock","0,1");
+// search/tri/ocs.js
+readerSearch.put("tri/ocs","0");
+// search/tri/odu.js
+readerSearch.put("tri/odu","0");
+// search/tri/oja.js
+readerSearch.put("tri/oja","0");
+// search/tri/old.js
+readerSearch.put("tri/old","0");
+// search/tri/olo.js
+readerSearch.put("tri/olo","0");
+// search/tri/omm.js
+readerSearch.put("tri/omm","0");
+// search/tri/ore.js
+readerSearch.put("tri/ore","1");
+// search/tri/ort.js
+readerSearch.put("tri/ort","0,1");
+// search/tri/our.js
+readerSearch.put("tri/our","0");
+// search/tri/ove.js
+readerSearch.put("tri/ove","0");
+// search/tri/oze.js
+readerSearch.put("tri/oze","0");
+// search/tri/pag.js
+readerSearch.put("tri/pag","0");
+// search/tri/pal.js
+readerSearch.put("tri/pal","1");
+// search/tri/pec.js
+readerSearch.put("tri/pec","0,1");
+// search/tri/pin.js
+readerSearch.put("tri/pin","0,1");
+// search/tri/ple.js
+readerSearch.put("tri/ple","0");
+// search/tri/por.js
+readerSearch.put("tri/por","0,1");
+// search/tri/ppi.js
+readerSearch.put("tri/ppi","0,1");
+// search/tri/ral.js
+readerSearch.put("tri/ral","0");
+// search/tri/ran.js
+readerSearch.put("tri/ran","0");
+// search/tri/ray.js
+readerSearch.put("tri/ray","0");
+// search/tri/ret.js
+readerSearch.put("tri/ret","0,1");
+// search/tri/rid.js
+readerSearch.put("tri/rid","0");
+// search/tri/rin.js
+readerSearch.put("tri/rin","0");
+// search/tri/rne.js
+readerSearch.put("tri/rne","1");
+// search/tri/roj.js
+readerSearch.put("tri/roj","0");
+// search/tri/rom.js
+readerSearch.put("tri/rom","1");
+// search/tri/roz.js
+readerSearch.put("tri/roz","0");
+// search/tri/rra.js
+readerSearch.put("tri/rra","0");
+// search/tri/rue.js
+readerSearch.put("tri/rue","0");
+// search/tri/s_c.js
+readerSearch.put("tri/s_c","1");
+// search/tri/sel.js
+readerSearch.put("tri/sel","0");
+// search/tri/ses.js
+readerSearch.put("tri/ses","0");
+// search/tri/sev.js
+readerSearch.put("tri/sev","0");
+// search/tri/sha.js
+readerSearch.put("tri/sha","0");
+// search/tri/spe.js
+readerSearch.put("tri/spe","0,1");
+// search/tri/sse.js
+readerSearch.put("tri/sse","0");
+// search/tri/str.js
+readerSearch.put("tri/str","0");
+// search/tri/t__.js
+readerSearch.put("tri/t__","0");
+// search/tri/tac.js
+readerSearch.put("tri/tac","0");
+// search/tri/ted.js
+readerSearch.put("tri/ted","0");
+// search/tri/the.js
+readerSearch.put("tri/the","0");
+// search/tri/tin.js
+readerSearch.put("tri/tin","0");
+// search/tri/to_.js
+readerSearch.put("tri/to_","0");
+// search/tri/tri.js
+readerSearch.put("tri/tri","0");
+// search/tri/tro.js
+readerSearch.put("tri/tro","0");
+// search/tri/tru.js
+readerSearch.put("tri/tru","0");
+// search/tri/tup.js
+readerSearch.put("tri/tup","0");
+// search/tri/tur.js
+readerSearch.put("tri/tur","0,1");
+// search/tri/ule.js
+readerSearch.put("tri/ule","0");
+// search/tri/upl.js
+readerSearch.put("tri/upl","0");
+// search/tri/ure.js
+readerSearch.put("tri/ure","1");
+// search/tri/urn.js
+readerSearch.put("tri/urn","0,1");
+// search/tri/ver.js
+readerSearch.put("tri/ver","0");
+// search/tri/wit.js
+readerSearch.put("tri/wit","0");
+// search/tri/xtu.js
+readerSearch.put("tri/xtu","1");
+// search/tri/zen.js
+readerSearch.put("tri/zen","0");

@@ -200,3 +200,44 @@ test("an excerpt is cut between words, its match inside", () => {
   const long = "an_unbroken_name_".repeat(30) + " points";
   assert.ok(Q.excerpt(long, Q.parse("points")).includes("points"));
 });
+
+test("a pattern no word finds: the pieces of lines holding its letters' triples, every line of them matched", () => {
+  assert.deepStrictEqual(Q.patternRuns(Q.parse("/def _.*_lowering_rule/").pattern), ["def", "_lowering_rule"]);
+  assert.deepStrictEqual(Q.patternTriples(Q.parse("/lowering_rule/").pattern),
+    ["low", "owe", "wer", "eri", "rin", "ing", "ng_", "g_r", "_ru", "rul", "ule"]);
+  assert.deepStrictEqual(Q.patternTriples(Q.parse("/(lowering)|x/").pattern), []);  // nothing required
+  const lines = (typed) => {
+    const query = Q.parse(typed);
+    const found = Q.triplePieces(Q.patternTriples(query.pattern).map((t) => pieces["tri/" + t] ?? null));
+    return found && Q.piecesLines(found, files, () => true).filter((h) => Q.matchesPattern(query, lineOf(h)));
+  };
+  // "lock" inside BlockSpec: no word of the index begins with it, the triples find it
+  const every = Array.from({length: files.length}, (_, f) => Array.from({length: files[f][1]}, (_, i) => [f, i + 1])).flat();
+  assert.deepStrictEqual(lines("/lockSpec/"), every.filter((h) => /lockSpec/.test(lineOf(h))));
+  assert.ok(lines("/lockSpec/").length >= 3 && new Set(lines("/lockSpec/").map((h) => h[0])).size === 2);
+  assert.deepStrictEqual(lines("/qqqzzz/"), []);  // a triple no line holds
+  assert.deepStrictEqual(Q.pieceStarts([["a", 250], ["b", 0], ["c", 100]]), [0, 3, 3, 4]);
+  assert.deepStrictEqual(Q.piecesLines([3], [["a", 250], ["b", 0], ["c", 100]], () => true).slice(0, 2), [[2, 1], [2, 2]]);
+});
+
+test("a quoted phrase as a substring pattern: escaped, blanks as runs, any case", () => {
+  const q = Q.substring(Q.parse('"owering_ru (x.y)  z"'));
+  assert.deepStrictEqual([q.pattern.source, q.pattern.flags], ["owering_ru\\s+\\(x\\.y\\)\\s+z", "i"]);
+  assert.match(Q.parse("in:notes /abc/").error, /in:notes takes words/);
+});
+
+test("a dotted name through a module's alias lands on the one definition it names", () => {
+  const row = code.blo.d.blockspec[0];
+  const aliased = {blo: {t: code.blo.t, d: code.blo.d, q: {"pl.blockspec": row}}};
+  assert.deepStrictEqual(Q.definitions(Q.parse("pl.BlockSpec"), aliased, files).map((d) => d.where), ["fixture/core.py:6"]);
+  assert.deepStrictEqual(Q.definitions(Q.parse("pl.BlockSpec"), code, files), []);  // no alias known: the qualname's
+});
+
+test("a pattern's candidate lines are read across the files: each one's first pack first", () => {
+  const lines = [[0, 1], [0, 2], [0, 150], [0, 301], [3, 5], [3, 120], [7, 9]];
+  const piece = (h) => Math.floor((h[1] - 1) / 100);
+  assert.deepStrictEqual(Q.acrossFiles(lines, piece), [[0, 1], [0, 2], [3, 5], [7, 9], [0, 150], [3, 120], [0, 301]]);
+  assert.deepStrictEqual(Q.inOrder(Q.acrossFiles(lines, piece)), lines);
+  const pack = (h) => (h[0] === 0 && h[1] < 200 ? "a" : h[0] + ":" + piece(h));  // file 0's first two pieces in one pack
+  assert.deepStrictEqual(Q.acrossFiles(lines, pack), [[0, 1], [0, 2], [0, 150], [3, 5], [7, 9], [0, 301], [3, 120]]);
+});

@@ -30,7 +30,7 @@ from reader.labs import (
     lab_failure,
     unknown_exercises,
 )
-from reader.labs.colab import ColabSource, project_colab
+from reader.labs.colab import ColabSource, colab_build_note, project_colab
 from reader.labs.notebook import start_shipped
 from reader.model import Reference, SourceFile, line_count, module_of
 from reader.progress import unsaid
@@ -49,6 +49,7 @@ from reader.render.recipe.pagecache import PageCache
 from reader.render.recipe.parallel import Job, Rendered
 from reader.render.recipe.schedule import Schedule, Started, start_slow
 from reader.render.search.index import code_lines, code_packs_kept, kept_search_assets
+from reader.render.search.qualified import qualified_names
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -122,7 +123,7 @@ def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | N
         out = _assemble(world, track, files, pages, pages_cache, served)
     # index: the search index, beside mkdocs when it runs on a process of its own
     index = partial(kept_search_assets, files, out.pages, out.keys, cache, context,
-                    lines() if lines is not None else None)
+                    lines() if lines is not None else None, partial(qualified_names, world.index))
     beside = run.later(lambda: tuple(index()))
     return replace(out, later=beside) if beside is not None else replace(out, assets=out.assets + tuple(index()))
 
@@ -253,6 +254,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     warnings += registry.site_warnings(ready)
     warnings += [f"figure {name}{NOT_COMPUTED}: {e}"
                  for name, e in sorted(figures.failures.items())]
+    warnings += [note for note in [colab_build_note(world.colab)] if note and world.labs]
     # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
     articles, labs = world.content.articles.values(), world.labs.values()
     written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles

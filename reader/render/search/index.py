@@ -21,10 +21,20 @@ begins.
                                                     # word, each line after the first as its
                                                     # distance from the one before; n: on more
                                                     # than COMMON lines, not listed
-                 "d": {name: [[f, line, kind, qualname, text], ...]}}
+                 "d": {name: [[f, line, kind, qualname, text], ...]},
                                                     # text: `name(signature): docstring's line`
                                                     # definitions by their last name, lowercased
-    lines/<f>/<k>   lines k*CHUNK+1 ... of file f (results' text, and a phrase checked in it)
+                 "q": {"pl.program_id": [f, line, kind, qualname, text]}}
+                                                    # (where any) a public module's name under
+                                                    # an alias or its module's path, lowercased:
+                                                    # its definition (`qualified.py`)
+    lines/<f>/<k>   lines k*CHUNK+1 ... of file f (results' text, and a phrase or a pattern
+                    checked in it; a `context` file's too)
+    tri/<abc>   "c,+d,+d" | n: the pieces of lines (numbered across the files, in file order:
+                    file f's k-th is the sum of the earlier files' pieces, plus k) whose words hold
+                    the three letters `abc` (of `[a-z0-9_]`, lowercased); n: in more than
+                    `COMMON_TRI` of them, not listed. A pattern or a substring that no word of
+                    the code's index finds reads the pieces holding all its letters' triples.
     text/<n>        {word: "doc,+d,+d"}: the prose documents holding it (n: `text_shard`)
     docs/<b>        [[url, title, where, text], ...]: documents b*BUCKET ...
 
@@ -59,6 +69,9 @@ CHUNK = 100
 """Lines per piece of a file's text."""
 COMMON = 2000
 """A word of the code on more lines than this is counted, not listed (`self`, `the`, `if`)."""
+COMMON_TRI = 0.2
+"""A triple of letters in more than this share of the pieces of lines (and more than 64) is
+counted, not listed."""
 TEXT_SHARDS = 64
 """Pieces of the prose's word index: fixed, so that an edit rewrites them under the same names."""
 BUCKET = 16
@@ -131,20 +144,24 @@ def code_packs_kept(files: Sequence[SourceFile], cache: Cache | None, context: f
     return cache is not None and cache.has(CODE_PACKS_KIND, _packs_key(files, context))
 
 
+Qualified = Mapping[str, tuple[str, int]]
+"""`alias.name` (lowercased) -> the path and line of its definition (`qualified.qualified_names`)."""
+
+
 def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cache | None,
                   context: frozenset[str] = frozenset(), keys: Mapping[str, str] | None = None,
-                  lines: CodeLines | None = None) -> list[Asset]:
+                  lines: CodeLines | None = None, names: Callable[[], Qualified] = dict) -> list[Asset]:
     """The index's files: its pieces packed (the code's packs from the cache when the pinned files
     are the same: only the prose's are made on every build, from what the last build with these
     files made of the pages it shares with this one, `ProseMemo`; `keys`: the pages' page-cache
     keys by `src_uri`; `lines`: the code's part that the pages do not change, made before, for
-    these files)."""
+    these files; `names`: the qualified names, asked for when the code's packs are made)."""
     key = _packs_key(files, context)
     kept = cache.get_frozen(CODE_PACKS_KIND, key) if cache else None
     if not isinstance(kept, tuple):  # (the files table, the code's packs)
         if lines is None or lines.key != _code_key(files, context):
             lines = code_lines(files, context)
-        kept = lines.joined(_entries(files, pages))
+        kept = lines.joined(_entries(files, pages), names())
         if cache:
             cache.put_object(CODE_PACKS_KIND, key, kept)
     table, packs = kept
@@ -218,7 +235,7 @@ SEARCH_KIND = "search"
 
 def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys: Mapping[str, str],
                        cache: Cache | None, context: frozenset[str] = frozenset(),
-                       lines: CodeLines | None = None) -> list[Asset]:
+                       lines: CodeLines | None = None, names: Callable[[], Qualified] = dict) -> list[Asset]:
     """`search_assets`, read back while the pinned files and the pages are the same: a kind's page
     known by its page-cache key (`keys`, by `src_uri`), the outline's by its text."""
     h = hashlib.sha1(_code_key(files, context).encode())
@@ -226,7 +243,7 @@ def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys:
         own = keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search))
         h.update(f"\0{page.src_uri}\0{own}".encode())
     kept = kept_object(cache, SEARCH_KIND, h.hexdigest(), list, lambda: [
-        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context, keys, lines)])
+        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context, keys, lines, names)])
     return [Asset(uri, data) for uri, data in kept]
 
 
@@ -392,11 +409,13 @@ class CodeLines:
     words: dict[str, str | int]
     """Each word's postings (`_postings`), or its count of lines when over `COMMON`, in word order."""
     packs: list[tuple[str, str]]
-    """The packs of the files' lines (`lines/` pieces: a kind packed on its own, `_packs`)."""
+    """The packs of the files' lines and their letters' triples (`lines/` and `tri/` pieces: each kind
+    packed on its own, `_packs`)."""
 
-    def joined(self, entries: Sequence[Sequence[SearchEntry]]) -> tuple[dict[str, object], list[tuple[str, str]]]:
+    def joined(self, entries: Sequence[Sequence[SearchEntry]], names: Qualified | None = None
+               ) -> tuple[dict[str, object], list[tuple[str, str]]]:
         """(the files table, the code's packs), as `search_assets` keeps them."""
-        shards = _shards(self.words, entries)
+        shards = _shards(self.words, entries, _file_ids(self.table), names or {})
         code = _packs({f"code/{p}": _json(shard) for p, shard in sorted(shards.items())})
         return {"files": self.table, "code": " ".join(sorted(shards))}, code + self.packs
 
@@ -409,7 +428,7 @@ def code_lines(files: Sequence[SourceFile], context: frozenset[str] = frozenset(
 def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchEntry]],
                  context: frozenset[str] = frozenset()) -> list[Asset]:
     table, words_, lines = _file_words(files, context)
-    shards = _shards(words_, entries)
+    shards = _shards(words_, entries, {}, {})
     out = [script(k, v) for k, v in lines]
     out += [script(f"code/{p}", shard) for p, shard in sorted(shards.items())]
     out.append(script("files", {"files": table, "code": " ".join(sorted(shards))}))
@@ -417,32 +436,63 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
 
 
 def _file_words(files: Sequence[SourceFile], context: frozenset[str]
-                ) -> tuple[list[list[str | int]], dict[str, str | int], list[tuple[str, list[str]]]]:
-    """The files table, each word's postings (`CodeLines.words`) and the `lines/` pieces (key,
-    lines) of `files` (of a `context` file, its row alone)."""
+                ) -> tuple[list[list[str | int]], dict[str, str | int], list[tuple[str, object]]]:
+    """The files table, each word's postings (`CodeLines.words`) and the `lines/` and `tri/`
+    pieces (key, data) of `files` (a `context` file's words are not indexed, its lines are)."""
     postings: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)  # word -> (file id, its lines)
-    pieces = []
+    pieces: list[tuple[str, object]] = []
+    triples = _Triples()
     table: list[list[str | int]] = []
     for fid, f in enumerate(files):
         lines = split_lines(f.text)
-        if f.path in context:
-            table.append([f.path, len(lines), 0])
-            continue
-        table.append([f.path, len(lines)])
-        for w, at in _lines_of_words(lines).items():
-            postings[w].append((fid, at))
+        table.append([f.path, len(lines), 0] if f.path in context else [f.path, len(lines)])
+        if f.path not in context:
+            for w, at in _lines_of_words(lines).items():
+                postings[w].append((fid, at))
         for k in range(0, len(lines), CHUNK):
             pieces.append((f"lines/{fid}/{k // CHUNK}", lines[k:k + CHUNK]))
+            triples.add(lines[k:k + CHUNK])
     words_: dict[str, str | int] = {}
     for w, found in sorted(postings.items()):
         count = sum(len(at) for _, at in found)
         words_[w] = _postings(found) if count <= COMMON else count
-    return table, words_, pieces
+    return table, words_, pieces + triples.pieces()
 
 
-def _shards(words_: Mapping[str, str | int], entries: Sequence[Sequence[SearchEntry]]
-            ) -> dict[str, dict[str, dict[str, object]]]:
-    """The `code/<abc>` pieces' data: the words (in word order) and definitions by prefix."""
+class _Triples:
+    """The `tri/` pieces: each triple of letters and the pieces of lines holding it."""
+
+    def __init__(self) -> None:
+        self.pieces_of: dict[str, list[int]] = defaultdict(list)
+        self.count = 0
+        self._of_word: dict[str, tuple[str, ...]] = {}
+
+    def add(self, lines: Sequence[str]) -> None:
+        """The next piece of lines."""
+        found: set[str] = set()
+        for w in set(_WORD.findall("\n".join(lines).lower())):
+            triples = self._of_word.get(w)
+            if triples is None:
+                triples = self._of_word[w] = tuple({w[i:i + 3] for i in range(len(w) - 2)})
+            found.update(triples)
+        for t in found:
+            self.pieces_of[t].append(self.count)
+        self.count += 1
+
+    def pieces(self) -> list[tuple[str, object]]:
+        most = max(COMMON_TRI * self.count, 64)
+        return [(f"tri/{t}", _deltas(at) if len(at) <= most else len(at))
+                for t, at in sorted(self.pieces_of.items())]
+
+
+def _file_ids(table: Sequence[Sequence[str | int]]) -> dict[str, int]:
+    return {str(row[0]): fid for fid, row in enumerate(table)}
+
+
+def _shards(words_: Mapping[str, str | int], entries: Sequence[Sequence[SearchEntry]],
+            ids: Mapping[str, int], names: Qualified) -> dict[str, dict[str, dict[str, object]]]:
+    """The `code/<abc>` pieces' data: the words (in word order), definitions and qualified names
+    (`names`, their files by id in `ids`) by prefix."""
     defs: dict[str, list[list[object]]] = defaultdict(list)
     for fid, listed in enumerate(entries):
         for e in listed:
@@ -455,6 +505,11 @@ def _shards(words_: Mapping[str, str | int], entries: Sequence[Sequence[SearchEn
         shards[prefix(w)]["t"][w] = posted
     for name, places in defs.items():
         shards[prefix(name)]["d"][name] = places
+    for dotted, (path, line) in sorted(names.items()):
+        name = dotted.rsplit(".", 1)[-1]
+        found = [d for d in defs.get(name, ()) if d[:2] == [ids.get(path), line]]
+        if found:
+            shards[prefix(name)].setdefault("q", {})[dotted] = found[0]
     return shards
 
 
