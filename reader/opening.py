@@ -19,6 +19,7 @@ from reader.corpus import Corpus, Project
 from reader.editions.listing import Edition, editions
 from reader.editions.opened import OpenEdition, OpenedProject
 from reader.errors import GitError, InputError, Location
+from reader.labs.colab import project_colab
 from reader.move.sides import Side, is_rev_spec, lock_path_of
 from reader.pins import LockEntry, Pin, load_lock, load_pins, parse_lock, parse_pins
 from reader.progress import unsaid
@@ -38,7 +39,15 @@ def open_project(root: Path, cache: Cache) -> OpenedProject:
     with unsaid():
         opened = tuple(OpenEdition(edition, Corpus.open(Project.load(folder), cache, verify=True))
                        for edition, folder in zip(listed, folders, strict=True))
-    return OpenedProject(opened, Archives(root, cache), GitHistory(root, cache))
+    return OpenedProject(opened, Archives(root, cache), GitHistory(root, cache), project_colab(root, built_commits))
+
+
+def built_commits(root: Path) -> tuple[str, str | None]:
+    """The commit the checkout at `root` is at, and the newest commit of its history that a remote's
+    branch holds (None: no remote's branches to tell; "": none holds one), read through git."""
+    from reader import gitio  # GitPython: only for a Colab link on GitHub
+
+    return gitio.commit_of(root, "HEAD"), gitio.pushed_commit(root)
 
 
 class GitHistory:

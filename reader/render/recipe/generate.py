@@ -16,7 +16,7 @@ from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus
 from reader.editions import Past, load_past
-from reader.editions.opened import OpenedProject, ProjectHistory
+from reader.editions.opened import OpenedProject
 from reader.errors import InputError
 from reader.extract import Index
 from reader.extract.fact import Facts
@@ -30,7 +30,7 @@ from reader.labs import (
     lab_failure,
     unknown_exercises,
 )
-from reader.labs.colab import ColabSource, project_colab
+from reader.labs.colab import ColabSource
 from reader.labs.notebook import start_shipped
 from reader.model import Reference, SourceFile, line_count, module_of
 from reader.progress import unsaid
@@ -106,7 +106,7 @@ def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | N
         # git for the previous edition), the pinned files scanned meanwhile
         slow = run.slow(partial(start_slow, corpus, cache, editions=editions, releases=project.releases,
                                 labs=None if older is None else []))
-        opened = open_sources(corpus, files, cache, run, older, slow, project.history, editions)
+        opened = open_sources(project, corpus, files, run, older, slow, editions)
         # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
         notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
             if older is None else None
@@ -168,24 +168,24 @@ class Opened:
     colab: ColabSource
 
 
-def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
-                 older: Older | None, started: Started, git: ProjectHistory,
-                 editions: Sequence[Corpus] = ()) -> Opened:
+def open_sources(project: OpenedProject, corpus: Corpus, files: Sequence[SourceFile], run: Schedule,
+                 older: Older | None, started: Started, editions: Sequence[Corpus] = ()) -> Opened:
     """With the slow readers `started` (an older edition's run none), read the rest while the
-    pinned files are scanned (the previous edition's pins and notes from the project's `git`)."""
+    pinned files are scanned (the previous edition's pins and notes from the `project`'s git history)."""
+    cache = project.cache
     root = corpus.project.root
     labs = started.labs if older is None else list(older.labs)
     artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
-        load_articles(root, cache), load_past(corpus, files, cache, git, editions)))
+        load_articles(root, cache), load_past(corpus, files, cache, project.history, editions)))
     if older is None:  # an older edition shows the current labs' exercises it lacks as such
         try:
             unknown_exercises(labs, _defined(labs, index, corpus, cache))
         except InputError:
             artifacts.stop()
             raise
-    colab = project_colab(root) if older is None else ColabSource("", "")
+    colab = project.colab if older is None else ColabSource("", "")
     return Opened(labs, artifacts, history, index, articles, past, colab)
 
 
