@@ -9,6 +9,7 @@ these opened: none of them reads git, fetches or asks the package index."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from reader.annotations import Article, load_articles
@@ -50,12 +51,13 @@ def built_commits(root: Path) -> tuple[str, str | None]:
     return gitio.commit_of(root, "HEAD"), gitio.pushed_commit(root)
 
 
+@dataclass(frozen=True)
 class GitHistory:
     """The project's own git history (`editions.opened.ProjectHistory`): an older edition's project
     as committed, pins and lock at a revision."""
 
-    def __init__(self, root: Path, cache: Cache) -> None:
-        self.root, self.cache = root, cache
+    root: Path
+    cache: Cache
 
     def checkout(self, edition: Edition) -> Path:
         return checkout(self.root, edition, self.cache)
