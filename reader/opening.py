@@ -9,6 +9,7 @@ these opened: none of them reads git, fetches or asks the package index."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from reader.annotations import Article, load_articles
@@ -19,6 +20,7 @@ from reader.corpus import Corpus, Project
 from reader.editions.listing import Edition, editions
 from reader.editions.opened import OpenEdition, OpenedProject
 from reader.errors import GitError, InputError, Location
+from reader.labs.colab import project_colab
 from reader.move.sides import Side, is_rev_spec, lock_path_of
 from reader.pins import LockEntry, Pin, load_lock, load_pins, parse_lock, parse_pins
 from reader.progress import unsaid
@@ -38,15 +40,24 @@ def open_project(root: Path, cache: Cache) -> OpenedProject:
     with unsaid():
         opened = tuple(OpenEdition(edition, Corpus.open(Project.load(folder), cache, verify=True))
                        for edition, folder in zip(listed, folders, strict=True))
-    return OpenedProject(opened, Archives(root, cache), GitHistory(root, cache))
+    return OpenedProject(opened, Archives(root, cache), GitHistory(root, cache), project_colab(root, built_commits))
 
 
+def built_commits(root: Path) -> tuple[str, str | None]:
+    """The commit the checkout at `root` is at, and the newest commit of its history that a remote's
+    branch holds (None: no remote's branches to tell; "": none holds one), read through git."""
+    from reader import gitio  # GitPython: only for a Colab link on GitHub
+
+    return gitio.commit_of(root, "HEAD"), gitio.pushed_commit(root)
+
+
+@dataclass(frozen=True)
 class GitHistory:
     """The project's own git history (`editions.opened.ProjectHistory`): an older edition's project
     as committed, pins and lock at a revision."""
 
-    def __init__(self, root: Path, cache: Cache) -> None:
-        self.root, self.cache = root, cache
+    root: Path
+    cache: Cache
 
     def checkout(self, edition: Edition) -> Path:
         return checkout(self.root, edition, self.cache)

@@ -130,7 +130,7 @@ def test_an_import_up_between_render_folders_breaks_the_contract(tmp_path: Path)
 
 @pytest.mark.parametrize("module,opens", [("editions/leak.py", "gitio"), ("extract/leak.py", "releases"),
                                           ("claims/leak.py", "fetch"), ("ir/leak.py", "gitio"),
-                                          ("move/leak.py", "fetch")])
+                                          ("move/leak.py", "fetch"), ("labs/leak.py", "gitio")])
 def test_a_module_doing_io_in_the_middle_breaks_the_contract(tmp_path: Path, module: str, opens: str):
     """A stage between the ends that reads git, fetches or asks the package index (inside a
     function too) fails lint-imports, the middle-io contract named."""

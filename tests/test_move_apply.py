@@ -182,6 +182,7 @@ def test_the_move_back_to_the_older_release(moved, capsys):
 
 
 def test_a_claim_whose_outcome_changed_marks_its_note_even_on_unchanged_code(moved, capsys):
+    from reader.atomic import atomic_write_all
     from reader.cache import Cache
     from reader.corpus import Corpus, Project
     from reader.errors import Location
@@ -202,6 +203,7 @@ def test_a_claim_whose_outcome_changed_marks_its_note_even_on_unchanged_code(mov
     done = apply_proposals(root, load_articles(root), proposals,
                            Corpus.open(Project(root, old.pins, old.locks), Cache()),
                            Corpus.open(Project.load(root), Cache()), [claim])
+    atomic_write_all(done.files)
     assert "note-moved" in done.marked
     review = _notes(root)["note-moved"].review
     assert review is not None and review.claim is not None

@@ -23,6 +23,7 @@ from reader.cli import main as reader
 from reader.labs.colab import NO_REPOSITORY, colab_url, github_url, origin_url, project_colab
 from reader.labs.notebook import notebook_path
 from reader.labs.outputs import has_outputs, printed, run_notebook
+from reader.opening import built_commits
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = list(REGISTRY)
@@ -326,16 +327,16 @@ def test_the_colab_link_needs_a_github_repository_and_says_how_to_get_one(tmp_pa
     assert github_url("https://gitlab.com/owner/reader.git") == ""
     bare = tmp_path / "bare"
     bare.mkdir()
-    assert project_colab(bare, {}) == ("", "", NO_REPOSITORY)  # nothing says where
+    assert project_colab(bare, built_commits, {}) == ("", "", NO_REPOSITORY)  # nothing says where
     assert "READER_REPO_URL=https://github.com/OWNER/NAME" in NO_REPOSITORY
     root = _checkout(tmp_path)
     head = _git(root, "rev-parse", "HEAD")
-    assert project_colab(root, {}) == ("", "", NO_REPOSITORY)  # a checkout without a remote
-    assert project_colab(root, {"READER_REPO_URL": "https://github.com/o/r"}) == ("https://github.com/o/r", head, "")
+    assert project_colab(root, built_commits, {}) == ("", "", NO_REPOSITORY)  # a checkout without a remote
+    assert project_colab(root, built_commits, {"READER_REPO_URL": "https://github.com/o/r"}) == ("https://github.com/o/r", head, "")
     actions = {"GITHUB_REPOSITORY": "o/ci", "GITHUB_SHA": "a" * 40, "GITHUB_SERVER_URL": "https://github.com"}
-    assert project_colab(root, actions) == ("https://github.com/o/ci", "a" * 40, "")
-    assert project_colab(bare, {"READER_REPO_URL": "https://github.com/o/r"}).note.startswith("this build is not a commit")
-    assert "not on GitHub" in project_colab(root, {"READER_REPO_URL": "https://gitlab.com/o/r"}).note
+    assert project_colab(root, built_commits, actions) == ("https://github.com/o/ci", "a" * 40, "")
+    assert project_colab(bare, built_commits, {"READER_REPO_URL": "https://github.com/o/r"}).note.startswith("this build is not a commit")
+    assert "not on GitHub" in project_colab(root, built_commits, {"READER_REPO_URL": "https://gitlab.com/o/r"}).note
 
 
 def test_the_colab_link_follows_origin_at_the_newest_commit_pushed(tmp_path):
@@ -343,12 +344,12 @@ def test_the_colab_link_follows_origin_at_the_newest_commit_pushed(tmp_path):
     head, older = _git(root, "rev-parse", "HEAD"), _git(root, "rev-parse", "HEAD~1")
     _git(root, "remote", "add", "origin", "git@github.com:owner/pallas-reader.git")
     assert origin_url(root) == "git@github.com:owner/pallas-reader.git"
-    assert project_colab(root, {}) == ("https://github.com/owner/pallas-reader", head, "")  # no remote branch known
+    assert project_colab(root, built_commits, {}) == ("https://github.com/owner/pallas-reader", head, "")  # no remote branch known
     _git(root, "update-ref", "refs/remotes/origin/main", older)  # pushed up to HEAD~1
-    assert project_colab(root, {}) == ("https://github.com/owner/pallas-reader", older,
+    assert project_colab(root, built_commits, {}) == ("https://github.com/owner/pallas-reader", older,
                                        f"as of {older[:7]}, the newest commit of this build on GitHub")
     _git(root, "update-ref", "refs/remotes/origin/main", head)
-    assert project_colab(root, {}).commit == head
+    assert project_colab(root, built_commits, {}).commit == head
     _git(root, "worktree", "add", "-q", str(tmp_path / "wt"))  # a worktree reads the shared config
     assert origin_url(tmp_path / "wt") == "git@github.com:owner/pallas-reader.git"
     assert origin_url(tmp_path / "wt" / "sub") == "git@github.com:owner/pallas-reader.git"

@@ -208,7 +208,7 @@ def test_a_labs_references_are_read_back_across_an_edit_of_its_docstrings_words(
     from dataclasses import replace
 
     from reader.labs import code_of
-    from reader.render.recipe.generate import _lab_refs
+    from reader.render.recipe.world import _lab_refs
 
     root = project(tmp_path)
     toy = load_labs(root)[0]

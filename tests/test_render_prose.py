@@ -43,7 +43,7 @@ def test_unknown_targets_stay_text_and_are_reported():
 def test_a_page_says_once_where_and_why_its_facts_were_not_computed():
     from reader.errors import Location
     from reader.extract.fact import Facts, Unknown
-    from reader.render.recipe.generate import _absent
+    from reader.render.recipe.world import _absent
 
     why = "cannot read function _get_scratch_types from the pinned source"
     facts = Facts((), (Unknown(("tokamax.sm90.**",), Location("tokamax/k_sm90.py", 12), why),))

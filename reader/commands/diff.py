@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _apply(root: Path, old, report, cache: Cache) -> None:
     from reader.annotations import load_articles
+    from reader.atomic import atomic_write_all
     from reader.corpus import Corpus, Project
     from reader.move.apply import apply_proposals
     from reader.move.changes import ClaimChange, NoteChange
@@ -89,6 +90,7 @@ def _apply(root: Path, old, report, cache: Cache) -> None:
     done = apply_proposals(root, load_articles(root), proposals,
                            Corpus.open(Project(root, old.pins, old.locks), cache),
                            Corpus.open(Project.load(root), cache), claims)
+    atomic_write_all(done.files)  # every changed annotation file, all or none
     for line in done.pages:
         print(line, file=sys.stderr)
     print(f"reader diff --apply: {len(done.placed)} notes placed anew; {len(done.marked)} marked "

@@ -13,6 +13,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.editions.listing import Edition
 from reader.extract.rulehistory import ReleaseSource
+from reader.labs.colab import ColabSource
 from reader.pins import LockEntry, Pin
 
 
@@ -40,11 +41,13 @@ class OpenEdition:
 class OpenedProject:
     """Every edition of the project (the current one first), and where what a build reads later
     comes from: `releases` (the rule history's earlier releases), `history` (the previous edition's
-    pins and notes)."""
+    pins and notes); and what the project's git checkout says of itself (`colab`)."""
 
     editions: tuple[OpenEdition, ...]
     releases: ReleaseSource[Any]
     history: ProjectHistory
+    colab: ColabSource
+    """The repository and commit the lab pages' Colab links name (none known: empty, and why)."""
 
     @property
     def current(self) -> Corpus:

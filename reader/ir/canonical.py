@@ -1,7 +1,7 @@
 """The pinned kernels the articles read, lowered with locations in the pinned files (imports jax).
 
-`write(out_dir, root)` writes one `<name>.json` (the format in reader/render/ir/lowered.py) per
-kernel: jax's TPU flash attention forward, splash attention with a small causal mask (both
+`documents(root)` gives one lowered document (the format in reader/render/ir/lowered.py) per
+kernel, which the artifacts' child process writes as `<name>.json` (reader/labs/child.py): jax's TPU flash attention forward, splash attention with a small causal mask (both
 Mosaic TPU), and tokamax's sm90 attention (Mosaic GPU, for an abstract H100: compute
 capability 9.0). jax treats its own files as library frames, left out of locations, so the
 kernels' folders are registered as user code first (`lower.include_pinned`).
@@ -10,7 +10,6 @@ kernels' folders are registered as user code first (`lower.include_pinned`).
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,18 +96,14 @@ KERNELS: dict[str, Callable[[], Canonical]] = {
     "flash_attention": flash_attention, "splash_attention": splash_attention, "sm90_attention": sm90_attention}
 
 
-def write(out_dir: Path, root: Path) -> list[Path]:
-    """One `<name>.json` per canonical kernel; a kernel that fails to build records its error."""
+def documents(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each canonical kernel's name and lowered document (the format in reader/render/ir/lowered.py),
+    one at a time; a kernel that fails to build records its error."""
     locate = lower.locator(root)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
     for name, make in KERNELS.items():
         try:
             modules = lower.lower_all([make()], locate)
         except Exception as e:  # noqa: BLE001 - recorded for the page
             modules = [{"id": name, "title": name, "backend": "jaxpr", "kernel": name, "text": "",
                         "ops": [], "error": lower.refusal(e, locate)}]
-        path = out_dir / f"{name}.json"
-        path.write_text(json.dumps(lower.document(modules), separators=(",", ":")))
-        paths.append(path)
-    return paths
+        yield name, lower.document(modules)

@@ -22,7 +22,8 @@ def run(out_dir: Path, names: list[str]) -> dict[str, dict[str, object]]:
         try:
             if name == CANONICAL:
                 from reader.ir import canonical
-                paths = canonical.write(target, Path.cwd())
+                target.mkdir(parents=True, exist_ok=True)
+                paths = [_write(target / f"{kernel}.json", doc) for kernel, doc in canonical.documents(Path.cwd())]
                 manifest[name] = {"files": [Path(p).name for p in paths], "error": ""}
                 continue
             module = importlib.import_module(f"kernels.{name}")
@@ -42,14 +43,18 @@ CANONICAL = "canonical"
 """The pseudo-lab whose artifacts are the canonical kernels' lowered modules."""
 
 
+def _write(path: Path, doc: dict[str, object]) -> Path:
+    """`doc` as compact JSON at `path`."""
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    return path
+
+
 def _lowered(module: object, target: Path) -> Path:
     """`target/lowered.json`: every module the lab's `lowerings()` declares (reader/ir/lower.py)."""
     from reader.ir import LAB_FILE, lower
     doc = lower.document(lower.lower_all(module.lowerings(), lower.locator(Path.cwd())))  # type: ignore[attr-defined]
     target.mkdir(parents=True, exist_ok=True)
-    path = target / LAB_FILE
-    path.write_text(json.dumps(doc, indent=None, separators=(",", ":")))
-    return path
+    return _write(target / LAB_FILE, doc)
 
 
 def _project_relative(paths: list[Path], root: Path) -> None:

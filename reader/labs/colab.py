@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -65,11 +65,13 @@ NO_REPOSITORY = (f"this build knew no GitHub repository to open it from: build f
                  f"GitHub (its origin names it) or set {REPO_ENV}=https://github.com/OWNER/NAME")
 
 
-def project_colab(root: Path, env: Mapping[str, str] = os.environ) -> ColabSource:
+def project_colab(root: Path, commits: Callable[[Path], tuple[str, str | None]],
+                  env: Mapping[str, str] = os.environ) -> ColabSource:
     """The repository and commit the lab pages' Colab links name: `READER_REPO_URL`, else GitHub
     Actions' repository, else the checkout's `origin` when it is on GitHub; at the commit built,
     or, where that is not on GitHub yet, the newest commit of its history that is (a remote's
-    branch holds it). Without a repository or a commit, a note that says how to get the link."""
+    branch holds it: `commits`, the git reads the command hands over, `opening.built_commits`).
+    Without a repository or a commit, a note that says how to get the link."""
     repo = env.get(REPO_ENV, "").strip()
     actions = env.get("GITHUB_REPOSITORY", "").strip()
     if not repo and actions:
@@ -82,10 +84,8 @@ def project_colab(root: Path, env: Mapping[str, str] = os.environ) -> ColabSourc
         return ColabSource("", "", f"{repo} is not on GitHub, and Colab opens notebooks from GitHub only")
     if actions and re.fullmatch(r"[0-9a-f]{40}", env.get("GITHUB_SHA", "")):
         return ColabSource(repo, env["GITHUB_SHA"])
-    from reader import gitio
     try:
-        head = gitio.commit_of(root, "HEAD")
-        pushed = gitio.pushed_commit(root)
+        head, pushed = commits(root)
     except GitError:  # not a git checkout, or no commit yet
         return ColabSource("", "", "this build is not a commit of a git checkout, and Colab opens a notebook at one")
     if pushed is None or pushed == head:  # no remote's branches to tell: the commit built

@@ -14,7 +14,6 @@ from typing import Any
 from reader.annotations.accept import DELETE, edit_items, edit_notes, rewrite_links
 from reader.annotations.markup import parse
 from reader.annotations.model import Article, Note, Quote, ReadSpec
-from reader.atomic import atomic_write_all
 from reader.corpus import Corpus
 from reader.errors import Location
 from reader.move.changes import ClaimChange
@@ -36,7 +35,7 @@ def _followed_to(f: Proposal, name: str) -> bool:
 
 @dataclass(frozen=True)
 class Applied:
-    """What `--apply` wrote."""
+    """What `--apply` writes (`files`, all or none: `reader diff` writes them) and what it did."""
 
     placed: tuple[str, ...]
     """Notes whose anchor was rewritten or stamped."""
@@ -46,6 +45,8 @@ class Applied:
     """Marked notes with no place (their anchor left as it was)."""
     pages: tuple[str, ...] = ()
     """What changed in the articles besides notes: one line each (`reads`, links)."""
+    files: dict[Path, bytes] = field(default_factory=dict)
+    """The annotation files it changed: path -> their new bytes."""
 
 
 def quote_value(quote: Quote) -> str | dict[str, str]:
@@ -218,8 +219,8 @@ def _links(article: Article, old: Side, new: Side,
 
 def apply_proposals(root: Path, articles: Sequence[Article], proposals: Mapping[str, Proposal],
                     old: Corpus, new: Corpus, claims: Sequence[ClaimChange] = ()) -> Applied:
-    """Write each note's proposal and marks, and each article's `reads` and links that the move
-    changed, into the annotation files under `root`, all or none."""
+    """Each note's proposal and marks, and each article's `reads` and links that the move changed,
+    written into the annotation files under `root` (their new bytes: `Applied.files`)."""
     before, after = Side(CorpusFiles(old)), Side(CorpusFiles(new))
     by_claim = {c.note: c for c in claims}
     edits: dict[str, dict[int, dict[str, Any]]] = {}
@@ -257,5 +258,4 @@ def apply_proposals(root: Path, articles: Sequence[Article], proposals: Mapping[
         out = rewrite_links(out, page.links, path)
         if out != text:
             files[root / path] = out.encode("utf-8")
-    atomic_write_all(files)
-    return Applied(tuple(placed), tuple(marked), tuple(orphans), tuple(told))
+    return Applied(tuple(placed), tuple(marked), tuple(orphans), tuple(told), files)

@@ -4,50 +4,35 @@ site's pages and files. Only the first step reads git, fetches or starts a proce
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
 
-from reader.annotations import Article, ResolvedNote, load_articles, resolve
-from reader.annotations.markup import parse
-from reader.annotations.resolve import PinnedSymbols
+from reader.annotations import load_articles
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus
-from reader.editions import Past, load_past
-from reader.editions.opened import OpenedProject, ProjectHistory
+from reader.editions import load_past
+from reader.editions.opened import OpenedProject
 from reader.errors import InputError
 from reader.extract import Index
-from reader.extract.fact import Facts
-from reader.extract.providers import load_facts, load_rules
-from reader.extract.rulehistory import RuleHistory
-from reader.extract.ruletable import RuleTable
 from reader.labs import (
-    ArtifactRun,
     LabInfo,
-    code_of,
     lab_failure,
     unknown_exercises,
 )
-from reader.labs.colab import ColabSource, colab_build_note, project_colab
+from reader.labs.colab import ColabSource, colab_build_note
 from reader.labs.notebook import start_shipped
-from reader.model import Reference, SourceFile, line_count, module_of
-from reader.progress import unsaid
-from reader.render.common.docs import Docs, source_resolver
-from reader.render.common.figure import FigureInputs
-from reader.render.common.keys import page_key, world_key
-from reader.render.common.model import NoteView, Page
-from reader.render.common.notes import note_views
-from reader.render.common.prose import Prose
+from reader.model import SourceFile, line_count, module_of
+from reader.render.common.keys import page_key
 from reader.render.common.templates import keep_compiled
 from reader.render.common.urls import RULES
-from reader.render.figures.registry import NOT_COMPUTED, Figures
-from reader.render.kind import Content, PageKind, World
+from reader.render.figures.registry import NOT_COMPUTED
+from reader.render.kind import World
 from reader.render.recipe import registry
 from reader.render.recipe.pagecache import PageCache
-from reader.render.recipe.parallel import Job, Rendered
+from reader.render.recipe.parallel import Rendered
 from reader.render.recipe.schedule import Schedule, Started, start_slow
+from reader.render.recipe.world import Opened, Pages, figures_in, figures_of, gather
 from reader.render.search.index import code_lines, code_packs_kept, kept_search_assets
 from reader.render.search.qualified import qualified_names
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
@@ -107,7 +92,7 @@ def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | N
         # git for the previous edition), the pinned files scanned meanwhile
         slow = run.slow(partial(start_slow, corpus, cache, editions=editions, releases=project.releases,
                                 labs=None if older is None else []))
-        opened = open_sources(corpus, files, cache, run, older, slow, project.history, editions)
+        opened = open_sources(project, corpus, files, run, older, slow, editions)
         # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
         notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
             if older is None else None
@@ -153,89 +138,25 @@ def pinned_files(corpus: Corpus) -> list[SourceFile]:
             for pin, path in corpus.all_files()]
 
 
-@dataclass(frozen=True)
-class Opened:
-    """What a build reads from outside its process, all at its start: the labs and their run (a
-    child process), the rule history's releases (read on processes of their own), the corpus's
-    index, the annotations, the previous edition (git, fetches) and the project's repository."""
-
-    labs: list[LabInfo]
-    artifacts: ArtifactRun
-    history: Callable[[Iterable[RuleTable]], RuleHistory | None]
-    """The rule history given the pins' tables: waits for its releases' reads."""
-    index: Index
-    articles: list[Article]
-    past: Past
-    colab: ColabSource
-
-
-def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
-                 older: Older | None, started: Started, git: ProjectHistory,
-                 editions: Sequence[Corpus] = ()) -> Opened:
+def open_sources(project: OpenedProject, corpus: Corpus, files: Sequence[SourceFile], run: Schedule,
+                 older: Older | None, started: Started, editions: Sequence[Corpus] = ()) -> Opened:
     """With the slow readers `started` (an older edition's run none), read the rest while the
-    pinned files are scanned (the previous edition's pins and notes from the project's `git`)."""
+    pinned files are scanned (the previous edition's pins and notes from the `project`'s git history)."""
+    cache = project.cache
     root = corpus.project.root
     labs = started.labs if older is None else list(older.labs)
     artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
-        load_articles(root, cache), load_past(corpus, files, cache, git, editions)))
+        load_articles(root, cache), load_past(corpus, files, cache, project.history, editions)))
     if older is None:  # an older edition shows the current labs' exercises it lacks as such
         try:
             unknown_exercises(labs, _defined(labs, index, corpus, cache))
         except InputError:
             artifacts.stop()
             raise
-    colab = project_colab(root) if older is None else ColabSource("", "")
+    colab = project.colab if older is None else ColabSource("", "")
     return Opened(labs, artifacts, history, index, articles, past, colab)
-
-
-def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[SourceFile], opened: Opened,
-           run: Schedule) -> World:
-    """The world every kind renders from: the notes at the pins, the files as pages show them, the
-    prose's resolver, the lowered views; the highlighting runs in the background meanwhile."""
-    index, labs, articles = opened.index, opened.labs, opened.articles
-    # highlight: pygments once per file, in the background
-    run.highlight(files, cache)
-    outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
-    titles = {**outlined, **{a.slug: a.title for a in articles}}
-    world = world_key(corpus, labs, titles)
-    # notes: resolved at the pins
-    symbols = _share_symbols(index, corpus, {n.path for a in articles for n in a.notes})
-    notes = {a.slug: note_views(a, _resolved(a, corpus, symbols, cache, world), corpus) for a in articles}
-    on_file: dict[str, list[NoteView]] = defaultdict(list)
-    for views in notes.values():
-        for n in views:
-            on_file[n.path].append(n)
-    lab_refs = _lab_refs(index, labs, cache, world)
-    docs = Docs(index, corpus, files)
-    facts = partial(load_facts, corpus, index, run.workers)
-    figures = Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world)
-    prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
-                  lambda: {f.name: f.value for f in facts()}, figures,
-                  absent=lambda name: _absent(facts(), name), figure_absent=figures.absent, cache=cache)
-    by_name = {lab.name: lab for lab in labs}
-    ir = registry.IrPages(corpus, index, docs.files, by_name, opened.artifacts.results)
-    # the rule tables, the facts when a text cites one, the where-used lists: now on a cold build;
-    # else when a page first needs them (`Pages.prepare`: before the workers fork)
-    cited = _cite_facts([*(text for a in articles for text, _ in a.prose()), *(lab.text for lab in labs)])
-    run.while_highlighting(*([prose.load_facts] if cited else []), partial(load_rules, corpus, index),
-                           docs.prepare)
-    with unsaid():
-        history = opened.history(load_rules(corpus, index))
-    return World(world, corpus, cache, index, docs, prose, by_name, lab_refs, opened.artifacts, ir,
-                 Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab)
-
-
-def _cite_facts(texts: Iterable[str]) -> bool:
-    """Whether any of `texts` cites a fact (`{{fact:NAME}}`)."""
-    return any(p.kind == "fact" for text in texts if "fact" in text for p in parse(text)[0])
-
-
-def _absent(facts: Facts, name: str) -> str:
-    """Where and why the extractor of fact `name` failed at these pins, or empty."""
-    unknown = facts.unknown_for(name)
-    return f"{unknown.where}: {unknown.reason}" if unknown is not None else ""
 
 
 def _assemble(world: World, track: Track, files: list[SourceFile], rendered: list[Rendered],
@@ -244,9 +165,9 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     lab name; an older edition links the current labs'), the warnings and the failures (the labs
     that raised: each page says so, and the build fails unless told not to)."""
     ready = world.artifacts.results()
-    figures = _figures(world)
+    figures = figures_of(world)
     assets = registry.site_files(world, ready, notebooks)
-    assets += figures.assets(_figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
+    assets += figures.assets(figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
     failures = tuple(e for name, r in ready.items()
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
@@ -280,91 +201,3 @@ def _context(corpus: Corpus, files: Sequence[SourceFile]) -> frozenset[str]:
     """The pinned files the search index lists but does not index the lines of (`in_context`)."""
     pins = corpus.pins
     return frozenset(f.path for f in files if f.pin in pins and pins[f.pin].in_context(f.path))
-
-
-def _figures(world: World) -> Figures:
-    assert isinstance(world.prose.figures, Figures)
-    return world.prose.figures
-
-
-@dataclass(frozen=True)
-class Pages:
-    """Every page of `kinds`, planned from what each collected (`plans`, by kind name; each page
-    keyed by its inputs) and rendered from `world`."""
-
-    world: World
-    kinds: Mapping[str, PageKind[Any, Any]]
-    plans: Mapping[str, Any]
-
-    @property
-    def prose(self) -> Prose:
-        return self.world.prose
-
-    def jobs(self, artifacts: bool) -> list[Job]:
-        """The pages whose inputs hold the labs' artifacts (`artifacts`), or the others."""
-        out = []
-        for kind in self.kinds.values():
-            plan = self.plans[kind.name]
-            for name in kind.pages(plan, artifacts):
-                inputs = kind.inputs(plan, name)
-                out.append(Job(kind.name, name, page_key(self.world.key, kind.name, inputs), inputs))
-        return out
-
-    def render(self, job: Job) -> Page:
-        return self.kinds[job.kind].render(self.world, job.inputs)
-
-    def prepare(self, todo: Sequence[Job]) -> None:
-        """Before the workers fork: compute once what they would each compute again."""
-        world = self.world
-        world.docs.prepare()
-        texts = [text for job in todo for text in self.kinds[job.kind].prose(world, job.inputs)]
-        if _cite_facts(texts):
-            world.prose.load_facts()
-            if world.past.previous is not None:
-                world.past.previous.facts  # noqa: B018  (once, before the workers fork: the diff pages' older notes)
-        for name in _figures_in(texts):
-            _figures(world)(name)
-
-
-def _figures_in(texts: Iterable[str]) -> list[str]:
-    """The names of the figures `texts` cite, once each."""
-    return list(dict.fromkeys(p.target for text in texts if "figure" in text
-                              for p in parse(text)[0] if p.kind == "figure"))
-
-
-LAB_REFS_KIND = "lab-refs"
-
-
-def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
-              world: str) -> dict[str, list[Reference]]:
-    """Each lab's references into the corpus (cached: resolving them reads many modules), kept by
-    the lab's code without its docstring's words (`code_of`: its lines kept): a docstring holds no
-    reference, and resolving a lab's again took 0.13 s of a docstring's edit."""
-    out = {}
-    for lab in labs:
-        key = page_key(world, "lab-refs", lab.name, code_of(lab.text))
-        out[lab.name] = kept_object(cache, LAB_REFS_KIND, key, list,
-                              partial(index.references_in, lab.text, lab.path))
-    return out
-
-
-RESOLVED_KIND = "resolved"
-
-
-def _resolved(article: Article, corpus: Corpus, symbols: PinnedSymbols, cache: Cache | None,
-              world: str) -> tuple[ResolvedNote, ...]:
-    """An article's notes at the pins, read back while its notes and the world (the pins and
-    their files: what placing a note reads) are unchanged."""
-    return kept_object(cache, RESOLVED_KIND, page_key(world, RESOLVED_KIND, article.notes), tuple,
-                 lambda: resolve(article, corpus, symbols))
-
-
-def _share_symbols(index: Index, corpus: Corpus, paths: set[str]) -> PinnedSymbols:
-    """The notes' files' symbols, from the index's scans when they are in memory already."""
-    symbols = PinnedSymbols(corpus)
-    for path in paths:
-        pin, module = corpus.pin_of(path), module_of(path)
-        summary = index.loaded_summary(module)
-        if pin and corpus.has(pin, path) and index.files.get(module) == (pin, path) and summary:
-            symbols.share(pin, path, summary.symbols)
-    return symbols
