@@ -16,7 +16,7 @@ from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus, Project
-from reader.editions import Past, load_past, older_corpora
+from reader.editions import LineHistory, Past, line_history, load_past, older_corpora
 from reader.errors import InputError
 from reader.extract import Index
 from reader.extract.fact import Facts
@@ -55,6 +55,7 @@ from reader.render.recipe.parallel import Job, Rendered
 from reader.render.recipe.registry import KINDS
 from reader.render.recipe.schedule import Schedule
 from reader.render.search.index import CodeLines, code_lines, code_packs_kept, kept_search_assets
+from reader.render.source.blame import blame_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -203,6 +204,9 @@ class Opened:
     articles: list[Article]
     past: Past
     colab: ColabSource
+    lines: Callable[[], LineHistory | None] = lambda: None
+    """The current edition's lines across the releases read (`editions.blame`), once the rule
+    history's reads have put those releases in the cache."""
 
 
 def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | None, run: Schedule,
@@ -222,7 +226,13 @@ def open_sources(corpus: Corpus, files: Sequence[SourceFile], cache: Cache | Non
             artifacts.stop()
             raise
     colab = project_colab(root) if older is None else ColabSource("", "")
-    return Opened(labs, artifacts, history, index, articles, past, colab)
+    lines = partial(line_history, corpus, past.previous, cache) if older is None and cache is not None \
+        else _no_lines
+    return Opened(labs, artifacts, history, index, articles, past, colab, lines)
+
+
+def _no_lines() -> LineHistory | None:
+    return None
 
 
 def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[SourceFile], opened: Opened,
@@ -258,8 +268,10 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
                            docs.prepare)
     with unsaid():
         history = opened.history(load_rules(corpus, index))
+        blame = opened.lines()
     return World(world, corpus, cache, index, docs, prose, by_name, lab_refs, opened.artifacts, ir,
-                 Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab)
+                 Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab,
+                 blame)
 
 
 def _cite_facts(texts: Iterable[str]) -> bool:
@@ -285,6 +297,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
         assets += notebook_assets(notebooks)
     assets += figures.assets(_figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
+    assets += blame_assets(world.blame)
     failures = tuple(e for name, r in ready.items()
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]
