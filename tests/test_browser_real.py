@@ -396,5 +396,5 @@ def test_a_page_without_counterpart_says_so_in_place(server, browser):
     assert browser.current_url == page
     top = browser.execute_script("return arguments[0].getBoundingClientRect().top", said)
     assert said.is_displayed() and 0 <= top < browser.execute_script("return innerHeight")  # in view, where the reader is
-    assert "jax/_src/core.py has no counterpart in the 0.10.2 edition. Nearest there: the index of source/." in said.text
+    assert "jax/_src/core.py has no counterpart in the 0.10.2 edition. Nearest there: its folder's index, source/." in said.text
     assert said.find_element("tag name", "a").get_attribute("href") == f"{server}/0.10.2/source/index.html"

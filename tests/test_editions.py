@@ -140,7 +140,7 @@ def test_a_page_without_counterpart_links_the_nearest_there_its_old_path_or_its_
     switcher = Switcher(now, (now, before), pages)
     assert switcher.nearest("source/p/new/mod.py.html", before) == (
         "source/p/old/mod.py.html", "the file at its old path, p/old/mod.py")
-    assert switcher.nearest("source/p/added.py.html", before) == ("source/p/index.html", "the index of source/p/")
+    assert switcher.nearest("source/p/added.py.html", before) == ("source/p/index.html", "its folder's index, source/p/")
     assert switcher.nearest("source/q/x.py.html", before) == ("index.html", "its home")
     html = switcher.selector("source/p/new/mod.py.html")
     assert 'href="../../../1/source/p/old/mod.py.html"' in html and 'data-missing="the file at its old path' in html

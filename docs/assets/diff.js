@@ -301,7 +301,7 @@ var readerDiffRows = (function () {
           if (!src || !code) { done(null); return; }
           code.wait(root.getAttribute("data-path") || "", function (data) {
             var lines = [];
-            data.h.forEach(function (h) { lines.push.apply(lines, readerCodeTables.lineRuns(h)); });
+            data.h.forEach(function (h) { lines.push.apply(lines, h.split(" ")); });  // codetables.js's lineRuns
             done({lines: lines, c: data.c});
           });
           var tag = document.createElement("script");
@@ -354,7 +354,7 @@ var readerDiffRows = (function () {
         row.rdWords = true;
         var ranges = spec.split(" ").map(function (p) { return p.split("-").map(Number); });
         var walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT), nodes = [], at = 0;
-        for (var t = walker.nextNode(); t; t = walker.nextNode()) nodes.push(t);
+        for (var t = walker.nextNode(); t; t = walker.nextNode()) nodes.push(/** @type {Text} */ (t));
         nodes.forEach(function (node) {
           var from = at, to = at + node.data.length;
           at = to;

@@ -54,7 +54,7 @@ class Switcher:
         folder = posixpath.dirname(url)
         while folder:
             if f"{folder}/index.html" in theirs:
-                return f"{folder}/index.html", f"the index of {folder}/"
+                return f"{folder}/index.html", f"its folder's index, {folder}/"
             folder = posixpath.dirname(folder)
         return "index.html", "its home"
 
