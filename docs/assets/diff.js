@@ -113,7 +113,7 @@ var readerDiffRows = (function () {
           holder.innerHTML = chunk.rdRaw;
         }
         Array.prototype.forEach.call(holder.children, function (row, i) {
-          out.push({cls: row.className, label: row.getAttribute("data-l") || "",
+          out.push({cls: row.className.replace(/ ?\brd-sel\b/, ""), label: row.getAttribute("data-l") || "",
                     html: row.innerHTML, spec: specs[i] || "", at: out.length + 1, w: row.getAttribute("data-w") || ""});
         });
       });
