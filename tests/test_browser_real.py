@@ -1,7 +1,10 @@
 """The code browser's promises on the real site (the pinned jax and tokamax, both editions), in a
 headless browser: BlockSpec's references list, a local's marks without the attributes that share
 its name, `jax_core.Primitive` opening its definition, core.py's line carried to the 0.10.2 edition,
-mosaic/lowering.py's diff honouring `#new-L555` on a fresh load and keeping its sides aligned."""
+mosaic/lowering.py's diff honouring `#new-L555` on a fresh load and keeping its sides aligned, core.py's
+blame naming a line's first release and linking its diff, the diff's expanded rows highlighted and
+linkable by their line numbers, the edition switch in reach at the bottom of a long page, a page
+without counterpart saying so in place."""
 
 from __future__ import annotations
 
