@@ -19,7 +19,7 @@ module.exports = [
   {  // shared with node (tests/test_sm90_dial.py, tests/js): exported when `module` is there
     files: ["reader/assets/sm90-budget.js", "reader/assets/runs.js", "docs/assets/runs.js",
             "docs/assets/query.js", "docs/assets/scopetable.js", "docs/assets/fuzzy.js", "docs/assets/codetables.js",
-            "docs/assets/refs.js", "docs/assets/editions.js", "docs/assets/diff.js"],
+            "docs/assets/refs.js", "docs/assets/editions.js", "docs/assets/diff.js", "docs/assets/blame.js"],
     languageOptions: {globals: {module: "readonly", readerQuery: "off", readerScopeTable: "off", readerFuzzy: "off",
                                 readerCodeTables: "off"}},
   },

@@ -109,14 +109,15 @@ def test_both_views_show_both_editions_notes_with_live_code(demo, browser):  # n
     now = browser.execute_script(_NOTE, NEW_NOTES, "Now the product.")
     assert now == {"lines": ["    total = a * b"], "tag": None, "seen": True}
     assert browser.execute_script(_NOTE, OLD_NOTES, "Now the product.") is None
-    # No id twice on the page; a note's link to its lines goes to the side's own row.
+    # No id twice on the page; a note's link to its lines names its first line's own id (diff.js marks
+    # that line in the view shown).
     assert browser.execute_script(
         "const ids = Array.from(document.querySelectorAll('[id]'), e => e.id); return ids.length - new Set(ids).size") == 0
     href = browser.execute_script(
         "return Array.from(document.querySelectorAll(arguments[0] + ' .rd-mn')).find(n => n.textContent.includes('Gone in v1.'))"
         ".querySelector('.rd-range').getAttribute('href')", OLD_NOTES)
     target = browser.execute_script("return document.getElementById(arguments[0].slice(1)).textContent", href)
-    assert href.startswith("#oL") and target == "def deleted_fn():"
+    assert href.startswith("#old-L") and target == "def deleted_fn():"
     # A URL naming a line of either file lands on it, side by side and unified.
     for line, side, text in (("new-L15", NEW, "    total = a * b"), ("old-L9", OLD, "    total = a + b")):
         _open(browser, (diffs / "core.py.html").as_uri() + "#" + line)

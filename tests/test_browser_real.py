@@ -1,7 +1,10 @@
 """The code browser's promises on the real site (the pinned jax and tokamax, both editions), in a
 headless browser: BlockSpec's references list, a local's marks without the attributes that share
 its name, `jax_core.Primitive` opening its definition, core.py's line carried to the 0.10.2 edition,
-mosaic/lowering.py's diff honouring `#new-L555` on a fresh load and keeping its sides aligned."""
+mosaic/lowering.py's diff honouring `#new-L555` on a fresh load and keeping its sides aligned, core.py's
+blame naming a line's first release and linking its diff, the diff's expanded rows highlighted and
+linkable by their line numbers, the edition switch in reach at the bottom of a long page, a page
+without counterpart saying so in place."""
 
 from __future__ import annotations
 
@@ -284,3 +287,119 @@ def test_on_a_phone_the_uses_list_wraps_its_code_between_names(server, browser):
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+
+def _blame(site, path: str) -> dict:
+    """A source file's blame data, as its script (`assets/blame/<path>.js`) gives it to blame.js."""
+    import json
+
+    text = (site / "assets" / "blame" / f"{path}.js").read_text()
+    return json.loads(text[text.index(",") + 1:text.rindex(")")])
+
+
+def _runs(data: dict) -> list[tuple[int, int, int]]:
+    """(first line, earliest release, latest release) of each run of the blame's lines."""
+    out, line, flat = [], 1, data["l"]
+    for i in range(0, len(flat), 3):
+        out.append((line, flat[i + 1], flat[i + 2]))
+        line += flat[i]
+    return out
+
+
+def test_a_line_of_core_py_blames_its_first_release_and_links_its_diff(real_site, server, browser):
+    """Blame on: a run of lines first read in a release after 0.10.2 names it beside its first line and
+    links that line on core.py's diff page, which shows it added; a run first read at 0.10.0 names
+    0.10.0 and says the site has no diff page for it."""
+    data = _blame(real_site, "jax/_src/pallas/core.py")
+    releases, edition = data["r"], data["e"]
+    assert releases[edition] == "0.10.2" and releases[-1] == "0.12.0.1"
+    line, first, last = next(r for r in _runs(data) if r[0] > 200 and edition < r[1] < len(releases) - 1)
+    _open(browser, f"{server}/{CORE}#L{line}")
+    browser.execute_script("document.querySelector('.rd-code .rd-blame').click()")
+    mark = wait(browser, lambda b: b.execute_script(
+        "return document.querySelector('#L' + arguments[0] + ' > .rd-bl')", line), timeout=30)
+    assert mark.tag_name == "a" and mark.get_attribute("data-r") == releases[first] and last == len(releases) - 1
+    assert mark.get_attribute("title").startswith(f"Reads as now in jax {releases[first]} to 0.12.0.1")
+    assert mark.is_displayed()
+    href = mark.get_attribute("href")
+    assert href.endswith(f"/diffs/jax/_src/pallas/core.py.html#new-L{line}"), href
+    old = next(r for r in _runs(data) if r[1] == 1)  # first read at 0.10.0: no diff page here
+    _open(browser, f"{server}/{CORE}#L{old[0]}")
+    browser.execute_script("document.querySelector('.rd-code .rd-blame').click()")
+    said = wait(browser, lambda b: b.execute_script(
+        "return document.querySelector('#L' + arguments[0] + ' > .rd-bl')", old[0]), timeout=30)
+    assert said.tag_name == "span" and said.get_attribute("data-r") == "0.10.0"
+    assert "No diff page for 0.10.0 here" in said.get_attribute("title")
+    _open(browser, href)  # the link: the diff page, at that line, added since 0.10.2
+    row = wait(browser, lambda b: b.execute_script("return document.querySelector('.rd-diff-unified .rd-sel')"), timeout=30)
+    assert row.get_attribute("id") == f"new-L{line}" and "rd-add" in row.get_attribute("class")
+
+
+def test_an_expanded_diff_row_is_highlighted_and_linkable_by_its_line_number(server, browser):
+    """On mosaic/lowering.py's diff page every row's number is a visible link to the line's own id
+    (none to `#`); the context an expander shows comes highlighted, each row the new line's anchor,
+    and a hidden context line named in the URL opens expanded, marked."""
+    _open(browser, f"{server}/{LOWERING}")
+    numbers = wait(browser, lambda b: b.execute_script("""
+      const links = [...document.querySelectorAll('.rd-diff-unified .rd-n')];
+      return links.length && [links.length, links.filter(a => a.offsetWidth && a.offsetHeight).length,
+        links.filter(a => /^#(new|old)-L\\d+$/.test(a.getAttribute('href'))).length,
+        document.querySelectorAll('a[href="#"]').length, links.filter(a => a.closest('.rd-hunk')).length];"""), timeout=30)
+    assert numbers[0] > 50 and numbers[1] == numbers[2] == numbers[0] - numbers[4] and numbers[3] == 0, numbers
+    browser.execute_script("document.querySelector('.rd-expand button[data-how=\"all\"], .rd-expand button').click()")
+    rows = wait(browser, lambda b: b.execute_script("""
+      const rows = [...document.querySelectorAll('.rd-diff-unified .rd-k.rd-ctx.rd-on > div')];
+      return rows.length && rows.map(r => [r.id, r.getAttribute('data-l'), r.querySelectorAll('span[class]').length,
+        (r.querySelector('.rd-n') || {}).getAttribute && r.querySelector('.rd-n').getAttribute('href')]);"""), timeout=30)
+    assert all(row_id == f"new-L{int(label.split()[1])}" and href == f"#{row_id}" for row_id, label, _s, href in rows)
+    assert sum(spans > 0 for *_, spans, _h in rows) > len(rows) // 2  # highlighted, as the file's page is
+    hidden = int(browser.execute_script("""
+      const gap = [...document.querySelectorAll('.rd-expand:not([hidden]) button[data-how="all"]')].pop();
+      return gap.textContent.match(/\\((\\d+)/)[1];"""))  # the first line of the last gap still hidden
+    _open(browser, f"{server}/{LOWERING}#new-L{hidden}")
+    row = wait(browser, lambda b: b.execute_script("return document.querySelector('.rd-diff-unified .rd-sel')"), timeout=30)
+    assert row.get_attribute("id") == f"new-L{hidden}" and "rd-ctx" in row.get_attribute("class")
+    wait(browser, lambda b: b.execute_script("return arguments[0].closest('.rd-k').querySelectorAll('span[class]').length", row))
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_edition_switch_is_clickable_at_the_bottom_of_lowering_py(server, browser, size):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    from tests.browser_support import emulate, rendered
+
+    page = "source/jax/_src/pallas/mosaic/lowering.py.html"
+    emulate(browser, *size)
+    try:
+        _open(browser, f"{server}/{page}")
+        browser.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        rendered(browser)
+        assert browser.execute_script("return scrollY") > 12_500
+        button = browser.find_element("css selector", ".rd-editions .md-version__current")
+        assert browser.execute_script("""
+          const r = arguments[0].getBoundingClientRect();
+          return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === arguments[0];""", button)
+        opening = ActionChains(browser).move_to_element(button)  # a pointer opens it hovering, a finger tapping
+        (opening.click() if size[0] < 600 else opening).perform()
+        link = wait(browser, lambda b: next((a for a in b.find_elements("css selector", ".rd-editions a[data-edition='0.10.2']")
+                                             if a.is_displayed()), None))
+        ActionChains(browser).move_to_element(link).click().perform()
+        wait(browser, lambda b: b.current_url.endswith(f"/0.10.2/{page}"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+
+def test_a_page_without_counterpart_says_so_in_place(server, browser):
+    """jax/_src/core.py (a file the current pins page for its names) has no page in 0.10.2: choosing
+    0.10.2 says so where the reader stands, linking the nearest page there, its folder's index."""
+    page = f"{server}/source/jax/_src/core.py.html"
+    _open(browser, page)
+    browser.execute_script("window.scrollTo(0, document.documentElement.scrollHeight / 2)")
+    browser.execute_script("document.querySelector(\".rd-editions a[data-edition='0.10.2']\").click()")
+    said = wait(browser, lambda b: b.find_element("css selector", ".rd-edition-missing"))
+    assert browser.current_url == page
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", said)
+    assert said.is_displayed() and 0 <= top < browser.execute_script("return innerHeight")  # in view, where the reader is
+    assert "jax/_src/core.py has no counterpart in the 0.10.2 edition. Nearest there: its folder's index, source/." in said.text
+    assert said.find_element("tag name", "a").get_attribute("href") == f"{server}/0.10.2/source/index.html"

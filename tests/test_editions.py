@@ -97,18 +97,19 @@ def test_the_switcher_opens_the_same_page_in_the_other_edition(moved_site):
 
 
 def test_the_switcher_and_banner_are_spliced_into_the_header():
-    """The switcher after the site's title (its first topic's span, spans inside it too), the
-    banner before material's header, found by their tags (a script's string is no header); every
-    other byte of the page as it was."""
+    """The switcher after the header's title box (divs inside it too: material hides its first topic
+    as the page scrolls, the switch stays), the banner before material's header, found by their
+    tags (a script's string is no header); every other byte of the page as it was."""
     now, before = Edition("2", "jax 2", ""), Edition("1", "jax 1", "1/", "abc")
     head = '<html><head><script>const h = \'<header class="md-header">\';</script></head><body>'
-    topic = ('<header class="md-header md-header--shadow">\n<div class="md-header__topic">\n  '
-             '<span class="md-ellipsis">Track <span>&lt;/span&gt;</span> </span>')
-    rest = ('<div class="md-header__topic" data-md-component="header-topic"><span class="md-ellipsis">'
-            'The page</span></div></header><main><span class="md-ellipsis"></span></main></body></html>')
+    title = ('<header class="md-header md-header--shadow">\n<div class="md-header__title">\n'
+             '<div class="md-header__topic">  <span class="md-ellipsis">Track <span>&lt;/div&gt;</span> </span></div>'
+             '<div class="md-header__topic" data-md-component="header-topic"><span class="md-ellipsis">'
+             'The page</span></div>\n</div>')
+    rest = '<form class="md-header__option"></form></header><main><div class="md-header__title"></div></main></body></html>'
     switcher = Switcher(before, (now, before), {})
-    marked = switcher.mark(head + topic + rest, "a/x.html")
-    assert marked == head + switcher.banner("a/x.html") + topic + switcher.selector("a/x.html") + rest
+    marked = switcher.mark(head + title + rest, "a/x.html")
+    assert marked == head + switcher.banner("a/x.html") + title + switcher.selector("a/x.html") + rest
     plain = head + "<header><p>no material header</p></header>"
     assert Switcher(now, (now, before), {}).mark(plain, "a/x.html") == plain
 
@@ -126,11 +127,24 @@ def test_the_switcher_says_when_a_page_has_no_counterpart_and_marks_what_carries
     pages = {"2": frozenset({"a/x.html", "ir/k.html"}), "1": frozenset({"a/x.html"})}
     html = Switcher(now, (now, before), pages).selector("ir/k.html")
     assert 'data-page="ir/k.html" data-now="../"' in html  # the way to the current edition's root
-    assert ('href="../1/index.html" class="md-version__link" data-edition="1" data-diffed data-fallback '
-            'title="jax 1: this page is not in that edition; its home opens">1 (no such page: its home)</a>') in html
+    assert ('href="../1/index.html" class="md-version__link" data-edition="1" data-diffed data-missing="its home" '
+            'title="jax 1: this page is not in that edition; nearest there: its home">1 (no such page)</a>') in html
     assert 'class="md-version__link rd-edition-here" data-edition="2" data-current title="jax 2">2 (current)' in html
     kept = Switcher(before, (now, before), pages).selector("a/x.html")
-    assert 'data-page="a/x.html" data-now="../../"' in kept and "data-fallback" not in kept
+    assert 'data-page="a/x.html" data-now="../../"' in kept and "data-missing" not in kept
+
+
+def test_a_page_without_counterpart_links_the_nearest_there_its_old_path_or_its_folders_index():
+    now, before = Edition("2", "jax 2", ""), Edition("1", "jax 1", "1/", "abc")
+    pages = {"2": frozenset({"source/p/new/mod.py.html", "source/p/added.py.html", "source/q/x.py.html"}),
+             "1": frozenset({"source/p/old/mod.py.html", "source/p/index.html", "index.html"})}
+    switcher = Switcher(now, (now, before), pages)
+    assert switcher.nearest("source/p/new/mod.py.html", before) == (
+        "source/p/old/mod.py.html", "the file at its old path, p/old/mod.py")
+    assert switcher.nearest("source/p/added.py.html", before) == ("source/p/index.html", "its folder's index, source/p/")
+    assert switcher.nearest("source/q/x.py.html", before) == ("index.html", "its home")
+    html = switcher.selector("source/p/new/mod.py.html")
+    assert 'href="../../../1/source/p/old/mod.py.html"' in html and 'data-missing="the file at its old path' in html
 
 
 def test_an_article_renamed_between_editions_switches_to_itself():
@@ -198,7 +212,7 @@ def server(moved_site):
 
 def test_the_switch_carries_the_line_through_the_files_changes(moved_site, server, browser):
     """core.py's line 19 (`def moved_fn`) is line 13 before the move, both ways; line 15, changed,
-    opens the line it replaced; a page the older edition lacks says that its home opened."""
+    opens the line it replaced; a page the older edition lacks says so in place, linking its home."""
     from selenium.webdriver.common.by import By
 
     _site, old = moved_site
@@ -219,11 +233,13 @@ def test_the_switch_carries_the_line_through_the_files_changes(moved_site, serve
     wait(browser, lambda b: b.current_url == f"{server}/{old}/{source}#L9")
     assert "changed between the editions: line 9 here" in browser.find_element(
         By.CSS_SELECTOR, ".rd-edition-note").text
-    browser.get(f"{server}/diffs/jax/_src/pallas/core.py.html")
+    here = f"{server}/diffs/jax/_src/pallas/core.py.html"
+    browser.get(here)
     _switch(browser, old)
-    wait(browser, lambda b: b.current_url == f"{server}/{old}/index.html")
-    assert browser.find_element(By.CSS_SELECTOR, ".rd-edition-note").text.endswith(
-        f"has no page in {old}: this is that edition's home.")
+    said = wait(browser, lambda b: b.find_element(By.CSS_SELECTOR, ".rd-edition-missing"))
+    assert browser.current_url == here  # said where the reader stands, not on the other edition's home
+    assert f"has no counterpart in the {old} edition. Nearest there: its home." in said.text
+    assert said.find_element(By.TAG_NAME, "a").get_attribute("href") == f"{server}/{old}/index.html"
 
 
 def test_a_patched_build_reports_the_older_editions_notes_as_the_full_build_did(tmp_path, monkeypatch):

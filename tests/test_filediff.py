@@ -14,6 +14,7 @@ from reader.cache import Cache
 from reader.cli import main
 from reader.editions.filediffs import file_diff
 from reader.packed import unpacked_call
+from reader.render.diff.page import enclosing, word_changes
 from tests.conftest import REPO_ROOT, git
 from tests.diff_project import CORE_V0, CORE_V1, make_demo
 
@@ -74,7 +75,8 @@ def _build(tmp, monkeypatch):
 def _rows(page: str, view: str) -> list[tuple[str, str, str]]:
     """(class, line numbers, text without tags) of each row of one view of a diff page."""
     part = page.split(f'class="rd-diff-{view}')[1].split('class="rd-diff-')[0]
-    rows = re.findall(r'<div id="[a-z]L\d+"(?: style="[^"]*")? class="([^"]*)" data-l="([^"]*)">(.*?)</div>', part)
+    rows = re.findall(r'<div id="(?:new-L|old-L|hunk-)\d+"(?: style="[^"]*")? class="([^"]*)" data-l="([^"]*)"'
+                      r'(?: data-w="[^"]*")?>(.*?)</div>', part)
     return [(cls, nums.strip(), re.sub(r"<[^>]+>", "", body)) for cls, nums, body in rows]
 
 
@@ -104,6 +106,30 @@ def _margin_notes(page: str) -> list[tuple[str, str]]:
                       page, re.S)
 
 
+def test_every_row_is_its_lines_anchor_and_a_changed_lines_words_are_marked(built):
+    page = (built / "site" / "diffs" / "jax" / "_src" / "pallas" / "core.py.html").read_text()
+    # An added or unchanged row is the new line's anchor, a removed one the old line's; a removed
+    # line and the added one paired with it carry the characters their words changed (`+` for `*`).
+    assert re.search(r'<div id="new-L15"[^>]* class="rd-add" data-l="         15 \+" data-w="14-15">', page)
+    assert re.search(r'<div id="old-L9"[^>]* class="rd-del" data-l="    9      -" data-w="14-15">', page)
+    assert re.search(r'<div id="new-L16"[^>]* class="rd-eq" data-l="   10    16">', page)
+    assert re.search(r'<div id="hunk-2"[^>]* class="rd-hunk" data-l="">@@ -15,5 \+21,6 @@</div>', page)
+    assert "uL" not in page.split('class="rd-diff-unified')[1]
+
+
+def test_a_hunks_head_names_the_def_or_class_its_change_is_in():
+    lines = ["class A:", "    def f(", "        self,", "    ):", "        # a note", "        x = 1",
+             "        if x:", "            y = 2", "z = 3"]
+    assert enclosing(lines, 7) == "def f("  # through the `if`, past the signature's `):`
+    assert enclosing(lines, 1) == "class A:"
+    assert enclosing(lines, 8) == ""  # top level
+
+
+def test_two_paired_lines_mark_the_words_that_changed():
+    assert word_changes("    x = foo(a, b)", "    x = bar(a, c)") == ("8-11 15-16", "8-11 15-16")
+    assert word_changes("return x", "raise ValueError('no way at all')") == ("", "")  # too little shared
+
+
 def test_the_previous_editions_notes_sit_beside_the_old_lines(built):
     """v0's notes (the annotations committed before the move) beside the lines they were written
     for: `note-orphaned`, which v1 dropped, beside `deleted_fn`'s removed lines, tagged with v0."""
@@ -113,19 +139,19 @@ def test_the_previous_editions_notes_sit_beside_the_old_lines(built):
     was = [(lines, body) for lines, body in notes if "Gone in v1." in body]
     assert len(was) == 1, notes
     lines, body = was[0]
-    first, last = (int(n) for n in re.fullmatch(r"uL(\d+)-L(\d+)", lines).groups())
-    assert [(cls, text) for cls, _n, text in rows[first - 1:last]] == [
-        ("rd-del", "def deleted_fn():"), ("rd-del", "    return None")]
+    first, last = (int(n) for n in re.fullmatch(r"old-L(\d+)-L(\d+)", lines).groups())  # the old file's lines
+    old = {int(n.split()[0]): (cls, text) for cls, n, text in rows if cls in ("rd-del", "rd-eq")}
+    assert [old[k] for k in range(first, last + 1)] == [("rd-del", "def deleted_fn():"), ("rd-del", "    return None")]
     assert re.search(r'class="rd-note rd-status-ok rd-note-was".*class="rd-old-tag"[^>]*>jax [^<]+ edition<', body, re.S)
-    # Its head names the old lines and links its first row; it names its article, unlinked.
-    head = re.search(r'class="rd-range" href="#uL(\d+)">lines (\d+)', body)
-    assert head and int(head[1]) == first and rows[first - 1][1].split()[0] == head[2]
+    # Its head names the old lines and links its first row, by its id; it names its article, unlinked.
+    head = re.search(r'class="rd-range" href="#old-L(\d+)">lines (\d+)', body)
+    assert head and int(head[1]) == first == int(head[2]) and f'<div id="old-L{first}"' in page
     assert '<span class="rd-from">Demo</span>' in body
     assert "Core had 19 lines." in body  # its fact as v0 computed it (26 at v1)
     # A v0 note on an unchanged line sits beside it too.
     quote = [lines for lines, body in notes if "Its signature changes" in body and "rd-note-was" in body]
-    assert quote and quote[0].startswith("uL")
-    assert rows[int(quote[0][2:]) - 1] == ("rd-eq", "5    11", "    return x + 1")
+    assert quote and quote[0].startswith("old-L")
+    assert old[int(quote[0][5:])] == ("rd-eq", "    return x + 1") and ("rd-eq", "5    11", "    return x + 1") in rows
     # This edition's notes are not tagged.
     assert all("rd-note-was" not in body for _l, body in notes if "Now the product." in body)
 

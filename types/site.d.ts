@@ -2,7 +2,8 @@
 // and the ones they find on the page: Material's document$ and the site's own KaTeX.
 
 interface ReaderCards { add(page: string, data: unknown): void }
-interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data: unknown): void; add(views: Element[]): void; cuts(text: string): number[] }
+interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data: unknown): void; add(views: Element[]): void; cuts(text: string): number[]; resize(): void;
+  wait(key: string, done: (data: any) => void): void }
 interface ReaderDiff { lines: number; line(n: number): void }
 interface ReaderFinder { files(): void; line(): void }
 interface ReaderIr { put(id: string, html: string): void; pack(id: string, b64: string): void }
@@ -13,6 +14,7 @@ interface ReaderScripts {
 }
 interface ReaderUses { add(page: string, data: unknown): void }
 interface ReaderLines { put(path: string, blocks: number[][]): void }
+interface ReaderBlame { put(path: string, data: unknown): void }
 interface ReaderDiffFiles { put(rows: [string, number, number][]): void }
 interface ReaderSearch {
   put(name: string, data: unknown): void;
@@ -44,6 +46,7 @@ interface Window {
   readerUses?: ReaderUses;
   readerLines?: ReaderLines;
   readerDiffFiles?: ReaderDiffFiles;
+  readerBlame?: ReaderBlame;
   katex?: Katex;
   document$?: { subscribe(fn: () => void): void };
 }

@@ -23,7 +23,7 @@
   // {page, line, q, name} when `a` links to a line or a `#uses-` entry of a source page; else null.
   function target(a) {
     if (!a || !ROOT || !a.closest(".md-content") ||
-        a.closest(".rd-card, .rd-n, .rd-gap, .rd-range, .rd-gh, .rd-menu, .rd-outline")) return null;
+        a.closest(".rd-card, .rd-n, .rd-bl, .rd-gap, .rd-range, .rd-gh, .rd-menu, .rd-outline")) return null;
     var href = a.href || "", hash = href.indexOf("#");
     if (hash < 0 || href.indexOf(ROOT) !== 0) return null;
     var page = href.slice(ROOT.length, hash), frag = href.slice(hash + 1);

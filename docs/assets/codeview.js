@@ -34,7 +34,12 @@
     document.head.appendChild(tag);
   }
 
+  var waiting = {};  // key -> calls for its data (diff.js: the runs of a file's context lines)
+  function wait(key, done) { (waiting[key] = waiting[key] || []).push(done); }
+
   function put(key, data) {
+    (waiting[key] || []).forEach(function (done) { done(data); });
+    delete waiting[key];
     document.querySelectorAll(".rd-code[data-paint]").forEach(/** @param {any} view */ function (view) {
       if (view.getAttribute("data-code") !== key || view.rdData) return;
       view.rdData = {c: data.c, t: data.t};
@@ -110,8 +115,10 @@
     });
     var number = document.createElement("a");
     number.className = "rd-n";
-    number.href = "#" + row.id;
-    number.setAttribute("aria-label", "line " + (/(\d+)$/.exec(row.id) || ["", ""])[1]);
+    var own = row.getAttribute("data-a") || row.id;  // a diff's side by side: the line's own id
+    number.href = "#" + own;
+    if (row.hasAttribute("data-l")) number.setAttribute("data-l", row.getAttribute("data-l"));  // a diff row's numbers
+    number.setAttribute("aria-label", (/^old-/.test(own) ? "old line " : "line ") + (/(\d+)$/.exec(own) || ["", ""])[1]);
     row.insertBefore(number, row.firstChild);
   }
 
@@ -136,7 +143,8 @@
     text.replace(CUT, function (match, offset) { out.push(offset); return ""; });
     return out;
   }
-  window.readerCode = {paint: paint, put: put, add: add, cuts: cuts};
+  window.readerCode = {paint: paint, put: put, add: add, cuts: cuts, wait: wait,
+                     resize: function () { resizers.forEach(function (resize) { resize(); }); }};
   document.querySelectorAll(".rd-code[data-paint]").forEach(load);  // as soon as the view is parsed
 
   var seen = null;

@@ -13,8 +13,8 @@
 // previous change. `readerDiff.line(n)` goes to the new file's line n (finder.js's go-to-line).
 // The pure part (`hunks`, `gaps`, `sides`, `changes`) is `readerDiffRows` (tests/js/diff.test.js).
 /* exported readerDiffRows */
-/** @typedef {{cls: string, label: string, html: string, spec: string, at: number}} Row */
-/** @typedef {{cls: string, label: string, html: string, spec: string, n: number, at: number}} Side */
+/** @typedef {{cls: string, label: string, html: string, spec: string, at: number, w?: string}} Row */
+/** @typedef {{cls: string, label: string, html: string, spec: string, n: number, at: number, w: string, a: string}} Side */
 /** @typedef {{oldStart: number, oldLen: number, newStart: number, newLen: number}} Hunk */
 /** @typedef {{index: number, lo: number, hi: number, shift: number, below: boolean}} Gap */
 var readerDiffRows = (function () {
@@ -55,22 +55,23 @@ var readerDiffRows = (function () {
    * @param {Row[]} rows @returns {[Side[], Side[]]}
    */
   function sides(rows) {
-    var left = [], right = [], pad = {cls: "rd-pad", label: "", html: "", spec: "", n: 0, at: 0};
-    function side(row, cls, n) {
-      return {cls: cls, label: n ? String(n).padStart(5) : "", html: row.html, spec: row.spec, n: n, at: row.at};
+    var left = [], right = [], pad = {cls: "rd-pad", label: "", html: "", spec: "", n: 0, at: 0, w: "", a: ""};
+    function side(row, cls, n, old) {  // `a`: the line's own id, which its number links
+      return {cls: cls, label: n ? String(n).padStart(5) : "", html: row.html, spec: row.spec, n: n, at: row.at,
+              w: row.w || "", a: n ? (old ? "old-L" : "new-L") + n : ""};
     }
     for (var i = 0; i < rows.length;) {
       var row = rows[i], kind = /\brd-(hunk|eq|del|add)\b/.exec(row.cls);
       if (!kind || kind[1] === "hunk" || kind[1] === "eq") {
         var at = numbers(row.label), eq = kind && kind[1] === "eq";
-        left.push(side(row, row.cls, eq ? at.old : 0));
-        right.push(side(row, row.cls, eq ? at.now : 0));
+        left.push(side(row, row.cls, eq ? at.old : 0, true));
+        right.push(side(row, row.cls, eq ? at.now : 0, false));
         i++;
         continue;
       }
       var removed = [], added = [];
-      for (; i < rows.length && /\brd-del\b/.test(rows[i].cls); i++) removed.push(side(rows[i], "rd-del", numbers(rows[i].label).old));
-      for (; i < rows.length && /\brd-add\b/.test(rows[i].cls); i++) added.push(side(rows[i], "rd-add", numbers(rows[i].label).now));
+      for (; i < rows.length && /\brd-del\b/.test(rows[i].cls); i++) removed.push(side(rows[i], "rd-del", numbers(rows[i].label).old, true));
+      for (; i < rows.length && /\brd-add\b/.test(rows[i].cls); i++) added.push(side(rows[i], "rd-add", numbers(rows[i].label).now, false));
       for (var k = 0; k < Math.max(removed.length, added.length); k++) {
         left.push(removed[k] || pad);
         right.push(added[k] || pad);
@@ -112,30 +113,28 @@ var readerDiffRows = (function () {
           holder.innerHTML = chunk.rdRaw;
         }
         Array.prototype.forEach.call(holder.children, function (row, i) {
-          out.push({cls: row.className, label: row.getAttribute("data-l") || "",
-                    html: row.innerHTML, spec: specs[i] || "", at: out.length + 1});
+          out.push({cls: row.className.replace(/ ?\brd-sel\b/, ""), label: row.getAttribute("data-l") || "",
+                    html: row.innerHTML, spec: specs[i] || "", at: out.length + 1, w: row.getAttribute("data-w") || ""});
         });
       });
       return out;
     }
 
-    // The notes of one side: each unified note (`.rd-mn`, its rows `uL5-L9`) of that edition, at the
-    // side's rows that show the same unified rows; its link to its first row likewise.
-    function notesOf(unified, rows, old, prefix) {
-      var where = {};  // unified row -> this side's row
-      rows.forEach(function (r, i) { if (r.n) where[r.at] = i + 1; });
+    // The notes of one side: each unified note (`.rd-mn`, its lines `new-L5-L9` or `old-L3`) of
+    // that edition, at the side's rows that show those lines.
+    function notesOf(unified, rows, old) {
+      var where = {};  // line -> this side's row
+      rows.forEach(function (r, i) { if (r.n) where[r.n] = i + 1; });
       var out = [];
       unified.querySelectorAll(".rd-mn").forEach(function (note) {
         if (!!note.querySelector(".rd-note-was") !== old) return;
-        var m = /^uL(\d+)(?:-L(\d+))?$/.exec(note.getAttribute("data-lines") || "");
+        var m = /^(?:new|old)-L(\d+)(?:-L(\d+))?$/.exec(note.getAttribute("data-lines") || "");
         if (!m) return;
         var shown = [];
         for (var u = +m[1]; u <= +(m[2] || m[1]); u++) if (where[u]) shown.push(where[u]);
         if (!shown.length) return;
         // Ids made its own (material's `__code_0` on a claim's code, and its copy button's target).
-        var html = note.innerHTML.replace(/href="#uL(\d+)"/g, function (all, u) {
-          return where[u] ? 'href="#' + prefix + "L" + where[u] + '"' : all;
-        }).replace(/ id="/g, ' id="s-').replace(/data-clipboard-target="#/g, 'data-clipboard-target="#s-');
+        var html = note.innerHTML.replace(/ id="/g, ' id="s-').replace(/data-clipboard-target="#/g, 'data-clipboard-target="#s-');
         out.push({start: shown[0], end: shown[shown.length - 1], html: html});
       });
       return out;
@@ -143,8 +142,9 @@ var readerDiffRows = (function () {
 
     function esc(text) { return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;"); }
 
-    function cell(r, id) {
-      return '<div id="' + id + '" class="' + r.cls + '" data-l="' + esc(r.label) + '">' + r.html + "</div>";
+    function cell(r, id) {  // its number links the line's own id (`data-a`)
+      return '<div id="' + id + '" class="' + r.cls + '" data-l="' + esc(r.label) + '"' +
+        (r.a ? ' data-a="' + r.a + '"' : "") + (r.w ? ' data-w="' + r.w + '"' : "") + ">" + r.html + "</div>";
     }
 
     // The side-by-side view: one grid, each row both sides' lines (`oL<row>`, `sL<row>`); a new
@@ -153,7 +153,7 @@ var readerDiffRows = (function () {
     function splitView(root, unified) {
       var both = sides(unifiedRows(unified)), left = both[0], right = both[1];
       var notes = {};  // the row they follow -> [left html, right html]
-      [[notesOf(unified, left, true, "o"), 0], [notesOf(unified, right, false, "s"), 1]].forEach(function (pair) {
+      [[notesOf(unified, left, true), 0], [notesOf(unified, right, false), 1]].forEach(function (pair) {
         /** @type {any[]} */ (pair[0]).forEach(function (n) {
           var at = notes[n.end] || (notes[n.end] = ["", ""]);
           at[/** @type {number} */ (pair[1])] += '<div class="rd-mn" data-lines="' + (pair[1] ? "s" : "o") + "L" + n.start +
@@ -292,19 +292,82 @@ var readerDiffRows = (function () {
       });
     }
 
-    // A chunk of unchanged lines `lo`..`hi` (the new file's numbers) for the unified view.
-    function contextChunk(lo, texts, shift) {
-      var chunk = document.createElement("div"), html = "";
+    // The new file's token runs, a line's each, from its source page's paint script (`data-paint`:
+    // `readerCode.put(path, {c, h})`), or null where there is none.
+    function runsOf(root) {
+      var m = model(root), code = window.readerCode, src = root.getAttribute("data-paint");
+      if (!m.runs) {
+        m.runs = new Promise(function (done) {
+          if (!src || !code) { done(null); return; }
+          code.wait(root.getAttribute("data-path") || "", function (data) {
+            var lines = [];
+            data.h.forEach(function (h) { lines.push.apply(lines, h.split(" ")); });  // codetables.js's lineRuns
+            done({lines: lines, c: data.c});
+          });
+          var tag = document.createElement("script");
+          tag.src = src;
+          tag.onerror = function () { done(null); };
+          document.head.appendChild(tag);
+        });
+      }
+      return m.runs;
+    }
+
+    // A line's runs in the unified view's classes (`data-c`, which grows by the classes it lacks).
+    function recode(spec, from, view) {
+      var table = (view.getAttribute("data-c") || "").split(" "), grew = false, R = window.readerRuns;
+      var out = R.decode(spec).map(function (run) {
+        var name = from[run[0]] || "", k = table.indexOf(name);
+        if (k < 0) { k = table.push(name) - 1; grew = true; }
+        return R.classCode(k) + run[1];
+      }).join("");
+      if (grew) {
+        view.setAttribute("data-c", table.join(" "));
+        if (view.rdData) view.rdData.c = table;
+      }
+      return out;
+    }
+
+    // A chunk of unchanged lines `lo`..`hi` (the new file's numbers) for the unified view, each row
+    // the new line's id, highlighted as the file's page is (`runs`).
+    function contextChunk(lo, texts, shift, runs, view) {
+      var chunk = document.createElement("div"), html = "", specs = [];
       chunk.className = "rd-k rd-ctx";
       chunk.style.setProperty("--n", String(texts.length));
       texts.forEach(function (text, i) {
         var n = lo + i;
-        html += '<div class="rd-eq rd-ctx" data-l="' + String(n - shift).padStart(5) + " " + String(n).padStart(5) + '">' +
-          esc(text).replace(/>/g, "&gt;") + "</div>";
+        html += '<div id="new-L' + n + '" class="rd-eq rd-ctx" data-l="' + String(n - shift).padStart(5) + " " +
+          String(n).padStart(5) + '">' + esc(text).replace(/>/g, "&gt;") + "</div>";
+        specs.push(runs && runs.lines[n - 1] !== undefined ? recode(runs.lines[n - 1], runs.c, view) : "");
       });
       chunk.innerHTML = html;
-      chunk.setAttribute("data-h", texts.map(function () { return ""; }).join(" "));
+      chunk.setAttribute("data-h", specs.join(" "));
       return chunk;
+    }
+
+    // The characters a changed line's words changed (`data-w`: `start-end` pairs), marked in its
+    // painted rows: each piece of text inside them wrapped in `.rd-w`.
+    function words(chunk) {
+      Array.prototype.forEach.call(chunk.children, /** @param {any} row */ function (row) {
+        var spec = row.getAttribute("data-w");
+        if (!spec || row.rdWords) return;
+        row.rdWords = true;
+        var ranges = spec.split(" ").map(function (p) { return p.split("-").map(Number); });
+        var walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT), nodes = [], at = 0;
+        for (var t = walker.nextNode(); t; t = walker.nextNode()) nodes.push(/** @type {Text} */ (t));
+        nodes.forEach(function (node) {
+          var from = at, to = at + node.data.length;
+          at = to;
+          ranges.filter(function (r) { return r[0] < to && r[1] > from; }).reverse().forEach(function (r) {
+            var piece = node.splitText(Math.max(r[0], from) - from);
+            piece.splitText(Math.min(r[1], to) - Math.max(r[0], from));
+            var mark = document.createElement("span");
+            mark.className = "rd-w";
+            piece.replaceWith(mark);
+            mark.appendChild(piece);
+          });
+        });
+      });
     }
 
     // Shows lines of gap `index`: `how` down (after the hunk above), up (before the hunk below), all.
@@ -315,14 +378,15 @@ var readerDiffRows = (function () {
       if (how === "down") hi = Math.min(gap.hi, gap.lo + STEP - 1);
       else if (how === "up") lo = Math.max(gap.lo, gap.hi - STEP + 1);
       else if (how === "near") { lo = Math.max(gap.lo, around - 10); hi = Math.min(gap.hi, around + 10); }
-      return linesOf(root, lo, hi).then(function (texts) {
+      return Promise.all([linesOf(root, lo, hi), runsOf(root)]).then(function (got) {
+        var texts = got[0];
         if (!texts) {  // no text at hand: the lines on the file's own page
           location.href = (root.getAttribute("data-source") || "") + "#L" + lo + "-L" + hi;
           return false;
         }
         var unified = root.querySelector(".rd-diff-unified > .rd-code");
         var box = unified.querySelector('.rd-expand[data-gap="' + index + '"]');
-        var chunk = contextChunk(lo, texts, gap.shift);
+        var chunk = contextChunk(lo, texts, gap.shift, got[1], unified);
         if (lo === gap.lo) {  // down, all: after what is shown above
           box.before(chunk);
           gap.lo = hi + 1;
@@ -485,6 +549,8 @@ var readerDiffRows = (function () {
     function setUp() {
       document.querySelectorAll(".rd-diff-files details[data-src]").forEach(fileList);
       document.querySelectorAll(".rd-diff").forEach(function (root) {
+        root.querySelectorAll(".rd-k.rd-on").forEach(words);  // painted before this ran
+        root.addEventListener("rd-painted", /** @param {Event & {target: HTMLElement}} e */ function (e) { words(e.target); });
         placeExpanders(root);
         var bar = root.querySelector(".rd-diff-steps");
         if (bar && !root.querySelector(".rd-diff-status")) {

@@ -4,8 +4,8 @@
 // same file at the same code: an unchanged line at its number there, a changed one at the lines
 // its change replaced (or, added, after the line it follows), through the file's changes since
 // the previous edition (`assets/lines.js` of the current edition, every changed file's, from
-// reader/render/diff/page.py: none for a file that did not change). The page reached says where the line went, and a page
-// with no counterpart in that edition says that its home opened instead. The mapping (`map`) is
+// reader/render/diff/page.py: none for a file that did not change). The page reached says where the line went; a page
+// with no counterpart in that edition says so where the reader is, with the nearest page there. The mapping (`map`) is
 // `readerEditions`, which node's tests `require` (tests/js/editions.test.js).
 /* exported readerEditions */
 /** @typedef {{line: number, end: number, how: string}} Place */
@@ -89,13 +89,39 @@ var readerEditions = (function () {
       var box = document.querySelector(".rd-editions");
       if (!a || !box || e.ctrlKey || e.metaKey || e.shiftKey || e.button) return;
       if (a.closest(".rd-edition-banner")) a = box.querySelector("[data-current]") || a;  // "this page now"
-      if (a.hasAttribute("data-fallback")) {
-        note(/** @type {HTMLAnchorElement} */ (a).href, (document.title.split(" - ")[0] || "This page") + " has no page in " +
-             a.getAttribute("data-edition") + ": this is that edition's home.");
+      if (a.hasAttribute("data-missing")) {
+        e.preventDefault();
+        missing(/** @type {HTMLAnchorElement} */ (a));
         return;
       }
       carry(e, a, box);
     });
+
+    // A page the other edition lacks: said here, where the reader stands (under the header, whatever
+    // the scroll), with the nearest page there to open.
+    function missing(a) {
+      var box = document.querySelector(".rd-edition-missing");
+      if (!box) {
+        box = document.createElement("div");
+        box.className = "rd-edition-missing";
+        box.setAttribute("role", "status");
+        document.body.appendChild(box);
+      }
+      var edition = a.getAttribute("data-edition") || "", name = document.title.split(" - ")[0] || "This page";
+      box.textContent = "";
+      var text = document.createElement("p"), link = document.createElement("a"), close = document.createElement("button");
+      text.textContent = name + " has no counterpart in the " + edition + " edition. Nearest there: ";
+      link.href = a.href;
+      link.textContent = a.getAttribute("data-missing") || edition;
+      text.append(link, ".");
+      close.type = "button";
+      close.className = "rd-edition-close";
+      close.setAttribute("aria-label", "Close");
+      close.textContent = "\u00d7";
+      close.addEventListener("click", function () { box.remove(); });
+      box.append(text, close);
+      link.focus();
+    }
 
     function show() {  // the note the switch left for this page
       var kept;

@@ -4,6 +4,7 @@ switcher and banner (`switcher.py`), the move records (`records.py`) and, loaded
 start, the previous edition with the files its last move changed (`past.py` over `previous.py` and
 `filediffs.py`). Below `reader.render`, which renders from it; above `reader.move`."""
 
+from reader.editions.blame import LineHistory, line_history
 from reader.editions.filediffs import ChangedFile, FileDiff, Files
 from reader.editions.listing import (
            VERSIONS_JSON,
@@ -18,6 +19,6 @@ from reader.editions.records import load_moves
 from reader.editions.switcher import Switcher
 from reader.move.record import FATES, MoveFile, MoveRecord, PinMove
 
-__all__ = ["FATES", "VERSIONS_JSON", "ChangedFile", "Edition", "FileDiff", "Files", "MoveFile",
-           "MoveRecord", "OldNote", "Past", "PinMove", "Previous", "Switcher", "editions",
+__all__ = ["FATES", "VERSIONS_JSON", "ChangedFile", "Edition", "FileDiff", "Files", "LineHistory", "MoveFile",
+           "MoveRecord", "OldNote", "Past", "PinMove", "Previous", "Switcher", "editions", "line_history",
            "load_moves", "load_past", "older_edition", "versions_json"]

@@ -40,11 +40,30 @@ class Switcher:
         target = self.renamed.get(to.version, {}).get(outline, outline)
         return target if target in self.pages.get(to.version, ()) else "index.html"
 
+    def nearest(self, url: str, to: Edition) -> tuple[str, str]:
+        """The page of `to` nearest to page `url`, which `to` lacks, and what it is: for a source page,
+        the file at its old path where it moved (the one source page of `to` of the same name that
+        this edition lacks, when this edition's pages are known), else the index of its nearest
+        folder that `to` has, else `to`'s home."""
+        theirs, mine = self.pages.get(to.version, frozenset()), self.pages.get(self.here.version)
+        name = posixpath.basename(url)
+        if url.startswith("source/") and mine:
+            moved = [p for p in theirs if p.startswith("source/") and p not in mine and posixpath.basename(p) == name]
+            if len(moved) == 1:
+                return moved[0], f"the file at its old path, {moved[0].removeprefix('source/').removesuffix('.html')}"
+        folder = posixpath.dirname(url)
+        while folder:
+            if f"{folder}/index.html" in theirs:
+                return f"{folder}/index.html", f"its folder's index, {folder}/"
+            folder = posixpath.dirname(folder)
+        return "index.html", "its home"
+
     def selector(self, url: str) -> str:
         """The switcher: each edition's link to this page there (docs/assets/editions.js carries the
         line across: `data-page` is this page, `data-now` the way to the current edition's root;
         the current edition's link is `data-current`, the one its diffs compare with `data-diffed`);
-        a link to an edition lacking the page says that it opens its home (`data-fallback`)."""
+        a link to an edition lacking the page links the nearest page there (`nearest`), and says so
+        (`data-missing`: what it opens; editions.js says it on the page instead of opening it)."""
         items = "".join(self._item(url, i, e) for i, e in enumerate(self.editions))
         start = posixpath.dirname(self.here.folder + url) or "."
         now = posixpath.relpath(self.editions[0].folder or ".", start)
@@ -57,14 +76,21 @@ class Switcher:
 
     def _item(self, url: str, i: int, e: Edition) -> str:
         missing = e != self.here and url != "index.html" and self._same(url, e) == "index.html"
-        title = e.title + (": this page is not in that edition; its home opens" if missing else "")
-        return (f'<li class="md-version__item"><a href="{html.escape(self.href(url, e))}" '
+        href = self.href(url, e)
+        what = ""
+        if missing:
+            near, what = self.nearest(url, e)
+            start = posixpath.dirname(self.here.folder + url) or "."
+            href = posixpath.relpath(e.folder + near, start)
+        title = e.title + (f": this page is not in that edition; nearest there: {what}" if missing else "")
+        return (f'<li class="md-version__item"><a href="{html.escape(href)}" '
                 f'class="md-version__link{" rd-edition-here" if e == self.here else ""}" '
                 f'data-edition="{html.escape(e.version)}"{" data-current" if i == 0 else ""}'
-                f'{" data-diffed" if i == 1 else ""}{" data-fallback" if missing else ""} '
+                f'{" data-diffed" if i == 1 else ""}'
+                f'{f" data-missing=\"{html.escape(what)}\"" if missing else ""} '
                 f'title="{html.escape(title)}">{html.escape(e.version)}'
                 f'{" (current)" if not e.folder else ""}'
-                f'{" (no such page: its home)" if missing else ""}</a></li>')
+                f'{" (no such page)" if missing else ""}</a></li>')
 
     def banner(self, url: str) -> str:
         """The older edition's notice ("" on the current edition)."""
@@ -79,8 +105,8 @@ class Switcher:
                 f'</div></aside>')
 
     def mark(self, output: str, url: str) -> str:
-        """`output` (a page of this edition at `url`) with the switcher after the site's title in
-        its header and the banner above the header; the page's other bytes as they were."""
+        """`output` (a page of this edition at `url`) with the switcher after the title box in its
+        header and the banner above the header; the page's other bytes as they were."""
         places = _Header.find(output)
         if places.title_end is not None:
             output = output[:places.title_end] + self.selector(url) + output[places.title_end:]
@@ -91,10 +117,11 @@ class Switcher:
 
 
 class _Header(HTMLParser):
-    """Where material's header starts in a page and where the site's title in it ends (the first
-    `md-header__topic`'s `md-ellipsis` span), as offsets into the page's text. A tokenizer that
-    knows where each tag starts (the standard library's), so that the page is spliced, not parsed
-    and written anew; it stops at the end of the header."""
+    """Where material's header starts in a page and where its title box ends (the
+    `md-header__title` div: the switcher goes after it, so that it stays when material swaps the
+    site's name for the page's title as the page scrolls), as offsets into the page's text. A
+    tokenizer that knows where each tag starts (the standard library's), so that the page is
+    spliced, not parsed and written anew; it stops at the end of the title box."""
 
     header: int | None = None
     title_end: int | None = None
@@ -102,8 +129,8 @@ class _Header(HTMLParser):
     def __init__(self, page: str):
         super().__init__(convert_charrefs=False)
         self._page = page
-        self._state = "header"  # then "topic", "first" (the topic's first element), "title"
-        self._spans = 0
+        self._state = "header"  # then "title", "box" (inside the title box)
+        self._divs = 0
 
     @classmethod
     def find(cls, page: str) -> _Header:
@@ -117,22 +144,18 @@ class _Header(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = (dict(attrs).get("class") or "").split()
         if self._state == "header" and tag == "header" and "md-header" in classes:
-            self.header, self._state = self._offset(), "topic"
-        elif self._state == "topic" and tag == "div" and "md-header__topic" in classes:
-            self._state = "first"
-        elif self._state == "first":
-            if not (tag == "span" and "md-ellipsis" in classes):
-                raise _Done  # material's title is the topic's first element
-            self._state = "title"
-        elif self._state == "title" and tag == "span":
-            self._spans += 1
+            self.header, self._state = self._offset(), "title"
+        elif self._state == "title" and tag == "div" and "md-header__title" in classes:
+            self._state = "box"
+        elif self._state == "box" and tag == "div":
+            self._divs += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if self._state == "title" and tag == "span":
-            if self._spans == 0:
+        if self._state == "box" and tag == "div":
+            if self._divs == 0:
                 self.title_end = self._page.index(">", self._offset()) + 1
                 raise _Done
-            self._spans -= 1
+            self._divs -= 1
         elif tag == "header":
             raise _Done
 

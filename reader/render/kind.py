@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from reader.annotations import Article
 from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.editions import Past
+from reader.editions import LineHistory, Past
 from reader.extract import Index
 from reader.extract.rulehistory import RuleHistory
 from reader.labs import ArtifactRun, LabInfo
@@ -82,6 +82,8 @@ class World:
     """The lowering rules across the releases of the rules' pin (`rulehistory`), or None."""
     colab: ColabSource
     """The project's repository and commit its labs' Colab links name (none known: empty)."""
+    blame: LineHistory | None = None
+    """Each read file's lines across the releases read (`editions.blame`), or None."""
 
 
 class PageKind(Protocol[C, I]):

@@ -182,11 +182,12 @@ class Since:
 def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = "",
                 commit: str = "", release: str = "", commit_url: str = "",
                 since: Since | None = None, line_of: Callable[[str, int], str] | None = None,
-                cited: Sequence[Cited] = (), context: bool = False) -> Page:
+                cited: Sequence[Cited] = (), context: bool = False, blame: str = "") -> Page:
     """The page of one whole file: every line, every link, every note on it from any article, and
     its lines added or changed since the previous edition (`since`) marked; its definitions' uses
     with their lines of code (`line_of(path, n)`: a pinned file's line) and the notes citing them
-    (`cited`) in its references data. A pin's `context` file (`context`) has lighter cards."""
+    (`cited`) in its references data. A pin's `context` file (`context`) has lighter cards; `blame`:
+    its blame script (blame.js loads it when asked), relative to the page."""
     page = doc.page
     plain = highlighted(cache, doc.blob, doc.text)
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
@@ -202,7 +203,8 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
                   emitted=[(rel(page, p, "rd-lowered"), t) for p, t in doc.emitted],
                   lowered=[(rel(page, p), t) for p, t in doc.lowered],
                   definitions=_definitions(doc), outline=outline_data(shape.items),
-                  since=since, diff_href=rel(page, since.diff_page) if since else "", context=context)
+                  since=since, diff_href=rel(page, since.diff_page) if since else "", context=context,
+                  blame=blame)
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page), body=not context)
     uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),

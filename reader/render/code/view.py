@@ -21,6 +21,9 @@ class MarginNote:
     start: int
     end: int
     html: str
+    lines: str = ""
+    """Its `data-lines` when not lines `start`..`end` of the view's own ids (a diff's note names the
+    lines of its file: `new-L10-L12`)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ class CodeLines:
     breaks: frozenset[int] = frozenset()
     """Lines that start a chunk (a diff's hunk heads: diff.js puts the context it expands between
     chunks)."""
+    ids: Mapping[int, str] = field(default_factory=dict)
+    """A line's id when not `line_id` (a diff's row: the line it shows, `new-L28`, `old-L3`)."""
 
 
 PAINT_DIR = "assets/code"
@@ -104,7 +109,8 @@ def _row(code: CodeLines, number: int, body: str, first: bool) -> str:
                     for a in code.anchors.get(number, ()))
     # The counter starts on a chunk's first line: set on the chunk, it stays inside its containment.
     reset = f' style="counter-reset:l {number - 1}"' if first else ""
-    return f'<div id="{line_id(number, code.prefix)}"{reset}{code.rows.get(number, "")}>{extra}{body}</div>'
+    row_id = code.ids.get(number) or line_id(number, code.prefix)
+    return f'<div id="{row_id}"{reset}{code.rows.get(number, "")}>{extra}{body}</div>'
 
 
 def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
@@ -114,7 +120,7 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
     chunks = []
     lines, all_runs, prefix = code.highlighted.lines, code.highlighted.runs, code.prefix
     encode, untitle = shrunk.classes.encode, shrunk.untitled  # `_Shrunk.line`, inline
-    special = code.anchors.keys() | code.rows.keys()  # lines with more than an id
+    special = code.anchors.keys() | code.rows.keys() | code.ids.keys()  # lines with more than an id
     for first, last in _chunks(start, end, code.breaks):
         rows = []
         for n in range(first, last + 1):
@@ -141,7 +147,7 @@ def _chunks(start: int, end: int, breaks: frozenset[int]) -> list[tuple[int, int
 
 
 def _note(note: MarginNote, prefix: str) -> str:
-    span = line_id(note.start, prefix) + (f"-L{note.end}" if note.end > note.start else "")
+    span = note.lines or line_id(note.start, prefix) + (f"-L{note.end}" if note.end > note.start else "")
     return f'<div class="rd-mn" data-lines="{span}">{note.html}</div>'
 
 
@@ -224,7 +230,7 @@ def _body(code: CodeLines, notes: Sequence[MarginNote], spans: Sequence[LineSpan
     for start, end in shown:
         if start > previous_end + 1:
             parts.append(_gap(previous_end + 1, start - 1, code.prefix, gap_href))
-        inside = [MarginNote(max(n.start, start), min(n.end, end), n.html)
+        inside = [MarginNote(max(n.start, start), min(n.end, end), n.html, n.lines)
                   for n in notes if n.start <= end and n.end >= start]
         cursor, after_note = start, False
         for g_start, g_end, members in _groups(inside):

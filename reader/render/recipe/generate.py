@@ -11,7 +11,7 @@ from functools import partial
 from reader.annotations import load_articles
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus
-from reader.editions import load_past
+from reader.editions import LineHistory, line_history, load_past
 from reader.editions.opened import OpenedProject
 from reader.errors import InputError
 from reader.extract import Index
@@ -35,6 +35,7 @@ from reader.render.recipe.schedule import Schedule, Started, start_slow
 from reader.render.recipe.world import Opened, Pages, figures_in, figures_of, gather
 from reader.render.search.index import code_lines, code_packs_kept, kept_search_assets
 from reader.render.search.qualified import qualified_names
+from reader.render.source.blame import blame_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -156,7 +157,13 @@ def open_sources(project: OpenedProject, corpus: Corpus, files: Sequence[SourceF
             artifacts.stop()
             raise
     colab = project.colab if older is None else ColabSource("", "")
-    return Opened(labs, artifacts, history, index, articles, past, colab)
+    lines = partial(line_history, corpus, past.previous, cache, project.releases) if older is None \
+        else _no_lines
+    return Opened(labs, artifacts, history, index, articles, past, colab, lines)
+
+
+def _no_lines() -> LineHistory | None:
+    return None
 
 
 def _assemble(world: World, track: Track, files: list[SourceFile], rendered: list[Rendered],
@@ -169,6 +176,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     assets = registry.site_files(world, ready, notebooks)
     assets += figures.assets(figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
+    assets += blame_assets(world.blame)
     failures = tuple(e for name, r in ready.items()
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]

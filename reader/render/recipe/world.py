@@ -15,7 +15,7 @@ from reader.annotations.markup import parse
 from reader.annotations.resolve import PinnedSymbols
 from reader.cache import Cache, kept_object
 from reader.corpus import Corpus
-from reader.editions import Past
+from reader.editions import LineHistory, Past
 from reader.extract import Index
 from reader.extract.fact import Facts
 from reader.extract.providers import load_facts, load_rules
@@ -57,6 +57,9 @@ class Opened:
     articles: list[Article]
     past: Past
     colab: ColabSource
+    lines: Callable[[], LineHistory | None] = lambda: None
+    """The current edition's lines across the releases read (`editions.blame`), once the rule
+    history's reads have put those releases in the cache."""
 
 
 def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[SourceFile], opened: Opened,
@@ -92,8 +95,10 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
                            docs.prepare)
     with unsaid():
         history = opened.history(load_rules(corpus, index))
+        blame = opened.lines()
     return World(world, corpus, cache, index, docs, prose, by_name, lab_refs, opened.artifacts, ir,
-                 Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab)
+                 Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab,
+                 blame)
 
 
 def _cite_facts(texts: Iterable[str]) -> bool:

@@ -18,8 +18,9 @@ from reader.render.code.uses import Cited, citations
 from reader.render.common.keys import page_key
 from reader.render.common.links import ShownFile, uses_from
 from reader.render.common.model import NoteView, Page, TitledPage, UseView
-from reader.render.common.urls import diff_page, lab_page
+from reader.render.common.urls import diff_page, lab_page, rel_file
 from reader.render.kind import World
+from reader.render.source.blame import blame_src
 
 
 class LabUses(NamedTuple):
@@ -48,6 +49,8 @@ class SourceInputs:
     """Its changes since then."""
     cited: tuple[Cited, ...] = ()
     """The notes, of any article, linking the file's definitions (their references lists')."""
+    blamed: tuple[str, ...] = ()
+    """The releases its blame reads (`editions.blame`; its script `source/blame.py`), none without."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,8 @@ class SourceKind:
         return SourceInputs(name, tuple(world.content.on_file.get(name, ())), emitted, lowered,
                             tuple(LabUses(*u) for u in sorted(uses.items())), plan.used_by.get(name, ()),
                             past.since.get(world.docs.files[name].pin, "") if diff else "", diff,
-                            tuple(plan.cited.get(name, ())))
+                            tuple(plan.cited.get(name, ())),
+                            world.blame.releases if world.blame is not None and name in world.blame.now else ())
 
     def render(self, world: World, inputs: SourceInputs) -> Page:
         doc = world.docs[inputs.path]
@@ -112,7 +116,8 @@ class SourceKind:
         return source_page(doc, world.cache, world.prose, commit=pin.commit, release=pin.release,
                            commit_url=f"{pin.repo.removesuffix('.git')}/tree/{pin.commit}",
                            since=_since(inputs), line_of=line_of, cited=inputs.cited,
-                           context=pin.in_context(doc.path))
+                           context=pin.in_context(doc.path),
+                           blame=rel_file(doc.page, blame_src(doc.path)) if inputs.blamed else "")
 
     def prose(self, world: World, inputs: SourceInputs) -> Iterable[str]:
         return [n.body for n in (*inputs.notes, *(c.note for c in inputs.cited))]
