@@ -16,7 +16,7 @@ from reader.cli import main
 from reader.errors import FetchError
 from reader.fetch import ArchiveSource, InstalledSource, fetch_pin, pip_download_sdist
 from reader.lockfile import lock_from_listing
-from reader.move.pin import move_pin
+from reader.pinning import move_pin
 from reader.pins import Pin, dump_lock, load_lock, load_pins
 from tests.conftest import FIXTURES, git
 
