@@ -41,17 +41,17 @@ def flash_kernel(q_ref, k_ref, v_ref, o_ref, lse_ref, m_scratch, l_scratch, acc_
             cols = c * block_k + jax.lax.broadcasted_iota(jnp.int32, s.shape, 1)
             s = jnp.where(cols <= rows, s, MASK)
         m = m_scratch[...]
-        m_new = jnp.maximum(m, s.max(axis=1))
+        m_new = jnp.maximum(m, s.max(axis=1, keepdims=True))
         alpha = ALPHA
-        p = jnp.exp(s - m_new[:, None])
-        l_scratch[...] = alpha * l_scratch[...] + p.sum(axis=1)
-        acc_scratch[...] = alpha[:, None] * acc_scratch[...] + jnp.dot(
+        p = jnp.exp(s - m_new)
+        l_scratch[...] = alpha * l_scratch[...] + p.sum(axis=1, keepdims=True)
+        acc_scratch[...] = alpha * acc_scratch[...] + jnp.dot(
             p, v_ref[...], precision=jax.lax.Precision.HIGHEST, preferred_element_type=jnp.float32)
         m_scratch[...] = m_new
 
     @pl.when(c == pl.num_programs(2) - 1)
     def _():
-        o_ref[...] = (acc_scratch[...] / l_scratch[...][:, None]).astype(o_ref.dtype)
+        o_ref[...] = (acc_scratch[...] / l_scratch[...]).astype(o_ref.dtype)
         lse_ref[...] = m_scratch[...] + jnp.log(l_scratch[...])
 '''
 

@@ -52,10 +52,12 @@ type Chain = list[tuple[int, str, Callable[[], str]]]
 """One file's copies, oldest first: (release index, blob, its text when asked)."""
 
 
-def line_history(corpus: Corpus, previous: Previous | None, cache: Cache,
-                 releases: ReleaseSource[Any]) -> LineHistory | None:
+def line_history(corpus: Corpus, previous: Previous | None, cache: Cache, releases: ReleaseSource[Any],
+                 unhad: Mapping[str, str] | None = None) -> LineHistory | None:
     """The line history of the files of the pin that has a `history` (jax), or None when none has.
-    Kept as a whole by every copy's blob: a warm build reads the releases' kept records and this."""
+    Kept as a whole by every copy's blob: a warm build reads the releases' kept records and this.
+    `unhad`: the releases whose archives the rule history could not have (spec -> why), not asked
+    for again."""
     pin = next((p for p in corpus.pins.values() if p.history), None)
     if pin is None:
         return None
@@ -68,6 +70,10 @@ def line_history(corpus: Corpus, previous: Previous | None, cache: Cache,
     for spec in specs:
         if spec == served and previous is not None:
             sides.append((previous.files(pin.name), lambda path: previous.text(pin.name, path)))
+            continue
+        if spec in (unhad or {}):
+            unread.append(f"{spec}: {(unhad or {})[spec]}")
+            sides.append(({}, lambda path: ""))
             continue
         try:
             rel = releases.release(pin, spec)

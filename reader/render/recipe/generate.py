@@ -162,7 +162,7 @@ def open_sources(project: OpenedProject, corpus: Corpus, files: Sequence[SourceF
     return Opened(labs, artifacts, history, index, articles, past, colab, lines)
 
 
-def _no_lines() -> LineHistory | None:
+def _no_lines(unhad: Mapping[str, str]) -> LineHistory | None:
     return None
 
 

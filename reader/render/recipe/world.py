@@ -57,7 +57,7 @@ class Opened:
     articles: list[Article]
     past: Past
     colab: ColabSource
-    lines: Callable[[], LineHistory | None] = lambda: None
+    lines: Callable[[Mapping[str, str]], LineHistory | None] = lambda unhad: None
     """The current edition's lines across the releases read (`editions.blame`), once the rule
     history's reads have put those releases in the cache."""
 
@@ -95,7 +95,7 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
                            docs.prepare)
     with unsaid():
         history = opened.history(load_rules(corpus, index))
-        blame = opened.lines()
+        blame = opened.lines({r.spec: r.failure for r in history.failures if not r.commit} if history else {})
     return World(world, corpus, cache, index, docs, prose, by_name, lab_refs, opened.artifacts, ir,
                  Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab,
                  blame)
