@@ -381,8 +381,14 @@ def test_the_edition_switch_is_clickable_at_the_bottom_of_lowering_py(server, br
           return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === arguments[0];""", button)
         opening = ActionChains(browser).move_to_element(button)  # a pointer opens it hovering, a finger tapping
         (opening.click() if size[0] < 600 else opening).perform()
+        # the list opens with a transition: the link is taken once it is what a tap at its centre hits
         link = wait(browser, lambda b: next((a for a in b.find_elements("css selector", ".rd-editions a[data-edition='0.10.2']")
-                                             if a.is_displayed()), None))
+                                             if a.is_displayed() and b.execute_script("""
+          const r = arguments[0].getBoundingClientRect();
+          const list = arguments[0].closest(".md-version__list");
+          return list.getAnimations({subtree: true}).every(t => t.playState !== "running") &&
+            arguments[0].contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));""", a)),
+                                            None))
         ActionChains(browser).move_to_element(link).click().perform()
         wait(browser, lambda b: b.current_url.endswith(f"/0.10.2/{page}"))
     finally:
