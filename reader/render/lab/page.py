@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -99,15 +98,8 @@ def measured(lab: LabInfo) -> list[dict[str, object]]:
         versions = ", ".join(f"{k} {v}" for k, v in r.versions if v != "absent")
         out.append({"record": r, "suffix": f"-{n + 1}" if n else "", "versions": versions,
                     "stale": r.stale(lab.text.encode("utf-8")),
-                    "refusals": [(f.form, f.stage, _shown(f.message)) for f in r.refusals]})
+                    "refusals": [(f.form, f.stage, f.message) for f in r.refusals]})
     return out
-
-
-def _shown(message: str) -> str:
-    """A refusal as a reader needs it: the project's paths relative, without the compiler's plea
-    to file a bug."""
-    message = re.sub(r"(?:/[^\s/:]+)+/(kernels/\w+\.py)", r"\1", message)
-    return message.split(" ... additional diagnostics")[0]
 
 
 def lab_ir(lab: LabDoc, cache: Cache | None, ir: IrSite) -> LoweredView:
