@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 TPU_LABS = ("first_kernels", "tiled_matmul", "pipelining", "flash_attention", "flash_attention_bwd",
-            "block_sparse", "ring_attention", "autotuned_op")
+            "block_sparse", "ring_attention", "reduce_scatter", "autotuned_op")
 """The labs with a `chip()`, in the track's order."""
 
 

@@ -43,8 +43,15 @@ def host() -> Iterator[None]:
     if jax.default_backend() in ("gpu", "cpu"):
         yield
         return
-    with jax.default_device(jax.devices("cpu")[0]):
+    # The process-wide default, not `jax.default_device`'s, which holds for this thread only: the
+    # Mosaic GPU interpreter runs each GPU thread's callbacks on threads of its own, and on a TPU
+    # host their arrays went to the TPU (jax 0.10.2: "Barrier remains allocated", then an abort).
+    before = jax.config.jax_default_device
+    jax.config.update("jax_default_device", jax.devices("cpu")[0])
+    try:
         yield
+    finally:
+        jax.config.update("jax_default_device", before)
 
 
 def where() -> str:

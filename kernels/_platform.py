@@ -7,6 +7,9 @@ import argparse
 import contextlib
 import dataclasses
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -224,3 +227,51 @@ def log_lines(*names: str) -> Iterator[list[str]]:
             logger.removeHandler(handler)
             logger.setLevel(level)
             logger.propagate = propagate
+
+
+# %% Host devices: a ring of n devices on a machine that has fewer
+CHILD_MARKER = "KERNELS_HOST_DEVICES_CHILD"
+"""Set in the child python `with_host_devices` starts, so that it does not start another."""
+
+
+def host_mesh(n: int, axis: str) -> jax.sharding.Mesh:
+    """A one-axis mesh of n host (CPU) devices."""
+    devices = jax.devices("cpu")
+    if len(devices) < n:
+        raise RuntimeError(f"{n} CPU devices needed, this process has {len(devices)}: start python with "
+                           f"XLA_FLAGS=--xla_force_host_platform_device_count={n}")
+    return jax.sharding.Mesh(devices[:n], (axis,))
+
+
+def request_cpu_devices(n: int) -> bool:
+    """Ask for n host devices if jax has not started its backends yet; True if that is in effect."""
+    from jax._src import xla_bridge
+
+    if not xla_bridge.backends_are_initialized():
+        jax.config.update("jax_num_cpu_devices", n)
+    return len(jax.devices("cpu")) >= n
+
+
+def rerun_with_devices(module: str, n: int, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run `python -m <module> argv` in a child python whose XLA_FLAGS give it n host devices."""
+    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={n}".strip()
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu", **{CHILD_MARKER: "1"},
+               PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    return subprocess.run([sys.executable, "-m", module, *argv], env=env, capture_output=True, text=True,
+                          check=False)
+
+
+def with_host_devices(module: str, n: int, argv: list[str]) -> int | None:
+    """None when this process has n host devices (asked for before jax's backends started);
+    otherwise the exit status of the lab run again in a child python that has them, its output
+    passed on."""
+    if request_cpu_devices(n):
+        return None
+    if os.environ.get(CHILD_MARKER):
+        print(f"{module}: could not get {n} host devices", file=sys.stderr)
+        return 1
+    done = rerun_with_devices(module, n, argv)
+    print(done.stdout, end="")
+    print(done.stderr, end="", file=sys.stderr)
+    return done.returncode

@@ -166,7 +166,7 @@ def chip(runs: int = 20) -> Any:
     ratios = (rec.Ratio("slowest config's time over the fastest's", timings[-1].median_ms / timings[0].median_ms),)
     notes = (f"dispatch key {dict(t.key)}; fastest {t.fastest}; each config's time is tokamax's median "
              "(its own benchmark loop), so min and max are that median",)
-    return rec.Measured(checks, timings, ratios, notes=notes)  # type: ignore[arg-type]
+    return rec.Measured(tuple(checks), timings, ratios, notes=notes)
 
 
 # %% The lab's run

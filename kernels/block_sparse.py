@@ -244,11 +244,11 @@ def chip(runs: int = 20) -> Any:
     mine = rec.timed(f"sparse_kernel, blocks 128, {schedule.steps} key steps a row", jax.jit(functools.partial(
         block_sparse_attention, schedule=schedule, block_q=128, block_k=128)), q, k, v, runs=runs,
         flops=4.0 * heads * visible * d)
-    dense = rec.timed("XLA dot_product_attention with the mask", jax.jit(dense_masked), q, k, v,  # type: ignore[assignment]
+    peer = rec.timed("XLA dot_product_attention with the mask", jax.jit(dense_masked), q, k, v,
                       jnp.asarray(mask), runs=runs, flops=4.0 * heads * seq * seq * d, peer=True)
     notes = (f"{int((schedule.labels != EMPTY).sum())} of {schedule.labels.size} blocks scheduled at seq {seq}",)
-    return rec.Measured(tuple(checks), (mine, dense), (rec.ratio("dense masked time over the sparse kernel's",  # type: ignore[arg-type]
-                                                               mine, dense),), (), notes)  # type: ignore[arg-type]
+    return rec.Measured(tuple(checks), (mine, peer), (rec.ratio("dense masked time over the sparse kernel's",
+                                                               mine, peer),), (), notes)
 
 
 # %% The lab's run

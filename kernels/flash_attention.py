@@ -459,7 +459,7 @@ def check_kernel(kernel: Callable[..., None]) -> list[KernelCheck]:
 # %% On a TPU: checked natively, timed against XLA's attention and the pinned kernel
 BENCH = (1, 8, 4096, 128)
 """`(batch, heads, seq, head_dim)` of the timed runs, bf16: the issue's peers were measured there."""
-BENCH_BLOCKS = ((256, 512), (512, 512), (512, 1024), (1024, 512))
+BENCH_BLOCKS = ((256, 512), (512, 512), (512, 1024), (1024, 512), (1024, 1024))
 UPSTREAM_BLOCKS = (128, 256, 512, 1024)
 
 

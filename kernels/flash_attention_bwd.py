@@ -217,8 +217,8 @@ def chip(runs: int = 20) -> Any:
         for causal in (False, True):
             def loss(fn, q, k, v, causal=causal, ct=ct):
                 return jnp.sum(fn(q, k, v, causal=causal).astype(jnp.float32) * ct.astype(jnp.float32))
-            mine = functools.partial(flash_attention, block_q=128, block_k=128)
-            got = jax.jit(jax.grad(functools.partial(loss, mine), argnums=(0, 1, 2)))(q, k, v)
+            lab_fn = functools.partial(flash_attention, block_q=128, block_k=128)
+            got = jax.jit(jax.grad(functools.partial(loss, lab_fn), argnums=(0, 1, 2)))(q, k, v)
             want = jax.grad(functools.partial(loss, attention_reference), argnums=(0, 1, 2))(*wide)
             checks += [rec.check(f"d{name}, causal={causal}", g, w, dtype) for name, g, w in zip("qkv", got, want, strict=True)]
     timings, ratios = [], []
@@ -228,21 +228,21 @@ def chip(runs: int = 20) -> Any:
         return jax.jit(jax.grad(lambda q, k, v: jnp.sum(fn(q, k, v).astype(jnp.float32)), argnums=(0, 1, 2)))
     for causal in (False, True):
         tag, flops = ("causal" if causal else "full"), 3.5 * attention_flops(BENCH, causal)
-        mine = min((rec.timed(f"forward + backward {tag}, blocks {bq}x{bk}", step(functools.partial(  # type: ignore[misc]
+        mine = min((rec.timed(f"forward + backward {tag}, blocks {bq}x{bk}", step(functools.partial(
             flash_attention, causal=causal, block_q=bq, block_k=bk)), q, k, v, runs=runs, flops=flops)
-            for bq, bk in ((256, 256), (512, 512))), key=lambda t: t.median_ms)  # type: ignore[attr-defined]
+            for bq, bk in ((256, 256), (512, 512))), key=lambda t: t.median_ms)
         up = min((rec.timed(f"upstream forward + backward {tag}, blocks {b}", step(functools.partial(
             upstream_forward, causal=causal, block=b)), q, k, v, runs=runs, flops=flops, peer=True)
             for b in UPSTREAM_BLOCKS), key=lambda t: t.median_ms)
         xla = rec.timed(f"XLA forward + backward {tag}", step(functools.partial(xla_attention, causal=causal)),
                         q, k, v, runs=runs, flops=flops, peer=True)
         timings += [mine, up, xla]
-        ratios += [rec.ratio(f"forward + backward {tag}: the upstream kernel's time over the lab's", mine, up),  # type: ignore[arg-type]
-                   rec.ratio(f"forward + backward {tag}: XLA's time over the lab's", mine, xla)]  # type: ignore[arg-type]
+        ratios += [rec.ratio(f"forward + backward {tag}: the upstream kernel's time over the lab's", mine, up),
+                   rec.ratio(f"forward + backward {tag}: XLA's time over the lab's", mine, xla)]
     notes = ("the lab's backward walks whole sequences inside each program (dK/dV over every query "
              "block, dQ over every key block) and recomputes p in both kernels; the pinned kernel "
              "puts both walks on the grid, pipelining the blocks it reads",)
-    return rec.Measured(tuple(checks), tuple(timings), tuple(ratios), notes=notes)  # type: ignore[arg-type]
+    return rec.Measured(tuple(checks), tuple(timings), tuple(ratios), notes=notes)
 
 
 # %% The lab's run

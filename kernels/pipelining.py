@@ -438,7 +438,8 @@ def chip(runs: int = 20) -> Any:
     the first one's regions kept (`extra["regions"]`, from its second run) for the page's timeline."""
     from kernels import _record as rec
 
-    checks, timings, ratios, extra = [], [], [], {}  # type: ignore[var-annotated]
+    checks, timings, ratios = [], [], []
+    extra: dict[str, Any] = {}
     m, n, k = TPU_SHAPE
     x, y = plat.randn(5, (m, k), (k, n), dtype=jnp.bfloat16)
     for block, buffers in CONFIGS:

@@ -43,11 +43,8 @@ import dataclasses
 import functools
 import inspect
 import io
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -60,7 +57,6 @@ from kernels import _platform as plat
 
 # %% Two rings at once: which block travels where
 AXIS = "ring"
-CHILD_MARKER = "KERNELS_REDUCE_SCATTER_CHILD"
 DIRECTIONS = (1, -1)
 """Ring 0 sends to the right-hand device (`me + 1`) the left half of the columns, ring 1 to the
 left-hand device the right half."""
@@ -242,34 +238,6 @@ def races(kind: str, x: jax.Array, mesh: Mesh, *, handshake: bool = True) -> Rac
     return Races(kind, handshake, found, plat.max_abs_error(out, by_xla(kind, x, mesh)))
 
 
-# %% Host devices
-def cpu_mesh(n: int) -> Mesh:
-    devices = jax.devices("cpu")
-    if len(devices) < n:
-        raise RuntimeError(f"{n} CPU devices needed, this process has {len(devices)}: start python with "
-                           f"XLA_FLAGS=--xla_force_host_platform_device_count={n}")
-    return Mesh(devices[:n], (AXIS,))
-
-
-def request_cpu_devices(n: int) -> bool:
-    """Ask for n host devices if jax has not started its backends yet; True if that is in effect."""
-    from jax._src import xla_bridge
-
-    if not xla_bridge.backends_are_initialized():
-        jax.config.update("jax_num_cpu_devices", n)
-    return len(jax.devices("cpu")) >= n
-
-
-def rerun_with_devices(n: int, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    """Run this lab in a child python whose XLA_FLAGS give it n host devices."""
-    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={n}".strip()
-    root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu", **{CHILD_MARKER: "1"},
-               PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
-    return subprocess.run([sys.executable, "-m", "kernels.reduce_scatter", *argv], env=env,
-                          capture_output=True, text=True, check=False)
-
-
 # %% Checked against psum_scatter and psum
 def addends(n: int, rows: int = 8, cols: int = 256) -> jax.Array:
     """Every device's addend stacked: (n * n * rows, cols), device i's the i-th n * rows rows."""
@@ -278,7 +246,7 @@ def addends(n: int, rows: int = 8, cols: int = 256) -> jax.Array:
 
 def check(n: int, rows: int = 8, cols: int = 256) -> dict[str, float]:
     """Max abs error of each in-kernel collective against XLA's."""
-    mesh, x = cpu_mesh(n), addends(n, rows, cols)
+    mesh, x = plat.host_mesh(n, AXIS), addends(n, rows, cols)
     return {kind: plat.max_abs_error(in_kernel(kind, x, mesh), by_xla(kind, x, mesh))
             for kind in ("reduce_scatter", "all_reduce")}
 
@@ -315,6 +283,27 @@ def lowerings() -> list[plat.Lowering]:
             for kind, kernel in (("reduce_scatter", reduce_scatter_kernel), ("all_reduce", all_reduce_kernel))]
 
 
+# %% On a TPU: both kernels compiled by Mosaic, on a ring of the chip's one device
+def native(kind: str, dtype: Any = jnp.float32, rows: int = 16, cols: int = 256) -> tuple[Any, Any]:
+    """`kind` compiled for the chip and run on a ring of its one device, and XLA's collective on
+    the same mesh; `(output, reference)`. With one device the rings take no step: what runs is the
+    barrier (each neighbour is this device) and the copy of the device's own block out."""
+    mesh = Mesh(jax.devices()[:1], (AXIS,))
+    x = plat.randn(23, (rows, cols), dtype=dtype)[0]
+    return in_kernel(kind, x, mesh, interpret=False), by_xla(kind, x.astype(jnp.float32), mesh)
+
+
+def chip(runs: int = 20) -> Any:
+    from kernels import _record as rec
+
+    checks = [rec.check(f"{kind} on 1 device", *native(kind, dtype), dtype)
+              for kind in ("reduce_scatter", "all_reduce") for dtype in (jnp.float32, jnp.bfloat16)]
+    notes = ("one chip is a ring of one device: Mosaic compiles both kernels and the barrier runs, but no "
+             "remote copy does; the rings of 2 or more devices stay with the TPU interpreter on host CPU "
+             "devices (python -m kernels.reduce_scatter)",)
+    return rec.Measured(tuple(checks), notes=notes)
+
+
 # %% The lab's run
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -325,14 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.devices < 2:
         p.error("--devices must be at least 2")
-    if not request_cpu_devices(args.devices):
-        if os.environ.get(CHILD_MARKER):
-            print(f"reduce_scatter: could not get {args.devices} host devices", file=sys.stderr)
-            return 1
-        done = rerun_with_devices(args.devices, argv)
-        print(done.stdout, end="")
-        print(done.stderr, end="", file=sys.stderr)
-        return done.returncode
+    if (status := plat.with_host_devices("kernels.reduce_scatter", args.devices, argv)) is not None:
+        return status
     n = args.devices
     print(f"reduce_scatter: {n} addends of ({n * 8}, 256) float32 over a ring of {n} host devices, two rings "
           f"of {n - 1} steps each, in the TPU interpreter (jax {jax.__version__}), since the ring needs {n} "
@@ -345,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         _, how = race_params()
         print(f"  race detector ({how}):")
         for kind, handshake in (("reduce_scatter", True), ("reduce_scatter", False), ("all_reduce", True)):
-            r = races(kind, addends(n), cpu_mesh(n), handshake=handshake)
+            r = races(kind, addends(n), plat.host_mesh(n, AXIS), handshake=handshake)
             seen = "not run" if r.found is None else "races found" if r.found else "no race"
             print(f"    {kind}, {'with' if handshake else 'without'} the free-slot handshake: {seen}; "
                   f"max abs error {r.error:.2e}")

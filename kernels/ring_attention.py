@@ -42,12 +42,9 @@ import contextlib
 import dataclasses
 import functools
 import math
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -61,7 +58,6 @@ from kernels.flash_attention import attend_block, attention_reference, flash_for
 
 # %% One ring step: a flash block, merged by log-sum-exp
 AXIS = "ring"
-CHILD_MARKER = "KERNELS_RING_CHILD"
 
 
 def _block(q, k, v, *, causal: bool, scale: float, block: int):
@@ -239,34 +235,6 @@ def races(mesh: Mesh, q, k, v, *, handshake: bool) -> Races:
     return Races(handshake, found, reports, plat.max_abs_error(out, attention_reference(q, k, v, causal=True)))
 
 
-# %% Host devices for the ring
-def cpu_mesh(n: int) -> Mesh:
-    devices = jax.devices("cpu")
-    if len(devices) < n:
-        raise RuntimeError(f"{n} CPU devices needed, this process has {len(devices)}: start python with "
-                           f"XLA_FLAGS=--xla_force_host_platform_device_count={n}")
-    return Mesh(devices[:n], (AXIS,))
-
-
-def request_cpu_devices(n: int) -> bool:
-    """Ask for n host devices if jax has not started its backends yet; True if that is in effect."""
-    from jax._src import xla_bridge
-
-    if not xla_bridge.backends_are_initialized():
-        jax.config.update("jax_num_cpu_devices", n)
-    return len(jax.devices("cpu")) >= n
-
-
-def rerun_with_devices(n: int, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    """Run this lab in a child python whose XLA_FLAGS give it n host devices."""
-    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={n}".strip()
-    root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu", **{CHILD_MARKER: "1"},
-               PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
-    return subprocess.run([sys.executable, "-m", "kernels.ring_attention", *argv], env=env,
-                          capture_output=True, text=True, check=False)
-
-
 # %% Checked against single-device attention
 @dataclass(frozen=True)
 class Check:
@@ -287,7 +255,7 @@ def inputs(batch: int = 1, heads: int = 2, seq: int = 256, head_dim: int = 32) -
 
 def check(n: int = 4, batch: int = 1, heads: int = 2, seq: int = 256, head_dim: int = 32,
           block: int = 32) -> list[Check]:
-    mesh = cpu_mesh(n)
+    mesh = plat.host_mesh(n, AXIS)
     q, k, v = inputs(batch, heads, seq, head_dim)
     host = jax.devices("cpu")[0]
     out = []
@@ -368,14 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--races", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the in-kernel ring under the race detector, with and without the handshake")
     args = p.parse_args(argv)
-    if not request_cpu_devices(args.devices):
-        if os.environ.get(CHILD_MARKER):
-            print(f"ring_attention: could not get {args.devices} host devices", file=sys.stderr)
-            return 1
-        done = rerun_with_devices(args.devices, argv)
-        print(done.stdout, end="")
-        print(done.stderr, end="", file=sys.stderr)
-        return done.returncode
+    if (status := plat.with_host_devices("kernels.ring_attention", args.devices, argv)) is not None:
+        return status
     print(f"ring_attention: (1, 2, {args.seq}, 32) float32 over a ring of {args.devices} host devices, "
           f"{args.seq // args.devices} rows each: the ppermute ring's flash kernel (blocks 32) in interpret "
           f"mode and the in-kernel ring in the TPU interpreter, since the ring needs {args.devices} devices "
@@ -392,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.races:
         if (lacks := race_params()[1]):
             print(f"  {lacks}")
-        mesh, (q, k, v) = cpu_mesh(args.devices), inputs(seq=args.seq)
+        mesh, (q, k, v) = plat.host_mesh(args.devices, AXIS), inputs(seq=args.seq)
         for handshake in (True, False):
             r = races(mesh, q, k, v, handshake=handshake)
             print(f"  race detector, {'with' if handshake else 'without'} the free-slot handshake: "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,7 +209,7 @@ def check(size: int = 512) -> dict[str, float]:
 
 
 def roofline_svg(blocks: tuple[tuple[int, int, int], ...] = BLOCK_SHAPES,
-                 measured: list[dict[str, Any]] = ()) -> str:  # type: ignore[assignment]
+                 measured: Sequence[Mapping[str, Any]] = ()) -> str:
     """Log-log roofline of every chip, with each block shape's intensity marked; `measured`
     points (a chip record's `extra["points"]`: intensity, TFLOP/s) drawn as squares."""
     svg = Svg(640, 420, "Roofline: tiled matmul block shapes on TPU v5e, H100, H200")

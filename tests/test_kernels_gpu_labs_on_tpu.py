@@ -7,6 +7,7 @@ chip raised an AssertionError in pallas_call_registration.py)."""
 from __future__ import annotations
 
 import re
+import threading
 
 import jax
 import pytest
@@ -75,3 +76,18 @@ def test_a_jax_whose_kernel_prints_no_module_skips_that_rung_saying_so(monkeypat
     monkeypatch.setattr(plgpu, "kernel", lambda body, *, out_type, interpret=None: None)
     with pytest.raises(_gpu.MissingPart, match=r"plgpu.kernel takes no debug="):
         _gpu.mosaic_gpu_debug()
+
+
+def test_on_a_tpu_host_the_interpreters_own_threads_default_to_the_cpu_too(monkeypatch):
+    """The Mosaic GPU interpreter runs each GPU thread's callbacks on threads of its own: with a
+    default device set for the calling thread only, the chip's jax 0.10.2 put their arrays on the
+    TPU ("Barrier remains allocated", then an abort with 12 TPU executables pending)."""
+    monkeypatch.setattr(jax, "default_backend", lambda: "tpu")
+    seen = []
+    before = jax.config.jax_default_device
+    with _gpu.host():
+        thread = threading.Thread(target=lambda: seen.append(jax.config.jax_default_device))
+        thread.start()
+        thread.join()
+    assert seen == [jax.devices("cpu")[0]]
+    assert jax.config.jax_default_device is before

@@ -21,7 +21,7 @@ from kernels import reduce_scatter as lab
 
 @pytest.fixture(scope="module")
 def output() -> str:
-    done = lab.rerun_with_devices(4, ["--devices", "4"])
+    done = plat.rerun_with_devices("kernels.reduce_scatter", 4, ["--devices", "4"])
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

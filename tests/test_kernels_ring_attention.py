@@ -19,7 +19,7 @@ from kernels import ring_attention as lab
 
 @pytest.fixture(scope="module")
 def ring_output() -> str:
-    done = lab.rerun_with_devices(4, ["--devices", "4", "--seq", "256"])
+    done = plat.rerun_with_devices("kernels.ring_attention", 4, ["--devices", "4", "--seq", "256"])
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

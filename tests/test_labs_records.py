@@ -15,7 +15,7 @@ from reader.labs.records import RUNS, read_record, records_of, stale_records
 
 REPO = Path(__file__).resolve().parents[1]
 TPU_LABS = ("first_kernels", "tiled_matmul", "pipelining", "flash_attention", "flash_attention_bwd",
-            "block_sparse", "ring_attention", "autotuned_op")
+            "block_sparse", "ring_attention", "reduce_scatter", "autotuned_op")
 
 
 def test_every_tpu_lab_has_a_committed_passing_record_of_its_current_source():
