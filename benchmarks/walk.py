@@ -14,7 +14,7 @@ depth first from the start function, each function entered once. It prints:
   whose layers place both modules most deeply (`reader.render.recipe.generate` -> `reader.opening` by
   the top contract, `reader.render.source` -> `reader.render.common.urls` by the recipe's), and
   modules in one layer there never climb. While the contracts hold, a call made through an import
-  cannot climb: what can is a method reached through an annotation (a `TYPE_CHECKING` import).
+  cannot climb: what can is a protocol's method implemented above (see below).
 - re-entries, counted apart: steps into a room that is on the current call path below a frame in
   another room (the path left the room and comes back into it). A room is a package folder; a
   module directly in reader/ is a room of its own (reader/errors.py is not in reader/site.py's room);
@@ -29,13 +29,17 @@ through a package's `__init__`), then builtins; `a.b.f` through modules; methods
 in reader (and their reader bases) when the receiver's class is known by name: `self`/`cls`, a
 parameter or `x: C` annotated with one reader class (`C | None` too), `x = C(...)` or `x = f(...)`
 with `f` annotated to return one, a module-level `X = C(...)`, a field or property so annotated
-(`self.project.corpus.open`), `C.m`, `C(...).m`. Calling a reader class enters the class and from it
+(`self.project.corpus.open`), `C.m`, `C(...).m`, an item of a container so annotated (`list[C]`,
+`Sequence[C]`, `Mapping[str, C]`: `for c in cs`, `for k, c in m.items()`, `m.values()`, `m[k]`,
+`m.get(k)`). A method of a reader `Protocol` enters every reader class that has all the protocol's
+methods (the page kinds behind `PageKind`), not the protocol's stub; that is how a call can climb
+while the import contracts hold. Calling a reader class enters the class and from it
 its `__init__`/`__post_init__`/`__new__`. A method on a value the names say comes from outside
 reader (a literal, a parameter annotated `Path` or `list[C]`, an outside call's result) is a call
 outside. Unresolved: calls on values of unknown type (loop variables, items of containers, callables
 held in variables or passed in). Functions handed on as values (to a pool, a registry) are counted,
-not followed; properties read as attributes are not calls; a call through a base class's method (a
-protocol) reaches the base's only.
+not followed; properties read as attributes are not calls; a method of a base class that is no
+protocol is entered in the base, not in its subclasses' overrides.
 
 How `--follow` approximates the flow: an argument passes the value on when it is the value itself,
 not something made from it: a name that carries it, any attribute named NAME (`project.root`,
@@ -163,6 +167,21 @@ def _body_nodes(node: ast.AST) -> Iterator[ast.AST]:
 LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
             ast.SetComp, ast.DictComp, ast.GeneratorExp)
 Names = Callable[[str], "Target | None"]
+SEQUENCES = frozenset({"list", "tuple", "set", "frozenset", "Sequence", "Iterable", "Iterator",
+                       "Collection", "AbstractSet", "MutableSequence", "deque"})
+MAPPINGS = frozenset({"dict", "Mapping", "MutableMapping", "defaultdict", "OrderedDict"})
+PASSING = frozenset({"sorted", "list", "tuple", "reversed", "set", "frozenset"})
+"""Builtins whose result holds the items of their argument."""
+CONTAINED = ("items", "mapping", "pairs")
+"""Targets of containers of a reader class's instances: a sequence, a mapping's values, (key,
+value) pairs."""
+
+
+def _union(annotation: ast.AST) -> list[ast.AST]:
+    """The parts of `A | B | None`."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _union(annotation.left) + _union(annotation.right)
+    return [annotation]
 
 
 def _heads(annotation: ast.AST) -> list[ast.AST]:
@@ -190,6 +209,7 @@ class Index:
         self.keys: dict[int, str] = {}
         """id() of a def or class node -> its key."""
         self.local_scopes: dict[str, dict[str, ast.AST]] = {}
+        self._implementations: dict[str, list[str]] = {}
         for module in modules.values():
             for stmt in _toplevel(module.tree.body):
                 _bind(module.scope, stmt)
@@ -297,7 +317,13 @@ class Index:
         if isinstance(node, ast.Attribute):
             base = self.target(node.value, names)
             return self.attribute_of(base, node.attr) if base else None
+        if isinstance(node, ast.Subscript):
+            base = self.target(node.value, names)
+            return ("instance", base[1]) if base and base[0] in CONTAINED[:2] else None
         if isinstance(node, ast.Call):
+            contained = self._contained(node, names)
+            if contained:
+                return contained
             callee = self.target(node.func, names)
             if callee is None or callee[0] == "module":
                 return None
@@ -310,13 +336,29 @@ class Index:
             return self.annotated(info, returns)
         if isinstance(node, LITERALS):
             return ("external", type(node).__name__)
+        if isinstance(node, ast.BinOp):  # root / "site", "a" + b
+            left = self.target(node.left, names)
+            return left if left and left[0] == "external" else None
+        return None
+
+    def _contained(self, call: ast.Call, names: Names) -> Target | None:
+        """`m.values()`, `m.items()`, `m.get(k)` on a mapping of instances; `sorted(s)`, `list(s)`."""
+        if isinstance(call.func, ast.Attribute):
+            base = self.target(call.func.value, names)
+            if base and base[0] == "mapping":
+                kind = {"values": "items", "items": "pairs", "get": "instance", "pop": "instance"}
+                return (kind[call.func.attr], base[1]) if call.func.attr in kind else None
+        if isinstance(call.func, ast.Name) and call.func.id in PASSING and call.args:
+            if names(call.func.id) == ("external", call.func.id):
+                inner = self.target(call.args[0], names)
+                return inner if inner and inner[0] in ("items", "pairs") else None
         return None
 
     def attribute_of(self, base: Target, attr: str) -> Target | None:
         kind, key = base
         if kind == "module":
             return self.attribute(key, attr)
-        if kind == "external":
+        if kind == "external" or kind in CONTAINED:
             return ("external", f"{key}.{attr}")
         if kind not in ("class", "instance"):
             return None
@@ -360,6 +402,9 @@ class Index:
                 annotation = ast.parse(annotation.value, mode="eval").body
             except SyntaxError:
                 return None
+        contained = self._container(func, annotation)
+        if contained:
+            return contained
         heads = [self.expression_target(func, head) for head in _heads(annotation)]
         classes = {h[1] for h in heads if h and h[0] == "class"}
         if len(classes) == 1 and all(h and h[0] in ("class", "external") for h in heads):
@@ -367,6 +412,44 @@ class Index:
         if heads and all(h and h[0] == "external" for h in heads):
             return ("external", ast.unparse(annotation))
         return None
+
+    def _container(self, func: Func, annotation: ast.AST) -> Target | None:
+        """`list[C]`, `Sequence[C]`, `tuple[C, ...]` as ("items", C); `Mapping[K, C]` as ("mapping", C)."""
+        parts = [p for p in _union(annotation) if not (isinstance(p, ast.Constant) and p.value is None)]
+        if len(parts) != 1 or not isinstance(parts[0], ast.Subscript):
+            return None
+        head = self.expression_target(func, parts[0].value)
+        name = head[1].rpartition(".")[2] if head and head[0] == "external" else ""
+        inner = parts[0].slice
+        args = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        if name in MAPPINGS and len(args) == 2:
+            kind, element = "mapping", args[1]
+        elif name in SEQUENCES and (len(args) == 1 or (name == "tuple" and len(args) == 2 and
+                                                       isinstance(args[1], ast.Constant)
+                                                       and args[1].value is Ellipsis)):
+            kind, element = "items", args[0]
+        else:
+            return None
+        found = self.annotated(func, element)
+        return (kind, found[1]) if found and found[0] == "instance" else None
+
+    def is_protocol(self, cls: str) -> bool:
+        node = self.funcs[cls].node
+        return isinstance(node, ast.ClassDef) and any(
+            ast.unparse(b).split("[")[0].rpartition(".")[2] == "Protocol" for b in node.bases)
+
+    def implementations(self, protocol: str) -> list[str]:
+        """The reader classes (not protocols) with every method a reader protocol names."""
+        if protocol not in self._implementations:
+            node = self.funcs[protocol].node
+            assert isinstance(node, ast.ClassDef)
+            required = [s.name for s in node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+                        and "property" not in _decorators(s) and not s.name.startswith("__")]
+            self._implementations[protocol] = [
+                key for key, info in self.funcs.items()
+                if isinstance(info.node, ast.ClassDef) and key != protocol and required
+                and not self.is_protocol(key) and all(self.member(key, n) for n in required)]
+        return self._implementations[protocol]
 
     def field(self, cls: str, name: str) -> Target | None:
         """An annotated field or property `name` of reader class `cls` (or its bases) as a value."""
@@ -448,15 +531,29 @@ class Body:
         for child in _body_nodes(node):
             if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
                 self._know(child.target.id, index.annotated(func, child.annotation))
-        for child in sorted(_body_nodes(node), key=lambda n: getattr(n, "lineno", 0)):
-            if isinstance(child, ast.Assign | ast.NamedExpr):
-                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        self._know(target.id, self.target(child.value))
+        ordered = sorted(_body_nodes(node), key=lambda n: getattr(n, "lineno", 0))
+        for _ in range(2):  # a comprehension's loop has no line: its names may come later
+            for child in ordered:
+                self._learn(child)
+
+    def _learn(self, child: ast.AST) -> None:
+        """What an assignment or a loop over a container says about the names it binds."""
+        if isinstance(child, ast.Assign | ast.NamedExpr):
+            targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self._know(target.id, self.target(child.value))
+        elif isinstance(child, ast.For | ast.AsyncFor | ast.comprehension):
+            source = self.target(child.iter)
+            target = child.target
+            if source and source[0] == "items" and isinstance(target, ast.Name):
+                self._know(target.id, ("instance", source[1]))
+            if (source and source[0] == "pairs" and isinstance(target, ast.Tuple)
+                    and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)):
+                self._know(target.elts[1].id, ("instance", source[1]))
 
     def _know(self, name: str, target: Target | None) -> None:
-        if target and target[0] in ("instance", "external") and name not in self.known:
+        if target and target[0] in ("instance", "external", *CONTAINED) and name not in self.known:
             self.known[name] = target
 
     def name(self, name: str) -> Target | None:
@@ -469,17 +566,22 @@ class Body:
     def target(self, node: ast.AST) -> Target | None:
         return self.index.target(node, self.name)
 
-    def resolve(self, call: ast.Call) -> Callee | None:
-        """The reader function or class a call enters, or None."""
+    def resolve(self, call: ast.Call) -> list[Callee]:
+        """The reader functions or classes a call enters (a protocol's method: its implementations')."""
         target = self.target(call.func)
         if target is None or target[0] not in ("func", "class", "method"):
-            return None
+            return []
         info = self.index.funcs.get(target[1])
         if info is None:
-            return None
-        if target[0] == "method" and isinstance(call.func, ast.Attribute):
-            return Callee(target[1], "staticmethod" not in _decorators(info.node))
-        return Callee(target[1], bool(info.owner) and "classmethod" in _decorators(info.node))
+            return []
+        if target[0] != "method" or not isinstance(call.func, ast.Attribute):
+            return [Callee(target[1], bool(info.owner) and "classmethod" in _decorators(info.node))]
+        keys = [target[1]]
+        if info.owner and self.index.is_protocol(info.owner):
+            found = (self.index.member(c, call.func.attr)
+                     for c in self.index.implementations(info.owner))
+            keys = [k for k in found if k]
+        return [Callee(k, "staticmethod" not in _decorators(self.index.funcs[k].node)) for k in keys]
 
     def kind(self, call: ast.Call) -> str:
         """"reader", "outside" or "unresolved"."""
@@ -641,15 +743,13 @@ def edges(index: Index, key: str, carriers: frozenset[str] | None, follow: str,
     for call in body.calls():
         counts[body.kind(call)] += 1
         counts["handed"] += body.handed(call)
-        callee = body.resolve(call)
-        if callee is None:
-            continue
-        if flowing is None:
-            found.setdefault(callee.key, frozenset())
-            continue
-        binds = bound(index, call, callee, flowing, follow)
-        if binds or any(carrying(a, flowing, follow) for a in [*call.args, *call.keywords]):
-            found[callee.key] = found.get(callee.key, frozenset()) | binds
+        for callee in body.resolve(call):
+            if flowing is None:
+                found.setdefault(callee.key, frozenset())
+                continue
+            binds = bound(index, call, callee, flowing, follow)
+            if binds or any(carrying(a, flowing, follow) for a in [*call.args, *call.keywords]):
+                found[callee.key] = found.get(callee.key, frozenset()) | binds
     yield from found.items()
 
 

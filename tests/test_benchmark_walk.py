@@ -198,3 +198,44 @@ def test_no_package(tmp_path: Path) -> None:
     done = run_walk("--tree", str(tmp_path))
     assert done.returncode == 2
     assert "no such package folder" in done.stderr
+
+
+def test_a_protocol_dispatches_to_its_implementations(tmp_path: Path) -> None:
+    """A method of a reader Protocol, on items of annotated containers, enters each class that has
+    the protocol's methods (here one in the layer above: a climb the imports never show)."""
+    tree = write_tree(tmp_path)
+    (tree / "reader/low/kinds.py").write_text("""\
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+
+class Kind(Protocol):
+    def make(self) -> str: ...
+
+
+def each(kinds: Sequence[Kind], named: Mapping[str, Kind]):
+    for kind in kinds:
+        kind.make()
+    for _, kind in named.items():
+        kind.make()
+    named["x"].make()
+""")
+    (tree / "reader/top/page.py").write_text("""\
+class PageKind:
+    def make(self) -> str:
+        return "page"
+
+
+class NotAKind:
+    def other(self) -> str:
+        return ""
+""")
+    done = run_walk("--tree", str(tree), "--start", "reader.low.kinds:each", "--follow", "",
+                    "--edges")
+    assert done.returncode == 0, done.stderr
+    assert section(done.stdout, "walk from reader.low.kinds:each, every call:")[0:3] == [
+        "  steps: 1 call edges; 2 functions entered",
+        "  rooms entered: 2 modules in 2 folders",
+        "  climbs back up: 1 to a higher layer; re-entries: 0 into a room the path had left",
+    ]
+    assert "      1  reader.low.kinds -> reader.top.page" in done.stdout.splitlines()
