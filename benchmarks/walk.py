@@ -1,6 +1,7 @@
 """A static walk of reader's calls from `reader.site.build_site`: steps, rooms entered, climbs back up.
 
-    python benchmarks/walk.py [--tree DIR] [--start reader.site:build_site] [--follow root] [--edges]
+    python benchmarks/walk.py [--tree DIR] [--start reader.site:build_site] [--follow root] [--handed]
+                              [--edges]
 
 Reads the package's sources under `--tree` (default: this checkout; any copy works, e.g.
 `git archive 3189c1c | tar -x -C /tmp/before`) with `ast`, imports nothing from them, and walks
@@ -37,8 +38,10 @@ while the import contracts hold. Calling a reader class enters the class and fro
 its `__init__`/`__post_init__`/`__new__`. A method on a value the names say comes from outside
 reader (a literal, a parameter annotated `Path` or `list[C]`, an outside call's result) is a call
 outside. Unresolved: calls on values of unknown type (loop variables, items of containers, callables
-held in variables or passed in). Functions handed on as values (to a pool, a registry) are counted,
-not followed; properties read as attributes are not calls; a method of a base class that is no
+held in variables or passed in). Functions handed on as values (to a pool, a scheduler) are counted,
+and followed only with `--handed` (as edges from the function handing them on; in a `--follow` walk
+when that call passes the value too, entering them with their parameters named like a passed name
+or NAME carrying it); properties read as attributes are not calls; a method of a base class that is no
 protocol is entered in the base, not in its subclasses' overrides.
 
 How `--follow` approximates the flow: an argument passes the value on when it is the value itself,
@@ -596,14 +599,14 @@ class Body:
         found = [n for n in _body_nodes(self.func.node) if isinstance(n, ast.Call)]
         return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
-    def handed(self, call: ast.Call) -> int:
-        """Reader functions passed as arguments (to a pool, a registry): counted, not followed."""
-        count = 0
+    def handed(self, call: ast.Call) -> list[Callee]:
+        """Reader functions passed as arguments (to a pool, a scheduler), to be called later."""
+        found = []
         for arg in [*call.args, *(k.value for k in call.keywords)]:
-            if isinstance(arg, ast.Name | ast.Attribute):
-                target = self.target(arg)
-                count += bool(target and target[0] in ("func", "method"))
-        return count
+            target = self.target(arg) if isinstance(arg, ast.Name | ast.Attribute) else None
+            if target and target[0] in ("func", "method"):
+                found.append(Callee(target[1], target[0] == "method"))
+        return found
 
 
 # --- the flow of one parameter -------------------------------------------------------------------
@@ -725,7 +728,15 @@ class Frame:
     edges: Iterator[tuple[str, frozenset[str]]]
 
 
-def edges(index: Index, key: str, carriers: frozenset[str] | None, follow: str,
+@dataclass(frozen=True)
+class How:
+    follow: str
+    """The followed parameter ("": every call)."""
+    handed: bool
+    """Functions handed on as values are followed as edges too."""
+
+
+def edges(index: Index, key: str, carriers: frozenset[str] | None, how: How,
           counts: Counter[str]) -> Iterator[tuple[str, frozenset[str]]]:
     """The distinct callees a function enters (with `carriers`: the carrying calls only), in order."""
     func = index.funcs[key]
@@ -738,27 +749,33 @@ def edges(index: Index, key: str, carriers: frozenset[str] | None, follow: str,
                 found[entry] = frozenset([*(carriers or ()), *first])
         yield from found.items()
         return
-    body = Body(index, func)
+    body, follow = Body(index, func), how.follow
     flowing = spread(func.node, carriers, follow) if carriers is not None else None
     for call in body.calls():
         counts[body.kind(call)] += 1
-        counts["handed"] += body.handed(call)
+        handed = body.handed(call)
+        counts["handed"] += len(handed)
+        passing = flowing is not None and any(
+            carrying(a, flowing, follow) for a in [*call.args, *call.keywords])
         for callee in body.resolve(call):
-            if flowing is None:
-                found.setdefault(callee.key, frozenset())
-                continue
-            binds = bound(index, call, callee, flowing, follow)
-            if binds or any(carrying(a, flowing, follow) for a in [*call.args, *call.keywords]):
+            binds = bound(index, call, callee, flowing, follow) if flowing is not None else frozenset()
+            if flowing is None or passing or binds:
                 found[callee.key] = found.get(callee.key, frozenset()) | binds
+        for callee in handed if how.handed and (flowing is None or passing) else []:
+            names, kwonly, var, kw = parameters(index, callee)
+            given = {a.id for a in call.args if isinstance(a, ast.Name)} | {follow}
+            binds = frozenset(n for n in [*names, *kwonly, var, kw] if n in given)
+            found[callee.key] = found.get(callee.key, frozenset()) | binds
     yield from found.items()
 
 
-def walk(index: Index, layers: Layers, start: str, follow: str | None = None) -> Walk:
+def walk(index: Index, layers: Layers, start: str, follow: str | None = None,
+         handed: bool = False) -> Walk:
     """Depth first from `start`, each function entered once (see the module's docstring)."""
     result = Walk()
     first: frozenset[str] | None = frozenset([follow]) if follow else None
-    name = follow or ""
-    stack = [Frame(start, edges(index, start, first, name, result.calls))]
+    how = How(follow or "", handed)
+    stack = [Frame(start, edges(index, start, first, how, result.calls))]
     parent: dict[str, str | None] = {start: None}
     depth, deepest = {start: 1}, start
     result.entered.append(start)
@@ -782,7 +799,7 @@ def walk(index: Index, layers: Layers, start: str, follow: str | None = None) ->
         deepest = callee if depth[callee] > depth[deepest] else deepest
         result.entered.append(callee)
         carried = carriers if follow else None
-        stack.append(Frame(callee, edges(index, callee, carried, name, result.calls)))
+        stack.append(Frame(callee, edges(index, callee, carried, how, result.calls)))
     node: str | None = deepest
     while node is not None:
         result.longest.insert(0, node)
@@ -822,7 +839,7 @@ def layout(modules: dict[str, Module], package: str) -> list[str]:
     return lines
 
 
-def report(index: Index, result: Walk, title: str, show_edges: bool) -> list[str]:
+def report(index: Index, result: Walk, title: str, show_edges: bool, handed: bool) -> list[str]:
     modules = {index.funcs[k].module for k in result.entered}
     folders = {index.modules[m].package for m in modules}
     calls = result.calls
@@ -836,7 +853,8 @@ def report(index: Index, result: Walk, title: str, show_edges: bool) -> list[str
         f"{result.order_reentries} into a room entered before",
         f"  calls in the functions entered: {calls['reader']:,} to reader, "
         f"{calls['outside']:,} outside it, {calls['unresolved']:,} unresolved; "
-        f"{calls['handed']:,} reader functions handed on as values (not followed)",
+        f"{calls['handed']:,} reader functions handed on as values "
+        f"({'followed' if handed else 'not followed'})",
         f"  longest path: {len(result.longest)} functions: "
         + " > ".join(k.partition(":")[2] for k in result.longest),
     ]
@@ -850,40 +868,52 @@ def report(index: Index, result: Walk, title: str, show_edges: bool) -> list[str
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, default=ROOT, help="a checkout (default: this one)")
     parser.add_argument("--package", default="reader")
     parser.add_argument("--start", default="reader.site:build_site", help="module:function")
-    parser.add_argument("--follow", default="root", help="the start's parameter to follow ('' for none)")
-    parser.add_argument("--edges", action="store_true", help="list the climbs, the re-entries and (60 at most) the functions entered")
-    args = parser.parse_args(argv)
+    parser.add_argument("--follow", default="root",
+                        help="the start's parameter to follow ('' for none)")
+    parser.add_argument("--handed", action="store_true",
+                        help="follow functions handed on as values (to a pool, a scheduler) too")
+    parser.add_argument("--edges", action="store_true",
+                        help="list the climbs, the re-entries and (60 at most) the functions entered")
+    return parser.parse_args(argv)
+
+
+def _problem(index: Index, args: argparse.Namespace, tree: Path) -> str | None:
+    if args.start not in index.funcs:
+        return f"{args.start} not found under {tree} (pass --start module:function)"
+    start = index.funcs[args.start].node
+    params = [] if isinstance(start, ast.ClassDef) else [
+        a.arg for a in [*start.args.posonlyargs, *start.args.args, *start.args.kwonlyargs]]
+    if args.follow and args.follow not in params:
+        return f"{args.start} has no parameter {args.follow!r} (pass --follow NAME, or '')"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
     tree = args.tree.resolve()
     if not (tree / args.package).is_dir():
         print(f"walk: error: {tree / args.package}: no such package folder", file=sys.stderr)
         return 2
     modules, failed = read_package(tree, args.package)
     index = Index(modules, args.package)
-    if args.start not in index.funcs:
-        print(f"walk: error: {args.start} not found under {tree} (pass --start module:function)",
-              file=sys.stderr)
+    problem = _problem(index, args, tree)
+    if problem:
+        print(f"walk: error: {problem}", file=sys.stderr)
         return 2
     layers = Layers(tree / "pyproject.toml")
     lines = [f"tree: {tree} ({len(modules)} modules, {sum(m.lines for m in modules.values()):,} lines;"
              f" {len(failed)} not parsed{': ' + ', '.join(failed) if failed else ''};"
              f" {len(layers.contracts)} layers contracts)"]
     lines += layout(modules, args.package)
-    lines += report(index, walk(index, layers, args.start), f"walk from {args.start}, every call:",
-                    args.edges)
-    if args.follow:
-        start = index.funcs[args.start].node
-        params = [] if isinstance(start, ast.ClassDef) else [
-            a.arg for a in [*start.args.posonlyargs, *start.args.args, *start.args.kwonlyargs]]
-        if args.follow not in params:
-            print(f"walk: error: {args.start} has no parameter {args.follow!r}", file=sys.stderr)
-            return 2
-        lines += report(index, walk(index, layers, args.start, args.follow),
-                        f"walk from {args.start}, following {args.follow!r}:", args.edges)
+    for follow in ["", args.follow] if args.follow else [""]:
+        title = f"following {follow!r}" if follow else "every call"
+        result = walk(index, layers, args.start, follow or None, args.handed)
+        lines += report(index, result, f"walk from {args.start}, {title}:", args.edges, args.handed)
     print("\n".join(lines))
     return 0
 

@@ -239,3 +239,26 @@ class NotAKind:
         "  climbs back up: 1 to a higher layer; re-entries: 0 into a room the path had left",
     ]
     assert "      1  reader.low.kinds -> reader.top.page" in done.stdout.splitlines()
+
+
+def test_handed_functions(tmp_path: Path) -> None:
+    """A function handed to a pool is counted, and entered only with --handed."""
+    tree = write_tree(tmp_path)
+    (tree / "reader/low/pool.py").write_text("""\
+def run(pool, root):
+    pool.submit(_task, root)
+
+
+def _task(root):
+    return root
+""")
+    args = ("--tree", str(tree), "--start", "reader.low.pool:run", "--follow", "root")
+    plain, handed = run_walk(*args), run_walk(*args, "--handed")
+    assert plain.returncode == handed.returncode == 0, plain.stderr + handed.stderr
+    for title in ("every call", "following 'root'"):
+        steps = section(plain.stdout, f"walk from reader.low.pool:run, {title}:")
+        assert steps[0] == "  steps: 0 call edges; 1 functions entered"
+        assert "1 reader functions handed on as values (not followed)" in steps[4]
+        steps = section(handed.stdout, f"walk from reader.low.pool:run, {title}:")
+        assert steps[0] == "  steps: 1 call edges; 2 functions entered"
+        assert "1 reader functions handed on as values (followed)" in steps[4]
