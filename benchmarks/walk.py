@@ -69,7 +69,6 @@ class Walk:
     """In that order: moves into another room, one entered before."""
 
 
-
 # --- the flow of one parameter -------------------------------------------------------------------
 
 def carrying(expr: ast.AST | None, carriers: frozenset[str], follow: str) -> bool:
