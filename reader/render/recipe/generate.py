@@ -92,7 +92,7 @@ def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | N
         # open: what comes from outside the process (the labs' child, the rule history's reads,
         # git for the previous edition), the pinned files scanned meanwhile
         slow = run.slow(partial(start_slow, corpus, cache, editions=editions, releases=project.releases,
-                                labs=None if older is None else []))
+                                children=project.children, labs=None if older is None else []))
         opened = open_sources(project, corpus, files, run, older, slow, editions)
         # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
         notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \

@@ -37,7 +37,7 @@ from reader.extract import Index
 from reader.extract.index import start_index
 from reader.extract.rulehistory import ReleaseSource, RuleHistory, start_history
 from reader.extract.ruletable import RuleTable
-from reader.labs import ArtifactRun, LabInfo, canonical_lab, load_labs
+from reader.labs import ArtifactRun, LabChildren, LabInfo, canonical_lab, load_labs
 from reader.model import SourceFile
 from reader.progress import Quiet, reporting
 from reader.render.code.highlight import submit_highlighting
@@ -96,14 +96,14 @@ class Started:
 
 
 def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers, editions: Sequence[Corpus],
-               releases: ReleaseSource[Any], labs: list[LabInfo] | None = None) -> Started:
-    """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
-    kernels lowered, when the pins have them) and its rule history (a release an older edition
+               releases: ReleaseSource[Any], children: LabChildren, labs: list[LabInfo] | None = None) -> Started:
+    """Start the slow readers of the project's current edition: its labs' jax run (a child process
+    `children` starts; with the pinned kernels lowered, when the pins have them) and its rule history (a release an older edition
     pins read from `editions`, those editions' files: the project's own older editions, so that a
     warm build finds the history the full build kept; the others from `releases`)."""
     labs = load_labs(corpus.project.root, cache) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
-    artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
+    artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache, children)
     with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
         history = start_history(corpus, workers, releases, cache, editions)
     return Started(labs, artifacts, history, workers)
