@@ -129,6 +129,13 @@ def test_an_import_up_between_render_folders_breaks_the_contract(tmp_path: Path)
     assert "reader.render.common.up -> reader.render.code.view" in out
 
 
+def test_a_type_only_import_up_between_render_folders_breaks_the_contract(tmp_path: Path):
+    """The IR view naming the kinds' `World` for its types alone is an arrow up all the same."""
+    out = _lint_with(tmp_path, "render/ir/up.py", "from typing import TYPE_CHECKING\n\n"
+                     "if TYPE_CHECKING:\n    from reader.render.kind import World\n")
+    assert "reader.render.ir.up -> reader.render.kind" in out
+
+
 @pytest.mark.parametrize("module,opens", [("editions/leak.py", "gitio"), ("extract/leak.py", "releases"),
                                           ("claims/leak.py", "fetch"), ("ir/leak.py", "gitio"),
                                           ("move/leak.py", "fetch"), ("labs/leak.py", "gitio")])

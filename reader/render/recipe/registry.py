@@ -11,10 +11,10 @@ from typing import Any
 
 from reader.labs import LabArtifacts
 from reader.render.article.kind import ARTICLE
+from reader.render.canonical.kind import IR
 from reader.render.changes.kind import CHANGES
 from reader.render.common.model import Asset
 from reader.render.diff.kind import DIFF
-from reader.render.ir.kind import IR
 from reader.render.ir.site import IrPages, canonical_failure
 from reader.render.kind import PageKind, World
 from reader.render.lab.kind import LAB
