@@ -35,7 +35,6 @@ from reader.render.recipe.schedule import Schedule, Started, start_slow
 from reader.render.recipe.world import Opened, Pages, figures_in, figures_of, gather
 from reader.render.search.index import code_lines, code_packs_kept, kept_search_assets
 from reader.render.search.qualified import qualified_names
-from reader.render.source.blame import blame_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -176,7 +175,6 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     assets = registry.site_files(world, ready, notebooks)
     assets += figures.assets(figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
-    assets += blame_assets(world.blame)
     failures = tuple(e for name, r in ready.items()
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]
@@ -196,7 +194,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     out = assemble(track, world.corpus, pages, written, infos, {"Lowering rules": RULES}, assets,
                    warnings, changes)
     counts = tuple(PageCount(kind, pages_cache.rendered[kind], pages_cache.cached[kind])
-                   for kind in ("source", "article"))
+                   for kind in registry.COUNTED)
     pins = world.corpus.pins
     by_id = {id(r.page): r.key for r in rendered if r.key}
     keys = {p.src_uri: key for p in out.pages if (key := by_id.get(id(p)))}
