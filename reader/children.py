@@ -106,7 +106,8 @@ class Children:
 
     def install(self, folder: Path, reqs: Sequence[str]) -> Finished:
         """A venv at `folder` (without pip) and `reqs` installed there by this interpreter's pip,
-        which honours its own settings (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`): pip's run."""
+        which honours its own settings (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`): pip's
+        run, or venv's when that failed."""
         made = self.run([sys.executable, "-m", "venv", "--without-pip", str(folder)])
         if made.code:
             return made

@@ -65,7 +65,7 @@ class Pythons(Protocol):
         ...
 
     def install(self, folder: Path, reqs: Sequence[str]) -> Finished:
-        """A venv at `folder` with `reqs` installed by pip: pip's run."""
+        """A venv at `folder` with `reqs` installed by pip: pip's run (venv's when that failed)."""
         ...
 
     def stream(self, argv: Sequence[str], payload: bytes, env: Mapping[str, str]) -> Stream:
