@@ -1,8 +1,8 @@
 """The project a build opens once, as mkdocs' `load_config` gives one `config` to every stage: each
 edition's pins, lock and verified files (the current one's and each older one's) with the cache they
 are served from, the earlier releases' archives, the project's git history and the child processes
-a build starts as sources. The
-command opens it (`reader.opening.open_project`); no stage after it opens a project again."""
+a build starts as sources. The command opens it (`reader.opening.open_project`); no stage after it
+opens a project again."""
 
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ class OpenedProject:
     colab: ColabSource
     """The repository and commit the lab pages' Colab links name (none known: empty, and why)."""
     children: LabChildren
+    """Starts the labs' child process (`reader.children.Children`)."""
 
     @property
     def current(self) -> Corpus:
