@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kernels import LABS  # noqa: E402
+from reader.children import run_notebook  # noqa: E402
 from reader.labs.notebook import notebook_path  # noqa: E402
-from reader.labs.outputs import run_notebook  # noqa: E402
 
 
 def module_seconds(name: str) -> float:

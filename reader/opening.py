@@ -1,7 +1,8 @@
 """What the commands open, at their end of the work: for `reader build`, the project once
 (`open_project`): each older edition's project read from the project's git history into the cache
 (`checkout`), every edition's files fetched where the cache lacks them; the earlier releases'
-archives (`releases.Archives`) and the project's git history (`GitHistory`) handed down as sources.
+archives (`releases.Archives`), the project's git history (`GitHistory`) and the child processes a
+build starts (`children.Children`) handed down as sources.
 For `reader diff` and serve's review, a side's pins and lock (`load_side`) and the annotations at a
 commit (`articles_at`), from a file or the project's git history. The stages below receive what
 these opened: none of them reads git, fetches or asks the package index."""
@@ -16,6 +17,7 @@ from reader.annotations import Article, load_articles
 from reader.annotations.load import ANNOTATIONS_DIR
 from reader.atomic import atomic_write
 from reader.cache import Cache
+from reader.children import Children
 from reader.corpus import Corpus, Project
 from reader.editions.listing import Edition, editions
 from reader.editions.opened import OpenEdition, OpenedProject
@@ -40,7 +42,8 @@ def open_project(root: Path, cache: Cache) -> OpenedProject:
     with unsaid():
         opened = tuple(OpenEdition(edition, Corpus.open(Project.load(folder), cache, verify=True))
                        for edition, folder in zip(listed, folders, strict=True))
-    return OpenedProject(opened, Archives(root, cache), GitHistory(root, cache), project_colab(root, built_commits))
+    return OpenedProject(opened, Archives(root, cache), GitHistory(root, cache), project_colab(root, built_commits),
+                         Children())
 
 
 def built_commits(root: Path) -> tuple[str, str | None]:

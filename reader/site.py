@@ -213,7 +213,8 @@ def _start_slow(project: OpenedProject, jobs: int | None) -> Started | None:
     the current edition's build starts them first anyway)."""
     if not project.older:
         return None
-    return start_slow(project.current, project.cache, Workers(jobs), project.older_corpora(), project.releases)
+    return start_slow(project.current, project.cache, Workers(jobs), project.older_corpora(), project.releases,
+                      project.children)
 
 
 def _older_editions(project: OpenedProject, jobs: int | None,

@@ -111,14 +111,15 @@ def test_the_folders_contract_places_every_folder_under_render():
     assert here == layered((ROOT / "pyproject.toml").read_text(), "render-folders")
 
 
-def _lint_with(tmp_path: Path, module: str, text: str) -> str:
-    """lint-imports' report on a copy of the tree with `module` (`render/common/up.py`) added."""
+def _lint_with(tmp_path: Path, module: str, text: str, exit_code: int = 1) -> str:
+    """lint-imports' report on a copy of the tree with `module` (`render/common/up.py`) added; its
+    exit code must be `exit_code` (1: a contract broken)."""
     shutil.copytree(ROOT / "reader", tmp_path / "reader", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "reader" / module).write_text(text)
     done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
-    assert done.returncode == 1, done.stdout[-3000:]
+    assert done.returncode == exit_code, done.stdout[-3000:]
     return done.stdout
 
 
@@ -126,6 +127,13 @@ def test_an_import_up_between_render_folders_breaks_the_contract(tmp_path: Path)
     """A module of `common/` importing the code view (an arrow up) fails lint-imports."""
     out = _lint_with(tmp_path, "render/common/up.py", "from reader.render.code import view\n")
     assert "reader.render.common.up -> reader.render.code.view" in out
+
+
+def test_a_type_only_import_up_between_render_folders_breaks_the_contract(tmp_path: Path):
+    """The IR view naming the kinds' `World` for its types alone is an arrow up all the same."""
+    out = _lint_with(tmp_path, "render/ir/up.py", "from typing import TYPE_CHECKING\n\n"
+                     "if TYPE_CHECKING:\n    from reader.render.kind import World\n")
+    assert "reader.render.ir.up -> reader.render.kind" in out
 
 
 @pytest.mark.parametrize("module,opens", [("editions/leak.py", "gitio"), ("extract/leak.py", "releases"),
@@ -137,6 +145,31 @@ def test_a_module_doing_io_in_the_middle_breaks_the_contract(tmp_path: Path, mod
     out = _lint_with(tmp_path, module, f"def read():\n    from reader import {opens}\n    return {opens}\n")
     leak = "reader." + module.removesuffix(".py").replace("/", ".")
     assert "I/O at the two ends" in out and f"{leak} -> reader.{opens}" in out
+
+
+@pytest.mark.parametrize("module,text,imported", [
+    ("claims/leak.py", "import subprocess\n", "subprocess"),
+    ("labs/leak.py", "def run(argv):\n    import subprocess\n    return subprocess.run(argv)\n", "subprocess"),
+    ("move/leak.py", "from reader.children import Children\n", "reader.children"),
+    ("labs/leak.py", "def run(nb):\n    from nbclient import NotebookClient\n    return NotebookClient(nb)\n", "nbclient"),
+    ("extract/leak.py", "from urllib.request import urlopen\n", "urllib"),
+    ("editions/leak.py", "import venv\n", "venv"),
+    ("ir/leak.py", "import socket\n", "socket"),
+])
+def test_a_module_starting_a_process_in_the_middle_breaks_the_contract(tmp_path: Path, module: str, text: str,
+                                                                        imported: str):
+    """A stage between the ends that starts a process (a child, pip's venv, a notebook's kernel) or
+    opens a connection itself, rather than asking what the command handed it, fails lint-imports."""
+    out = _lint_with(tmp_path, module, text)
+    leak = "reader." + module.removesuffix(".py").replace("/", ".")
+    assert "I/O at the two ends" in out and f"{leak} -> {imported}" in out
+
+
+def test_a_module_in_the_middle_that_is_handed_its_children_keeps_the_contracts(tmp_path: Path):
+    """The same stage asking a `Pythons` it was handed (what claims/ does) keeps every contract."""
+    _lint_with(tmp_path, "claims/handed.py", "from reader.claims.env import Pythons\n\n\n"
+               "def run(pythons: Pythons, argv: list[str]) -> int:\n    return pythons.run(argv).code\n",
+               exit_code=0)
 
 
 def test_a_package_the_layers_leave_out_is_named(tmp_path: Path):

@@ -3,17 +3,20 @@ in the cache, and `reader check --run` reporting a failing one at its YAML line.
 
 from __future__ import annotations
 
-import subprocess
+import json
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
 from reader.annotations.load import load_file
 from reader.cache import Cache
-from reader.claims.env import Env, label
+from reader.children import Children
+from reader.claims.env import Env, Finished, environment, label
 from reader.claims.run import Spec, run_claims
 from reader.cli import main
+from reader.errors import InputError
 from reader.pins import load_pins
 from tests.annotations_project import pin_project, write_annotation
 from tests.conftest import REPO_ROOT
@@ -31,6 +34,7 @@ NOTE = """notes:
       {answer}
 """
 HERE = Env(sys.executable, (("python", sys.version),), "this Python")
+CHILDREN = Children()
 
 
 def article(answer: str = "3") -> str:
@@ -74,7 +78,7 @@ def test_claims_run_in_one_child_with_their_expected_and_actual_output(tmp_path)
     good, bad = spec(">>> sum([1, 2])\n3\n"), spec(">>> x = 2\n>>> x * 2\n5\n")
     raises = spec(">>> int('q')\nTraceback (most recent call last):\nValueError: invalid literal"
                   " for int() with base 10: 'q'\n")
-    out = run_claims([good, bad, raises], HERE, "pins", None, timeout=60)
+    out = run_claims([good, bad, raises], HERE, "pins", None, timeout=60, pythons=CHILDREN)
     assert [o.ok for o in out] == [True, False, True]
     failed = out[1].first_failure()
     assert (failed.line, failed.source, failed.want, failed.got) == (1, "x * 2\n", "5\n", "4\n")
@@ -82,22 +86,76 @@ def test_claims_run_in_one_child_with_their_expected_and_actual_output(tmp_path)
 
 def test_a_claim_past_its_time_limit_fails_and_the_batch_goes_on(tmp_path):
     slow, after = spec(">>> time.sleep(30)\n"), spec(">>> 6 * 7\n42\n")
-    out = run_claims([slow, after], HERE, "pins", None, timeout=2)
+    out = run_claims([slow, after], HERE, "pins", None, timeout=2, pythons=CHILDREN)
     assert (out[0].ok, out[0].error) == (False, "timed out after 2 s")
     assert out[1].ok
 
 
-def test_a_warm_run_reads_every_outcome_from_the_cache(tmp_path, monkeypatch):
+def test_a_warm_run_reads_every_outcome_from_the_cache(tmp_path):
     cache = Cache(tmp_path / "cache")
     claims = [spec(">>> 6 * 7\n42\n"), spec(">>> 6 * 7\n41\n")]
-    cold = run_claims(claims, HERE, "pins", cache, timeout=60)
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a warm run started a process")
-
-    monkeypatch.setattr(subprocess, "Popen", refuse)
-    assert run_claims(claims, HERE, "pins", cache, timeout=60) == cold
+    cold = run_claims(claims, HERE, "pins", cache, timeout=60, pythons=CHILDREN)
+    assert run_claims(claims, HERE, "pins", cache, timeout=60, pythons=Refusing()) == cold
     assert [o.ok for o in cold] == [True, False]
+
+
+class Refusing:
+    """A `Pythons` that starts nothing."""
+
+    def run(self, argv: Sequence[str]) -> Finished:
+        raise AssertionError(f"started {argv}")
+
+    def install(self, folder: Path, reqs: Sequence[str]) -> Finished:
+        raise AssertionError(f"installed {reqs}")
+
+    def stream(self, argv: Sequence[str], payload: bytes, env: Mapping[str, str]):
+        raise AssertionError(f"started {argv}")
+
+
+class Pip(Refusing):
+    """A `Pythons` whose pip installs `reqs` (a venv's `bin/python` and what it says it has), or fails
+    with `error`; what it was asked is kept in `asked`."""
+
+    def __init__(self, error: str = "") -> None:
+        self.error, self.asked, self.has = error, [], {}
+
+    def install(self, folder: Path, reqs: Sequence[str]) -> Finished:
+        self.asked.append(("install", folder.name, tuple(reqs)))
+        (folder / "bin").mkdir(parents=True)  # the venv, made before pip runs
+        if self.error:
+            return Finished(1, "", f"Collecting it\n{self.error}\n")
+        (folder / "bin" / "python").write_text("")
+        self.has = dict(r.split("==") for r in reqs)
+        return Finished(0, "", "")
+
+    def run(self, argv: Sequence[str]) -> Finished:
+        self.asked.append(("run", Path(argv[0]).parent.parent.name, tuple(argv[-2:])))
+        return Finished(0, json.dumps({n: self.has.get(n, "") for n in argv[4:]}), "")
+
+
+def pinned(release: str):
+    from reader.pins import Pin
+
+    return {"jax": Pin("jax", "https://example.com/jax.git", "a" * 40, ("jax",), release=release)}
+
+
+def test_a_venv_is_made_through_the_pythons_the_command_hands_in_once(tmp_path):
+    cache, pip = Cache(tmp_path / "cache"), Pip()
+    env = environment(pinned("jax==0.0.1"), cache, pip)
+    [(verb, folder, reqs), *_] = pip.asked
+    assert (verb, reqs) == ("install", ("jax==0.0.1",)) and ".tmp-" in folder  # made aside, moved whole
+    assert env.python == str(tmp_path / "cache" / "envs" / folder.split(".tmp-")[0] / "bin" / "python")
+    assert ("jax", "0.0.1") in env.versions and env.label == "jax 0.0.1"
+    asked = len(pip.asked)
+    assert environment(pinned("jax==0.0.1"), cache, pip) == env  # made once: asked its versions only
+    assert [a[0] for a in pip.asked[asked:]] == ["run"]
+
+
+def test_pip_failing_to_install_the_pins_is_an_input_error_at_pins_toml(tmp_path):
+    with pytest.raises(InputError) as e:
+        environment(pinned("jax==0.0.1"), Cache(tmp_path / "cache"), Pip("ERROR: No matching distribution"))
+    assert str(e.value).startswith("pins.toml: pip cannot install jax==0.0.1: Collecting it ERROR: No matching")
+    assert not list((tmp_path / "cache" / "envs").iterdir())  # nothing half-made left
 
 
 def test_the_label_names_the_pinned_releases():

@@ -19,10 +19,11 @@ import nbformat
 import pytest
 
 from kernels import LABS as REGISTRY
+from reader.children import run_notebook
 from reader.cli import main as reader
 from reader.labs.colab import NO_REPOSITORY, colab_url, github_url, origin_url, project_colab
 from reader.labs.notebook import notebook_path
-from reader.labs.outputs import has_outputs, printed, run_notebook
+from reader.labs.outputs import has_outputs, printed
 from reader.opening import built_commits
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reader.cache import Cache
+from reader.children import Children
 from reader.extract import index_from_sources
 from reader.labs import Artifact, ArtifactRun, LabArtifacts, load_labs
 from reader.render.common.docs import source_resolver
@@ -108,11 +109,11 @@ def test_artifacts_run_once_then_come_from_the_cache(tmp_path):
     toy = labs[0]
     assert toy.exercises == (("pkg/core.py", "BlockSpec"), ("pkg/core.py", "Missing"))
     cache = Cache(tmp_path / "cache")
-    first = ArtifactRun(root, labs, cache).results()
+    first = ArtifactRun(root, labs, cache, Children()).results()
     assert [a.name for a in first["toy"].files] == ["toy.txt", "toy.svg"]
     assert first["toy"].files[0].data == b"a < b\nkernels/toy.py:12:5\n"
     assert "RuntimeError: no chip here" in first["broken"].error
-    again = ArtifactRun(root, labs, cache)
+    again = ArtifactRun(root, labs, cache, Children())
     assert again.proc is not None  # the failed lab is tried again; the good one is a cache hit
     assert again.results()["toy"] == first["toy"]
 

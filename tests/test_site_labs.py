@@ -165,7 +165,7 @@ def test_an_exercise_that_is_not_in_the_pinned_files_is_located_at_its_line(proj
 
 def test_a_build_stopped_midway_ends_the_labs_run_it_started(project, monkeypatch):
     """Ctrl-C (or any failure) after the labs' child started: the child ended, its folder gone."""
-    from reader.render.recipe import generate
+    from reader.render.recipe import generate, schedule
 
     runs = []
 
@@ -176,8 +176,8 @@ def test_a_build_stopped_midway_ends_the_labs_run_it_started(project, monkeypatc
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    real = generate.start_slow
-    monkeypatch.setattr(generate, "start_slow", start_slow)
+    real = schedule.start_slow
+    monkeypatch.setattr(schedule, "start_slow", start_slow)
     monkeypatch.setattr(generate, "gather", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_site(project, jobs=1)

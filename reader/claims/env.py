@@ -1,5 +1,7 @@
 """The Python environment claims run in: the running interpreter when it has the pinned releases
-installed, else a virtual environment reader makes under the cache (`envs/`) with pip."""
+installed, else a virtual environment made under the cache (`envs/`) with pip. The child processes
+(a venv's versions asked, the venv made, the claims' batches) are the command's `Pythons`
+(`reader.children.Children`), handed in: nothing here starts a process."""
 
 from __future__ import annotations
 
@@ -7,12 +9,11 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from reader.cache import Cache
 from reader.errors import InputError, Location
@@ -22,6 +23,55 @@ from reader.progress import say
 CHILD = Path(__file__).with_name("child.py")
 COMPANIONS = {"jax": ("jaxlib",)}
 """Distributions installed with a pinned release whose version a claim's outcome depends on."""
+
+
+class Finished(NamedTuple):
+    """A child process run to its end: its exit status and what it printed."""
+
+    code: int
+    out: str
+    err: str
+
+    def tail(self, lines: int = 3) -> str:
+        """The last `lines` lines it printed (stderr, else stdout), joined."""
+        return " ".join((self.err or self.out).strip().splitlines()[-lines:])
+
+
+class Stream(Protocol):
+    """A child fed its input, read a line at a time (`reader.children.Stream`)."""
+
+    def line(self, deadline: float) -> bytes | None:
+        """Its next line (b"" at its end), or None when `deadline` (`time.monotonic`) passes first."""
+        ...
+
+    def code(self) -> int | None:
+        """Its exit status, None while it runs."""
+        ...
+
+    def tail(self) -> str:
+        """What it wrote to stderr."""
+        ...
+
+    def close(self) -> None:
+        """Kill it (if it still runs) and remove what it was given."""
+        ...
+
+
+class Pythons(Protocol):
+    """The child processes claims need, started by the command (`reader.children.Children`)."""
+
+    def run(self, argv: Sequence[str]) -> Finished:
+        """`argv` run to its end."""
+        ...
+
+    def install(self, folder: Path, reqs: Sequence[str]) -> Finished:
+        """A venv at `folder` with `reqs` installed by pip: pip's run (venv's when that failed)."""
+        ...
+
+    def stream(self, argv: Sequence[str], payload: bytes, env: Mapping[str, str]) -> Stream:
+        """`argv` started in a folder of its own, `payload` on its stdin, `env` on top of this
+        process's environment."""
+        ...
 
 
 class Installed(NamedTuple):
@@ -81,10 +131,13 @@ def _here(names: list[str]) -> dict[str, str]:
     return out
 
 
-def _there(python: str, names: list[str]) -> dict[str, str]:
-    done = subprocess.run([python, "-I", str(CHILD), "--versions", *names], capture_output=True,
-                          text=True, check=True)
-    return json.loads(done.stdout)
+def _there(python: str, names: list[str], pythons: Pythons) -> dict[str, str]:
+    done = pythons.run([python, "-I", str(CHILD), "--versions", *names])
+    if done.code:
+        folder = Path(python).parents[1]
+        raise InputError(f"the environment {folder} cannot say what it has installed: {done.tail()}",
+                         Location("pins.toml"), f"remove {folder} and run again")
+    return json.loads(done.out)
 
 
 def _env(python: str, found: dict[str, str], reqs: tuple[str, ...], py: str) -> Env:
@@ -92,11 +145,11 @@ def _env(python: str, found: dict[str, str], reqs: tuple[str, ...], py: str) -> 
     return Env(python, versions, _label(reqs))
 
 
-def environment(pins: Mapping[str, Pin], cache: Cache) -> Env:
+def environment(pins: Mapping[str, Pin], cache: Cache, pythons: Pythons) -> Env:
     """An environment with every pin's release installed: this interpreter when it has them,
-    else a venv under the cache, made once (pip honours its own settings: `PIP_INDEX_URL`,
-    `PIP_FIND_LINKS`, `PIP_NO_INDEX`)."""
-    found = installed(pins, cache)
+    else a venv under the cache, made once by `pythons` (pip honours its own settings:
+    `PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`)."""
+    found = installed(pins, cache, pythons)
     if found is not None:
         return found
     reqs = releases(pins)
@@ -104,11 +157,11 @@ def environment(pins: Mapping[str, Pin], cache: Cache) -> Env:
     with cache.locked(f"env-{folder.name}"):
         if not (folder / ".complete").is_file():
             say(f"making a Python environment with {', '.join(reqs)} ({folder})")
-            _make(folder, reqs)
-    return _checked(folder, reqs)
+            _make(folder, reqs, pythons)
+    return _checked(folder, reqs, pythons)
 
 
-def installed(pins: Mapping[str, Pin], cache: Cache) -> Env | None:
+def installed(pins: Mapping[str, Pin], cache: Cache, pythons: Pythons) -> Env | None:
     """The environment `environment` gives when it is there already (None when a venv would have
     to be made): what the outcomes kept in the cache are keyed by."""
     reqs = releases(pins)
@@ -116,7 +169,7 @@ def installed(pins: Mapping[str, Pin], cache: Cache) -> Env | None:
     if all(here[n] == v for n, v in _wanted(reqs).items()):
         return _env(sys.executable, here, reqs, _py())
     folder = _folder(reqs, cache)
-    return _checked(folder, reqs) if (folder / ".complete").is_file() else None
+    return _checked(folder, reqs, pythons) if (folder / ".complete").is_file() else None
 
 
 def _py() -> str:
@@ -128,11 +181,11 @@ def _folder(reqs: tuple[str, ...], cache: Cache) -> Path:
     return cache.root / "envs" / key
 
 
-def _checked(folder: Path, reqs: tuple[str, ...]) -> Env:
+def _checked(folder: Path, reqs: tuple[str, ...], pythons: Pythons) -> Env:
     """The venv at `folder`, which must have `reqs` installed."""
     names = _names(reqs)
     python = folder / "bin" / "python"
-    found = _there(str(python), names)
+    found = _there(str(python), names, pythons)
     wrong = {n: found.get(n, "") for n, v in _wanted(reqs).items() if found.get(n) != v}
     if wrong:
         raise InputError(f"the environment {folder} has {wrong} installed, not {', '.join(reqs)}",
@@ -140,19 +193,14 @@ def _checked(folder: Path, reqs: tuple[str, ...]) -> Env:
     return _env(str(python), found, reqs, _py())
 
 
-def _make(folder: Path, reqs: tuple[str, ...]) -> None:
-    """A venv at `folder` with `reqs` installed by this interpreter's pip, moved into place whole."""
+def _make(folder: Path, reqs: tuple[str, ...], pythons: Pythons) -> None:
+    """A venv at `folder` with `reqs` installed (`pythons.install`), moved into place whole."""
     temp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}")
     shutil.rmtree(temp, ignore_errors=True)
     try:
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(temp)], check=True,
-                       capture_output=True)
-        done = subprocess.run([sys.executable, "-m", "pip", "--python", str(temp / "bin" / "python"),
-                               "install", "--disable-pip-version-check", "--quiet", *reqs],
-                              capture_output=True, text=True)
-        if done.returncode:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            raise InputError(f"pip cannot install {', '.join(reqs)}: {' '.join(tail)}",
+        done = pythons.install(temp, reqs)
+        if done.code:
+            raise InputError(f"pip cannot install {', '.join(reqs)}: {done.tail()}",
                              Location("pins.toml"), "check the pins' `release` and the package "
                              "index (PIP_INDEX_URL)")
         (temp / ".complete").write_text(json.dumps(reqs))

@@ -1,15 +1,11 @@
 """Running claims: batches in child processes (jax imported once per batch), a time limit per
 claim, and each outcome kept in the cache by the claim's text, the pinned blobs and the installed
-versions (a warm run starts no process)."""
+versions (a warm run starts no process). The child processes are the command's (`env.Pythons`)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import select
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -17,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reader.cache import Cache
-from reader.claims.env import CHILD, Env
+from reader.claims.env import CHILD, Env, Pythons
 from reader.pins import LockEntry
 from reader.progress import say
 
@@ -98,9 +94,10 @@ def _as_json(o: Outcome) -> dict[str, Any]:
 
 
 def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, timeout: float,
-               jobs: int = 1) -> list[Outcome]:
+               pythons: Pythons, jobs: int = 1) -> list[Outcome]:
     """Each claim's outcome in `env`, in order: from the cache, or run in `jobs` child processes
-    (a claim that runs past `timeout` seconds fails, and its batch goes on in a new process)."""
+    that `pythons` starts (a claim that runs past `timeout` seconds fails, and its batch goes on in
+    a new process)."""
     keys = [key_of(s, env, pins) for s in specs]
     found: dict[str, Outcome] = {}
     for key in dict.fromkeys(keys):
@@ -112,7 +109,7 @@ def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, 
         say(f"running {len(todo)} claim{'s' if len(todo) != 1 else ''} at {env.label}")
         batches = [list(todo.items())[i::max(1, jobs)] for i in range(max(1, jobs))]
         ran: dict[str, Outcome] = {}
-        threads = [threading.Thread(target=lambda b=b: ran.update(_run_batch(b, env, timeout)))
+        threads = [threading.Thread(target=lambda b=b: ran.update(_run_batch(b, env, timeout, pythons)))
                    for b in batches if b]
         for t in threads:
             t.start()
@@ -125,63 +122,41 @@ def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, 
     return [found[k] for k in keys]
 
 
-def _run_batch(batch: list[tuple[str, Spec]], env: Env, timeout: float) -> dict[str, Outcome]:
+def _run_batch(batch: list[tuple[str, Spec]], env: Env, timeout: float,
+               pythons: Pythons) -> dict[str, Outcome]:
     """Run a batch in one child; one that stops (a time limit, a crash) is restarted on the rest."""
     out: dict[str, Outcome] = {}
     left = list(batch)
     while left:
-        out.update(_child(left, env, timeout))
+        out.update(_child(left, env, timeout, pythons))
         left = [(k, s) for k, s in left if k not in out]
     return out
 
 
-def _child(batch: list[tuple[str, Spec]], env: Env, timeout: float) -> dict[str, Outcome]:
+def _child(batch: list[tuple[str, Spec]], env: Env, timeout: float, pythons: Pythons) -> dict[str, Outcome]:
     payload = json.dumps([{"key": k, "name": s.name, "setup": s.setup, "text": s.text}
                           for k, s in batch])
     out: dict[str, Outcome] = {}
-    with tempfile.TemporaryDirectory(prefix="reader-claims-") as work, \
-            tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([env.python, "-I", str(CHILD)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=err, cwd=work,
-                                env={**os.environ, "JAX_PLATFORMS": "cpu"})
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(payload.encode())
-        proc.stdin.close()
-        running, deadline, buffer = batch[0][0], time.monotonic() + timeout, b""
-        try:
-            while True:
-                line, buffer = _line(proc.stdout.fileno(), buffer, deadline)
-                if line is None:  # the time limit: the claim fails, the rest go to a new child
-                    out[running] = Outcome(False, error=f"timed out after {timeout:g} s")
+    child = pythons.stream([env.python, "-I", str(CHILD)], payload.encode(), {"JAX_PLATFORMS": "cpu"})
+    running, deadline = batch[0][0], time.monotonic() + timeout
+    try:
+        while True:
+            line = child.line(deadline)
+            if line is None:  # the time limit: the claim fails, the rest go to a new child
+                out[running] = Outcome(False, error=f"timed out after {timeout:g} s")
+                break
+            if not line:
+                tail = child.tail().strip().splitlines()[-3:]
+                out[running] = Outcome(False, error=f"its process exited ({child.code()}): "
+                                                    + " | ".join(tail))
+                break
+            event = json.loads(line)
+            if "start" in event:
+                running, deadline = event["start"], time.monotonic() + timeout
+            else:
+                out[event["result"]["key"]] = _outcome(event["result"])
+                if len(out) == len(batch):
                     break
-                if not line:
-                    err.seek(0)
-                    tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
-                    out[running] = Outcome(False, error=f"its process exited ({proc.poll()}): "
-                                                        + " | ".join(tail))
-                    break
-                event = json.loads(line)
-                if "start" in event:
-                    running, deadline = event["start"], time.monotonic() + timeout
-                else:
-                    out[event["result"]["key"]] = _outcome(event["result"])
-                    if len(out) == len(batch):
-                        break
-        finally:
-            proc.kill()
-            proc.wait()
+    finally:
+        child.close()
     return out
-
-
-def _line(fd: int, buffer: bytes, deadline: float) -> tuple[bytes | None, bytes]:
-    """The next line from `fd` (b"" at its end), or None when `deadline` passes first."""
-    while b"\n" not in buffer:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-            return None, buffer
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return b"", buffer
-        buffer += chunk
-    line, _, rest = buffer.partition(b"\n")
-    return line, rest

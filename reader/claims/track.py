@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from reader.annotations.model import Article, Claim, Problem, Severity
 from reader.cache import Cache
-from reader.claims.env import environment, label
+from reader.claims.env import Pythons, environment, label
 from reader.claims.run import KIND, Outcome, Spec, key_of, pins_digest, run_claims
 from reader.corpus import Project
 from reader.errors import Location
@@ -95,16 +95,17 @@ class Checked:
 
 
 def run_track(articles: Sequence[Article], project: Project, cache: Cache, timeout: float,
-              jobs: int) -> Checked:
-    """Every claim of the track run at the project's pins (from the cache when it can)."""
+              jobs: int, pythons: Pythons) -> Checked:
+    """Every claim of the track run at the project's pins (from the cache when it can; else in the
+    child processes `pythons` starts)."""
     started = time.monotonic()
     claims = claims_of(articles)
     if not claims:
         return Checked(label(project.pins), (), 0, 0.0)
-    env = environment(project.pins, cache)
+    env = environment(project.pins, cache, pythons)
     digest = pins_digest(project.locks)
     specs = [c.spec for c in claims]
     misses = sum(1 for s in dict.fromkeys(specs) if not cache.get_kept_json(KIND, key_of(s, env, digest)))
-    outcomes = run_claims(specs, env, digest, cache, timeout, jobs)
+    outcomes = run_claims(specs, env, digest, cache, timeout, pythons, jobs)
     return Checked(env.label, tuple(map(ClaimResult._make, zip(claims, outcomes, strict=True))), misses,
                    time.monotonic() - started)

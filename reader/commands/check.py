@@ -55,11 +55,12 @@ def _run_claims(root: Path, report: checking.CheckReport, cache: Cache,
                 args: argparse.Namespace) -> checking.CheckReport:
     """The report with a finding for each claim that fails at the pins."""
     from reader.annotations.load import load_articles
+    from reader.children import Children
     from reader.claims.track import run_track
 
     project = Project.load(root)
     checked = run_track(load_articles(root, cache), project, cache, args.claim_timeout,
-                        max(1, args.jobs))
+                        max(1, args.jobs), Children())
     print(checked.summary(), file=sys.stderr)
     problems = checking.ordered([*report.problems, *checked.problems()])
     return replace(report, problems=problems, claims=len(checked.results))

@@ -50,6 +50,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from reader.children import Children
     from reader.move.compare import ClaimRuns, diff_sides
     from reader.move.printers import PRINTERS
     from reader.move.sides import is_rev_spec
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--record reads the old annotations from git, so OLD must be REV:pins.toml",
                          Location(args.old), "e.g. reader diff HEAD~3:pins.toml --record moves/x.json")
     cache = Cache()
-    claims = None if args.no_claims else ClaimRuns(args.claim_timeout, max(1, args.jobs))
+    claims = None if args.no_claims else ClaimRuns(Children(), args.claim_timeout, max(1, args.jobs))
     report = diff_sides(root, old, new, cache, claims=claims, figures=unreadable)
     sys.stdout.write(PRINTERS[args.format](report))
     if args.record:

@@ -76,7 +76,7 @@ def _executed(wanted: dict[str, str], paths: list[str]) -> dict[str, str]:
     reported at its notebook, nothing written."""
     from nbclient.exceptions import CellExecutionError
 
-    from reader.labs.outputs import executed_text
+    from reader.children import executed_text
 
     out = {}
     for path in paths:

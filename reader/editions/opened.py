@@ -1,7 +1,8 @@
 """The project a build opens once, as mkdocs' `load_config` gives one `config` to every stage: each
 edition's pins, lock and verified files (the current one's and each older one's) with the cache they
-are served from, the earlier releases' archives and the project's git history as sources. The
-command opens it (`reader.opening.open_project`); no stage after it opens a project again."""
+are served from, the earlier releases' archives, the project's git history and the child processes
+a build starts as sources. The command opens it (`reader.opening.open_project`); no stage after it
+opens a project again."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.editions.listing import Edition
 from reader.extract.rulehistory import ReleaseSource
+from reader.labs import LabChildren
 from reader.labs.colab import ColabSource
 from reader.pins import LockEntry, Pin
 
@@ -41,13 +43,16 @@ class OpenEdition:
 class OpenedProject:
     """Every edition of the project (the current one first), and where what a build reads later
     comes from: `releases` (the rule history's earlier releases), `history` (the previous edition's
-    pins and notes); and what the project's git checkout says of itself (`colab`)."""
+    pins and notes), `children` (the labs' child process); and what the project's git checkout says
+    of itself (`colab`)."""
 
     editions: tuple[OpenEdition, ...]
     releases: ReleaseSource[Any]
     history: ProjectHistory
     colab: ColabSource
     """The repository and commit the lab pages' Colab links name (none known: empty, and why)."""
+    children: LabChildren
+    """Starts the labs' child process (`reader.children.Children`)."""
 
     @property
     def current(self) -> Corpus:

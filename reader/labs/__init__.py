@@ -1,8 +1,9 @@
 """The labs (`kernels/`) as the site shows them: registry, docstrings, and build-time artifacts.
 
 A lab's artifacts (jaxprs, MLIR, a roofline or a timeline) are produced by running its
-`artifacts(out_dir)` in one child process for all labs that need it, and cached by the hash of the
-lab's file and the `kernels/` helpers it shares, so an unchanged lab never runs again.
+`artifacts(out_dir)` in one child process for all labs that need it (started by the command's
+`LabChildren`, `reader.children.Children`), and cached by the hash of the lab's file and the
+`kernels/` helpers it shares, so an unchanged lab never runs again.
 """
 
 from __future__ import annotations
@@ -16,15 +17,12 @@ import importlib.util
 import json
 import os
 import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from reader import __version__
 from reader.cache import Cache, blob_sha
@@ -273,11 +271,38 @@ def _runtime() -> str:
     return f"{hashlib.sha1(runner).hexdigest()}:{':'.join(versions)}"
 
 
-class ArtifactRun:
-    """Artifacts from the cache, and one child process (started at once) for the rest."""
+class Running(Protocol):
+    """A child process started now (`reader.children.Running`)."""
 
-    def __init__(self, root: Path, labs: list[LabInfo], cache: Cache | None):
-        self.root, self.cache = root, cache
+    def wait(self, timeout: float) -> str | None:
+        """What it printed once it ended; None when it ran past `timeout` seconds (it is killed)."""
+        ...
+
+    def kill(self) -> None:
+        ...
+
+
+class LabChildren(Protocol):
+    """The child process the labs' artifacts come from, and the folder it writes, as the command
+    starts and makes them (`reader.children.Children`)."""
+
+    def folder(self, prefix: str) -> Path:
+        """A new temporary folder for the child to write into."""
+        ...
+
+    def remove(self, folder: Path) -> None:
+        ...
+
+    def start(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Running:
+        """`argv` started in `cwd`, `env` on top of this process's environment."""
+        ...
+
+
+class ArtifactRun:
+    """Artifacts from the cache, and one child process (started at once by `children`) for the rest."""
+
+    def __init__(self, root: Path, labs: list[LabInfo], cache: Cache | None, children: LabChildren):
+        self.root, self.cache, self.children = root, cache, children
         self.keys = {lab.name: artifact_key(root, lab) for lab in labs if lab.has_artifacts}
         self.ready: dict[str, LabArtifacts] = {}
         todo = []
@@ -287,14 +312,12 @@ class ArtifactRun:
                 todo.append(name)
             else:
                 self.ready[name] = LabArtifacts(tuple(Artifact(n, base64.b64decode(d)) for n, d in hit))
-        self.out = Path(tempfile.mkdtemp(prefix="reader-artifacts-")) if todo else None
-        self.proc = None
+        self.out = children.folder("reader-artifacts-") if todo else None
+        self.proc: Running | None = None
         if todo and self.out is not None:
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                [str(root), *filter(None, [os.environ.get("PYTHONPATH", "")])])}
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "reader.labs.child", str(self.out), *todo],
-                cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            path = os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH", "")])])
+            self.proc = children.start([sys.executable, "-m", "reader.labs.child", str(self.out), *todo],
+                                       root, {"PYTHONPATH": path})
 
     @property
     def running(self) -> bool:
@@ -305,26 +328,24 @@ class ArtifactRun:
         """End the child process, its results unwanted (the build failed before it was done)."""
         if self.proc is not None:
             self.proc.kill()
-            self.proc.communicate()
             self.proc = None
         if self.out is not None:
-            _remove(self.out)
+            self.children.remove(self.out)
 
     def results(self) -> Mapping[str, LabArtifacts]:
         """Wait for the child process; cache what it produced."""
         if self.proc is not None and self.out is not None:
             try:
-                output, _ = self.proc.communicate(timeout=ARTIFACT_TIMEOUT_S)
-                self._collect(output.decode(errors="replace"))
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.communicate()
-                for name in self.keys:
-                    self.ready.setdefault(name, LabArtifacts(
-                        error=f"artifacts took longer than {ARTIFACT_TIMEOUT_S} s"))
+                output = self.proc.wait(ARTIFACT_TIMEOUT_S)
+                if output is None:
+                    for name in self.keys:
+                        self.ready.setdefault(name, LabArtifacts(
+                            error=f"artifacts took longer than {ARTIFACT_TIMEOUT_S} s"))
+                else:
+                    self._collect(output)
             finally:
                 self.proc = None
-                _remove(self.out)
+                self.children.remove(self.out)
         return self.ready
 
     def _collect(self, output: str) -> None:
@@ -345,7 +366,3 @@ class ArtifactRun:
             if self.cache is not None:
                 self.cache.put_kept_json(ARTIFACTS_KIND, self.keys[name],
                                     [[a.name, base64.b64encode(a.data).decode()] for a in files])
-
-
-def _remove(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)

@@ -1,18 +1,13 @@
 """A lab's notebook run, and its outputs kept in the notebook: executed top to bottom on a fresh
-kernel (nbclient) on this machine's CPU, the outputs written in a form that does not depend on the
-run (no timings, counts in order, a cell's stream in one piece), so that `reader notebooks
---execute` commits what CI's run of the same notebook prints (tests/test_notebooks.py compares
-them, numbers aside). A notebook's inputs are what is left without its outputs: `reader
-notebooks --check` compares those with the lab's."""
+kernel on this machine's CPU (at the command's end: `reader.children.execute`), the outputs written
+in a form that does not depend on the run (`settled`: no timings, counts in order, a cell's stream
+in one piece), so that `reader notebooks --execute` commits what CI's run of the same notebook
+prints (tests/test_notebooks.py compares them, numbers aside). A notebook's inputs are what is
+left without its outputs: `reader notebooks --check` compares those with the lab's."""
 
 from __future__ import annotations
 
-import copy
-import os
 import re
-import tempfile
-import time
-from pathlib import Path
 from typing import Any, NamedTuple
 
 RUN_ENV = {"JAX_PLATFORMS": "cpu", "PYTHONHASHSEED": "0"}
@@ -26,30 +21,6 @@ class Executed(NamedTuple):
 
     notebook: Any
     seconds: float
-
-
-def run_notebook(path: Path, workdir: Path, timeout: int = 900) -> Executed:
-    """Execute the notebook at `path` top to bottom on a fresh Python kernel in `workdir`. A failing
-    cell raises `nbclient.exceptions.CellExecutionError`."""
-    import nbformat
-
-    return execute(nbformat.read(path, as_version=4), workdir, timeout)
-
-
-def execute(nb: Any, workdir: Path, timeout: int = 900) -> Executed:
-    """Run `nb` (an nbformat notebook, changed in place) on a fresh kernel in `workdir`, the
-    environment `RUN_ENV` on top of this one's; its outputs `settled`."""
-    from nbclient import NotebookClient
-
-    start, metadata = time.perf_counter(), copy.deepcopy(nb.metadata)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(workdir)}})
-    with tempfile.TemporaryDirectory(prefix="rk-") as sockets:  # IPC, not TCP: the kernel warns of TCP
-        manager = client.create_kernel_manager()
-        manager.transport, manager.ip = "ipc", os.path.join(sockets, "kernel")
-        client.execute(env={**os.environ, **RUN_ENV})
-    nb.metadata = metadata  # not the kernel's language_info, which names this Python's version
-    return Executed(settled(nb), time.perf_counter() - start)
 
 
 def settled(nb: Any) -> Any:
@@ -97,16 +68,6 @@ def has_outputs(text: str) -> bool:
 
     nb = nbformat.reads(text, as_version=4)
     return all(c.execution_count is not None for c in nb.cells if c.cell_type == "code")
-
-
-def executed_text(text: str, timeout: int = 900) -> Executed:
-    """The notebook `text` run in a folder of its own: the text with its outputs, and the seconds."""
-    import nbformat
-
-    nb = nbformat.reads(text, as_version=4)
-    with tempfile.TemporaryDirectory(prefix="reader-notebook-") as workdir:
-        done = execute(nb, Path(workdir), timeout)
-    return Executed(nbformat.writes(done.notebook) + "\n", done.seconds)
 
 
 def printed(nb: Any) -> list[str]:

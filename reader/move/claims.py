@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from reader.annotations.model import Article
 from reader.cache import Cache
-from reader.claims.env import Env, environment
+from reader.claims.env import Env, Pythons, environment
 from reader.claims.run import Outcome, pins_digest, run_claims
 from reader.claims.track import TrackClaim, claims_of
 from reader.errors import Location, ReaderError
@@ -15,20 +15,21 @@ from reader.move.sides import Side
 
 
 def diff_claims(articles: Sequence[Article], old: Side, new: Side, cache: Cache, timeout: float,
-                jobs: int) -> list[Change]:
-    """A `ClaimChange` for every claim whose outcome differs between the sides' releases."""
+                jobs: int, pythons: Pythons) -> list[Change]:
+    """A `ClaimChange` for every claim whose outcome differs between the sides' releases (run in
+    the child processes `pythons` starts)."""
     claims = claims_of(articles)
     if not claims:
         return []
     runs: list[tuple[Env, list[Outcome]]] = []
     for side in (old, new):
         try:
-            env = environment(side.pins, cache)
+            env = environment(side.pins, cache, pythons)
         except ReaderError as e:
             return [ClaimsUncomputed(status="unknown", side=side.label, what="the claims",
                                      where=e.location or Location(side.label), reason=e.message)]
         runs.append((env, run_claims([c.spec for c in claims], env, pins_digest(side.locks), cache,
-                                     timeout, jobs)))
+                                     timeout, pythons, jobs)))
     (a_env, before), (b_env, after) = runs
     return [_change(c, a, b, a_env.label, b_env.label)
             for c, a, b in zip(claims, before, after, strict=True) if a.behaviour() != b.behaviour()]

@@ -8,6 +8,7 @@ from pathlib import Path
 from reader.annotations import load_articles
 from reader.annotations.check import FactSource, FigureReads, computed_facts
 from reader.cache import Cache
+from reader.claims.env import Pythons
 from reader.corpus import Corpus, Project
 from reader.errors import Location
 from reader.extract import build_index
@@ -64,8 +65,10 @@ def _presence(pin: str, path: str, a: LockEntry, b: LockEntry) -> FileChange:
 
 @dataclass(frozen=True)
 class ClaimRuns:
-    """How `reader diff` runs the claims at each side's releases."""
+    """How `reader diff` runs the claims at each side's releases: in the child processes `pythons`
+    starts (the command's `reader.children.Children`)."""
 
+    pythons: Pythons
     timeout: float = 120.0
     """Seconds one claim may take."""
     jobs: int = 1
@@ -86,7 +89,7 @@ def diff_sides(root: Path, old: Side, new: Side, cache: Cache | None = None,
     changes: list[Change] = [*diff_pins(old, new), *diff_notes(articles, old_corpus, new_corpus)]
     if claims is not None:
         say("running the claims at both sides")
-        changes += diff_claims(articles, old, new, cache, claims.timeout, claims.jobs)
+        changes += diff_claims(articles, old, new, cache, claims.timeout, claims.jobs, claims.pythons)
     annotated = annotated_symbols(articles)
     for name in sorted(set(old.pins) & set(new.pins)):
         if old.locks[name].files != new.locks[name].files:

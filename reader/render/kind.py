@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from reader.annotations import Article
 from reader.cache import Cache
@@ -36,9 +36,7 @@ from reader.model import Reference
 from reader.render.common.docs import Docs
 from reader.render.common.model import NoteView, Page
 from reader.render.common.prose import Prose
-
-if TYPE_CHECKING:
-    from reader.render.ir.site import IrPages
+from reader.render.ir.site import IrPages
 
 C = TypeVar("C")  # what a kind collects
 I = TypeVar("I")  # noqa: E741  (a kind's inputs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from reader.annotations.model import Article, ClaimShift, Note
 from reader.cache import Cache
+from reader.children import Children
 from reader.claims.env import Env, installed
 from reader.claims.env import label as releases_label
 from reader.claims.run import Outcome, Spec, kept, pins_digest
@@ -46,7 +47,7 @@ def _env(corpus: Corpus, cache: Cache) -> Env | None:
     key = (str(cache.root), tuple(sorted(p.release for p in corpus.project.pins.values())))
     if _envs.get(key) is None:  # looked up again until it is there: `reader diff` may make it
         try:
-            _envs[key] = installed(corpus.project.pins, cache)
+            _envs[key] = installed(corpus.project.pins, cache, Children())  # a venv asked its versions
         except ReaderError:
             _envs[key] = None
     return _envs[key]

@@ -31,11 +31,10 @@ from reader.render.kind import World
 from reader.render.recipe import registry
 from reader.render.recipe.pagecache import PageCache
 from reader.render.recipe.parallel import Rendered
-from reader.render.recipe.schedule import Schedule, Started, start_slow
+from reader.render.recipe.schedule import Schedule, Started
 from reader.render.recipe.world import Opened, Pages, figures_in, figures_of, gather
 from reader.render.search.index import code_lines, code_packs_kept, kept_search_assets
 from reader.render.search.qualified import qualified_names
-from reader.render.source.blame import blame_assets
 from reader.render.track.navigation import Generated, PageCount, Written, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
@@ -50,8 +49,8 @@ def generate_site(project: OpenedProject, track_file: str = "track.yaml", jobs: 
     readers, started before: `start_slow`); `later`: the workers to make the search index on a
     process of their own, for `Generated.finished` to wait for (`close` ends it)."""
     corpus = project.current if older is None else older.corpus
-    return generate(project, corpus, load_track(corpus.project.root / track_file, corpus.cache), jobs,
-                    older, started, later)
+    return generate(project, corpus, load_track(corpus.project.root / track_file, corpus.cache),
+                    Schedule(jobs, started, later), older)
 
 
 @dataclass(frozen=True)
@@ -64,19 +63,18 @@ class Older:
     to_current: str
 
 
-def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | None = None,
-             older: Older | None = None, started: Started | None = None,
-             later: Workers | None = None) -> Generated:
+def generate(project: OpenedProject, corpus: Corpus, track: Track, schedule: Schedule,
+             older: Older | None = None) -> Generated:
     """Render every page: the pinned files, the articles, the labs, the outline and its overview pages.
 
     The recipe, one call a step: open -> gather -> collect -> render -> assemble -> index. The
     pages are every page of every kind the registry holds; one whose inputs are unchanged since an
-    earlier build is read back from the page cache. `Schedule` decides where and when each step
+    earlier build is read back from the page cache. The `schedule` decides where and when each step
     runs (a fork pool, a cold build's warm-up, the pages waiting for the labs' artifacts in a
-    second pass, the slow readers: `started` before, else now; the search index: on `later`'s
-    process beside mkdocs, else here). `corpus`: the edition's files, one of the opened `project`'s
-    (the current edition's: the rule history reads a release an older edition pins from its files,
-    the previous edition's files are theirs).
+    second pass, the slow readers started before or now, the search index beside mkdocs or here).
+    `corpus`: the edition's files, one of the opened `project`'s (the current edition's: the rule
+    history reads a release an older edition pins from its files, the previous edition's files are
+    theirs).
     """
     cache = project.cache
     editions = project.older_corpora() if older is None else []
@@ -85,14 +83,13 @@ def generate(project: OpenedProject, corpus: Corpus, track: Track, jobs: int | N
     files = pinned_files(corpus)
     context = _context(corpus, files)  # what the search index lists without indexing its lines
     pages_cache = PageCache(cache)
-    with Schedule(jobs, started, later) as run:
+    with schedule as run:
         # the search index's part the pages do not change, made beside them
         lines = run.early(partial(code_lines, files, context),
                           needed=lambda: not code_packs_kept(files, cache, context))
         # open: what comes from outside the process (the labs' child, the rule history's reads,
         # git for the previous edition), the pinned files scanned meanwhile
-        slow = run.slow(partial(start_slow, corpus, cache, editions=editions, releases=project.releases,
-                                labs=None if older is None else []))
+        slow = run.slow(project, corpus, editions, labs=None if older is None else [])
         opened = open_sources(project, corpus, files, run, older, slow, editions)
         # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
         notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
@@ -176,7 +173,6 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     assets = registry.site_files(world, ready, notebooks)
     assets += figures.assets(figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
-    assets += blame_assets(world.blame)
     failures = tuple(e for name, r in ready.items()
                      if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]
@@ -196,7 +192,7 @@ def _assemble(world: World, track: Track, files: list[SourceFile], rendered: lis
     out = assemble(track, world.corpus, pages, written, infos, {"Lowering rules": RULES}, assets,
                    warnings, changes)
     counts = tuple(PageCount(kind, pages_cache.rendered[kind], pages_cache.cached[kind])
-                   for kind in ("source", "article"))
+                   for kind in registry.COUNTED)
     pins = world.corpus.pins
     by_id = {id(r.page): r.key for r in rendered if r.key}
     keys = {p.src_uri: key for p in out.pages if (key := by_id.get(id(p)))}

@@ -11,19 +11,20 @@ from typing import Any
 
 from reader.labs import LabArtifacts
 from reader.render.article.kind import ARTICLE
+from reader.render.canonical.kind import IR
 from reader.render.changes.kind import CHANGES
 from reader.render.common.model import Asset
 from reader.render.diff.kind import DIFF
-from reader.render.ir.kind import IR
 from reader.render.ir.site import IrPages, canonical_failure
 from reader.render.kind import PageKind, World
 from reader.render.lab.kind import LAB
 from reader.render.lab.older import CurrentLabKind
 from reader.render.lab.page import lab_assets, notebook_assets
 from reader.render.rules.kind import RULES_KIND
+from reader.render.source.blame import blame_assets
 from reader.render.source.kind import SOURCE
 
-__all__ = ["APART", "KINDS", "IrPages", "kinds_for", "site_files", "site_warnings"]
+__all__ = ["APART", "COUNTED", "KINDS", "IrPages", "kinds_for", "site_files", "site_warnings"]
 
 KINDS: dict[str, PageKind[Any, Any]] = {kind.name: kind for kind in (
     LAB, SOURCE, ARTICLE, RULES_KIND, IR, CHANGES, DIFF,
@@ -32,6 +33,9 @@ KINDS: dict[str, PageKind[Any, Any]] = {kind.name: kind for kind in (
 
 APART = frozenset({CHANGES.name})
 """The kinds whose pages the outline lists apart from the rest (the 'What changed' pages)."""
+
+COUNTED = (SOURCE.name, ARTICLE.name)
+"""The kinds whose pages rendered and read back from the page cache the build's report counts."""
 
 
 def kinds_for(to_current: str | None) -> Mapping[str, PageKind[Any, Any]]:
@@ -43,9 +47,11 @@ def kinds_for(to_current: str | None) -> Mapping[str, PageKind[Any, Any]]:
 def site_files(world: World, ready: Mapping[str, LabArtifacts],
                notebooks: Mapping[str, str] | None) -> list[Asset]:
     """The files the kinds add to the site as they are: each lab's images from its artifacts
-    (`ready`), and `notebooks` (by lab name; an older edition links the current labs')."""
+    (`ready`), `notebooks` (by lab name; an older edition links the current labs'), and the source
+    pages' blame scripts (`world.blame`)."""
     out = [a for name in world.labs for a in lab_assets(name, ready.get(name, LabArtifacts()))]
-    return out + notebook_assets(notebooks) if notebooks is not None else out
+    out += notebook_assets(notebooks) if notebooks is not None else []
+    return out + blame_assets(world.blame)
 
 
 def site_warnings(ready: Mapping[str, LabArtifacts]) -> list[str]:

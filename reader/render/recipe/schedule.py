@@ -6,7 +6,8 @@ processes, one meaning all in this process) and their pool for the first steps, 
 mkdocs (`later`); on a failure it ends what it started. Its methods, in order:
 
 - `early(part, needed)`: a part of the last step started now, beside the pages.
-- `slow(start)`: the slow readers (`start_slow`: the labs' run, the rule history's reads).
+- `slow(project, corpus, editions)`: the slow readers (`start_slow`: the labs' run, the rule
+  history's reads), those the caller started or started now.
 - `index(corpus, cache, meanwhile)`: the files no earlier build scanned, scanned on the pool
   while `meanwhile()` (reading the notes) runs here; gives the `Index` and that result.
 - `highlight(files, cache)`: pygments on the pool for every file no earlier build highlighted,
@@ -33,11 +34,12 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 from reader import profile
 from reader.cache import Cache
 from reader.corpus import Corpus
+from reader.editions.opened import OpenedProject
 from reader.extract import Index
 from reader.extract.index import start_index
 from reader.extract.rulehistory import ReleaseSource, RuleHistory, start_history
 from reader.extract.ruletable import RuleTable
-from reader.labs import ArtifactRun, LabInfo, canonical_lab, load_labs
+from reader.labs import ArtifactRun, LabChildren, LabInfo, canonical_lab, load_labs
 from reader.model import SourceFile
 from reader.progress import Quiet, reporting
 from reader.render.code.highlight import submit_highlighting
@@ -96,14 +98,14 @@ class Started:
 
 
 def start_slow(corpus: Corpus, cache: Cache | None, workers: Workers, editions: Sequence[Corpus],
-               releases: ReleaseSource[Any], labs: list[LabInfo] | None = None) -> Started:
-    """Start the slow readers of the project's current edition: its labs' jax run (with the pinned
-    kernels lowered, when the pins have them) and its rule history (a release an older edition
+               releases: ReleaseSource[Any], children: LabChildren, labs: list[LabInfo] | None = None) -> Started:
+    """Start the slow readers of the project's current edition: its labs' jax run (a child process
+    `children` starts; with the pinned kernels lowered, when the pins have them) and its rule history (a release an older edition
     pins read from `editions`, those editions' files: the project's own older editions, so that a
     warm build finds the history the full build kept; the others from `releases`)."""
     labs = load_labs(corpus.project.root, cache) if labs is None else labs
     canonical = [canonical_lab()] if labs and wanted(corpus) else []
-    artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache)
+    artifacts = ArtifactRun(corpus.project.root, [*labs, *canonical], cache, children)
     with reporting(Quiet()):  # quiet: no bars of theirs beside the build's
         history = start_history(corpus, workers, releases, cache, editions)
     return Started(labs, artifacts, history, workers)
@@ -136,10 +138,15 @@ class Schedule:
         if failed is not None and self._early and self._later is not None:
             self._later.close()  # (ends the part of the last step started early)
 
-    def slow(self, start: Callable[[Workers], Started]) -> Started:
-        """The slow readers: those the caller started, else `start`ed now on these workers."""
+    def slow(self, project: OpenedProject, corpus: Corpus, editions: Sequence[Corpus],
+             labs: list[LabInfo] | None = None) -> Started:
+        """The slow readers: those the caller started, else `corpus`'s started now on these workers
+        from the sources the command opened (`start_slow`: `editions` the older editions' files,
+        `labs` the labs to run, None: the project's)."""
         if self._started is None:
-            self._started, self._mine = start(self.workers), True
+            self._started = start_slow(corpus, project.cache, self.workers, editions, project.releases,
+                                       project.children, labs)
+            self._mine = True
         return self._started
 
     def early(self, part: Callable[[], T], needed: Callable[[], bool]) -> Callable[[], T] | None:
