@@ -147,7 +147,7 @@ def test_a_figure_not_computed_is_said_in_its_place_and_why_once(monkeypatch):
     assert out.count("<em>(not computed at these pins)</em>") == 2 and prose.unresolved == []
     assert prose.absences(["{{figure:one}}", "{{figure:two}}"]) == [
         f"{WHERE.path}:1149: the figure calls Scheduler.finalize_step(...)"]
-    assert registry.unreadable(None, ["one", "buggy", "unknown"]) == {"one": reshaped}  # type: ignore[arg-type]
+    assert registry.read_failures(None, ["one", "buggy", "unknown"]) == {"one": reshaped}  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="reader's own bug"):
         figures("buggy")
 
@@ -216,3 +216,30 @@ def test_a_move_to_a_reshaped_pipeline_is_listed_by_diff_and_the_site_builds_wit
     assert page.count(f"Where this page reads “(not computed at these pins)”: small:{PIPELINE}:5: the "
                       "figure calls Scheduler.finalize_step(buffered_ref, dst_ref, lag=...), and the "
                       "pinned Scheduler has no finalize_step (it has finalize).") == 1
+
+
+def test_the_figures_pinned_code_cannot_make_are_kept_by_the_pinned_blobs(reshaped, monkeypatch):
+    """`unreadable` reads each maker's pinned code once per set of pinned blobs (a warm `reader
+    check` parses none); a pin move, a declared input, reads them again."""
+    from reader.cache import Cache
+    from reader.corpus import Corpus, Project
+
+    small, v1 = reshaped
+    opened = lambda: Corpus.open(Project.load(small.root), Cache(small.cache))  # noqa: E731
+    assert registry.unreadable(opened(), ["pipeline-buffered-2"]) == {}
+    assert main(["pin", "small", "--to", v1]) == 0
+    reads = []
+    real = {name: maker for name, maker in registry.FIGURES.items()}
+
+    def counted(maker: Maker) -> Maker:
+        return Maker(lambda corpus: (reads.append(1), maker.read(corpus))[1], maker.draw)
+
+    monkeypatch.setattr(registry, "FIGURES", {n: counted(m) if isinstance(m, Maker) else m for n, m in real.items()})
+    first = registry.unreadable(opened(), ["pipeline-buffered-2", "sm90-budget"])
+    assert reads and list(first) == ["pipeline-buffered-2", "sm90-budget"]  # the small project has no sm90 kernel
+    reads.clear()
+    again = registry.unreadable(opened(), ["pipeline-buffered-2", "sm90-budget"])
+    assert reads == [] and list(again) == list(first)
+    assert (again["pipeline-buffered-2"].brief, again["pipeline-buffered-2"].hint) == (
+        first["pipeline-buffered-2"].brief, first["pipeline-buffered-2"].hint)
+    assert again["pipeline-buffered-2"].location == Location(f"small:{PIPELINE}", _line(FINALIZE, "class Scheduler"))

@@ -237,3 +237,29 @@ def test_a_notes_edit_reads_its_diff_pages_old_references_back(demo, tmp_path, m
     assert main(["-C", str(project), "build", "--jobs", "1", "--site", str(tmp_path / "cold")]) == 0
     assert "jax/_src/pallas/core.py" in resolved
     assert (tmp_path / "cold" / "diffs" / "jax" / "_src" / "pallas" / "core.py.html").read_bytes() == page.read_bytes()
+
+
+def _difflib_hunks(old: str, new: str) -> tuple:
+    import difflib
+
+    from reader.model import split_lines
+    matcher = difflib.SequenceMatcher(None, split_lines(old), split_lines(new), autojunk=False)
+    return tuple(tuple(h) for h in matcher.get_grouped_opcodes(3))
+
+
+def test_the_hunks_are_difflib_s_whichever_matcher_runs():
+    """`file_diff` runs cydifflib when installed (the `fast` extra): its hunks are difflib's, for
+    blocks moved, lines repeated, texts equal or empty; two equal blobs have none."""
+    pytest.importorskip("cydifflib", reason="cydifflib is not installed (pip install -e '.[fast]')")
+    import random
+
+    rng = random.Random(48)
+    pool = ["", "    return x", "def f(a):", "    pass", ")", "x = 1", "    # a comment", "class C:"]
+    texts = [CORE_V0, CORE_V1, "", "a\n" * 300]
+    texts += ["\n".join(rng.choice(pool) for _ in range(rng.randint(0, 400))) for _ in range(40)]
+    pairs = [(a, b) for a in texts[:4] for b in texts[:4]]
+    pairs += [(texts[i], texts[i + 1]) for i in range(4, len(texts) - 1)]
+    pairs += [(t, "\n".join(sorted(t.splitlines(), key=lambda _: rng.random()))) for t in texts[4:12]]
+    for old, new in pairs:
+        assert file_diff(None, "o", old, "n", new).hunks == _difflib_hunks(old, new)
+    assert file_diff(None, "same", CORE_V0, "same", CORE_V0).hunks == _difflib_hunks(CORE_V0, CORE_V0) == ()

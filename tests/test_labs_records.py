@@ -125,3 +125,23 @@ def test_the_interpret_mode_article_quotes_the_chip_refusals_as_recorded():
     for note, (lab, n) in quoted.items():
         message = records_of(REPO, lab)[0].refusals[n].message
         assert message[:150] in notes[note], (note, message[:150])
+
+
+def test_a_record_s_verdict_is_kept_by_the_lab_s_bytes_and_the_source_it_ran(tmp_path, monkeypatch):
+    """With a cache, `reader check` compares a lab's code with its record's once per pair of texts;
+    an edit of the lab (a declared input) compares them again."""
+    from reader import labs
+    from reader.cache import Cache
+
+    root, cache = _project(tmp_path), Cache(tmp_path / "cache")
+    lab = root / "kernels" / "first_kernels.py"
+    text = lab.read_text()
+    lab.write_text(text.replace("Exercises:", "A reworded docstring.\n\nExercises:", 1))
+    assert stale_records(root, cache) == []
+    monkeypatch.setattr(labs.records, "measured_code", lambda _text: pytest.fail("compared again"))
+    assert stale_records(root, cache) == []
+    lab.write_text(text + "\nTILE = 8\n")
+    with pytest.raises(pytest.fail.Exception, match="compared again"):
+        stale_records(root, cache)
+    monkeypatch.undo()
+    assert [s.record.lab for s in stale_records(root, cache)] == ["first_kernels"]

@@ -86,7 +86,7 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
     `cache` keeps parsed annotation files between runs (a file is parsed again when it changes).
     """
     loaded = load_all(root, cache)
-    problems = [p for f in loaded for p in f.problems] + record_problems(root)
+    problems = [p for f in loaded for p in f.problems] + record_problems(root, cache)
     articles = [f.article for f in loaded if f.article is not None]
     if not articles:
         return CheckReport(len(loaded), (), tuple(problems), False)
@@ -117,11 +117,11 @@ def check(root: Path, open_corpus: Callable[[], Corpus], facts: FactSource = com
     return CheckReport(len(loaded), tuple(reports), ordered(fold_marks(problems, reports)), True)
 
 
-def record_problems(root: Path) -> list[Problem]:
+def record_problems(root: Path, cache: Cache | None = None) -> list[Problem]:
     """The labs' chip records (`kernels/runs/`): a finding for each one whose lab changed since it
     was measured, an error for one that does not read."""
     try:
-        stale = stale_records(root)
+        stale = stale_records(root, cache)
     except InputError as e:
         return [Problem(e.location or Location(""), e.message, e.hint)]
     return [Problem(s.where, s.message, s.hint, Severity.FINDING) for s in stale]

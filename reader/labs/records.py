@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reader.cache import Cache
 from reader.errors import InputError, Location
 
 SCHEMA = 1
@@ -197,12 +198,32 @@ class StaleRecord:
         return f"measure it again on a TPU: {self.record.remeasure} (then commit the record)"
 
 
-def stale_records(root: Path) -> list[StaleRecord]:
-    """Each record whose lab's file no longer has the sha256 it was measured with (a record of a
-    lab that no longer exists counts too)."""
+def stale_records(root: Path, cache: Cache | None = None) -> list[StaleRecord]:
+    """Each record whose lab's code changed since it was measured (`LabRecord.stale`; a record of a
+    lab that no longer exists counts too); with `cache`, each verdict kept by `stale_key`."""
     out = []
     for record in all_records(root):
         source = root / "kernels" / f"{record.lab}.py"
-        if not source.is_file() or record.stale(source.read_bytes()):
+        if not source.is_file() or _stale(record, source.read_bytes(), cache):
             out.append(StaleRecord(record))
     return out
+
+
+STALE_KIND = "record-stale"
+
+
+def stale_key(record: LabRecord, lab_bytes: bytes) -> str:
+    """What a record's staleness reads: the lab's bytes and the source the record ran."""
+    return hashlib.sha256(b"%s\0%s" % (hashlib.sha256(lab_bytes).hexdigest().encode(),
+                                       record.source_sha256.encode())).hexdigest()
+
+
+def _stale(record: LabRecord, lab_bytes: bytes, cache: Cache | None) -> bool:
+    key = stale_key(record, lab_bytes)
+    kept = cache.get_json(STALE_KIND, key) if cache is not None else None
+    if isinstance(kept, bool):
+        return kept
+    stale = record.stale(lab_bytes)
+    if cache is not None:
+        cache.put_json(STALE_KIND, key, stale)
+    return stale

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.errors import ReaderError
+from reader.errors import Location, ReaderError
+from reader.extract.providers import Inputs, Provider, provide
 from reader.render.common.figure import Figure, FigureInputs, FigureMaker, Maker
 from reader.render.common.keys import page_key
 from reader.render.common.model import Asset
@@ -79,8 +81,15 @@ class Figures:
 
 
 def unreadable(corpus: Corpus, names: Iterable[str]) -> dict[str, ReaderError]:
-    """The figures of `names` whose maker cannot read the pinned code of `corpus` (`Maker.read`:
-    no jax, no process), each with why: what `reader diff` reports at either side of a move."""
+    """The figures of `names` whose maker cannot read the pinned code of `corpus`, each with why:
+    what `reader diff` reports at either side of a move. Read once per set of pinned blobs
+    (`FIGURE_READS`): a warm `reader check` parses no source."""
+    found = provide(FIGURE_READS, Inputs(corpus))
+    return {name: found[name] for name in dict.fromkeys(names) if name in found}
+
+
+def read_failures(corpus: Corpus, names: Iterable[str]) -> dict[str, ReaderError]:
+    """The figures of `names` whose maker's `read` of the pinned code fails (no jax, no process)."""
     out = {}
     for name in dict.fromkeys(names):
         maker = FIGURES.get(name)
@@ -90,3 +99,18 @@ def unreadable(corpus: Corpus, names: Iterable[str]) -> dict[str, ReaderError]:
             except ReaderError as e:
                 out[name] = e
     return out
+
+
+def _dump_reads(failed: dict[str, ReaderError]) -> dict[str, Any]:
+    return {name: {"message": e.message, "hint": e.hint, "path": e.location.path if e.location else None,
+                   "line": e.location.line if e.location else None} for name, e in failed.items()}
+
+
+def _load_reads(data: dict[str, Any]) -> dict[str, ReaderError]:
+    return {name: ReaderError(e["message"], Location(e["path"], e["line"]) if e["path"] is not None else None,
+                              e["hint"]) for name, e in data.items()}
+
+
+FIGURE_READS: Provider[dict[str, ReaderError]] = Provider(
+    "figure-reads", (), lambda inputs, _needs: read_failures(inputs.corpus, FIGURES), _dump_reads, _load_reads)
+"""Each registered `Maker` whose `read` fails at the pins, with why (figure name -> the error)."""
