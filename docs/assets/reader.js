@@ -76,7 +76,12 @@ window.readerScripts = function () {
   var anchor = null;  // {prefix, n}: the line a shift-click extends from
   var menu = null, trigger = null;
 
+  function need(id) {  // a long file's row, put in first (codeview.js)
+    if (window.readerCode) window.readerCode.need(id);
+  }
+
   function lineEl(prefix, n) {
+    need(prefix + "L" + n);
     var el = document.getElementById(prefix + "L" + n);
     return el && el.matches(LINE) ? el : null;
   }
@@ -89,6 +94,7 @@ window.readerScripts = function () {
       if (b < a) { var t = a; a = b; b = t; }
       return {prefix: m[1], a: a, b: Math.min(b, a + MAX), first: lineEl(m[1], a)};
     }
+    if (id) need(id);
     var el = id && document.getElementById(id);
     var line = el && el.closest(LINE);
     m = line && RANGE.exec(line.id);
@@ -349,9 +355,14 @@ window.readerScripts = function () {
   // reader has scrolled or picked other lines meanwhile.
   var initial = location.hash, scrolled = null;
   document.addEventListener("DOMContentLoaded", function () { mark(); fromHash(true); scrolled = window.scrollY; });
-  window.addEventListener("load", function () {
-    if (location.hash === initial && scrolled !== null && Math.abs(window.scrollY - scrolled) < 2) fromHash(true);
-  });
+  function again() {
+    if (location.hash === initial && scrolled !== null && Math.abs(window.scrollY - scrolled) < 2) {
+      fromHash(true);
+      scrolled = window.scrollY;
+    }
+  }
+  window.addEventListener("load", again);
+  window.addEventListener("rd-rows", again);  // the URL's line came with a long file's rows (codeview.js)
 })();
 
 // The lowering-rules matrix: the second header row sticks under the first (measured after the
