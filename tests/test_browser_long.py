@@ -12,7 +12,15 @@ from functools import partial
 
 import pytest
 
-from tests.browser_support import browser_fixture, emulate, load, press, rendered, server_fixture, wait
+from tests.browser_support import (
+    browser_fixture,
+    emulate,
+    load,
+    press,
+    rendered,
+    server_fixture,
+    wait,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
