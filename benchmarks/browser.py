@@ -468,10 +468,11 @@ def print_figures(sites: dict[str, Path]) -> None:
     if not FIGURES:
         return
     print("\nissue 47: each figure, site by site, against its target")
-    print(f"  {'figure':<40}" + "".join(f"{name:>34}" for name in sites) + f"{'target':>20}")
+    print(f"  {'figure':<36}{'target':<20}{'site':<8}value")
     for figure, values in FIGURES.items():
-        print(f"  {figure:<40}" + "".join(f"{values.get(name, '-'):>34}" for name in sites)
-              + f"{TARGETS[figure]:>20}", flush=True)
+        for i, name in enumerate(sites):
+            print(f"  {figure if not i else '':<36}{TARGETS[figure] if not i else '':<20}{name:<8}"
+                  f"{values.get(name, '-')}", flush=True)
 
 
 def page_assets(page: Path) -> tuple[list[str], list[str]]:
