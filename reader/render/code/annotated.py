@@ -212,7 +212,7 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
                   lowered=[(rel(page, p), t) for p, t in doc.lowered],
                   definitions=_definitions(doc), outline=outline_data(shape.items),
                   since=since, diff_href=rel(page, since.diff_page) if since else "", context=context,
-                  blame=blame)
+                  blame=blame, deferred=bool(code.rows))
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page), body=not context)
     uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),

@@ -75,8 +75,8 @@ class _Shrunk:
     inline: bool = True
     """The runs in each chunk's `data-h`; else kept in `chunks`, for the view's paint script."""
     keep: int | None = None
-    """The last line whose chunk is in the HTML; the later chunks' rows go to `deferred` (None: all
-    in the HTML)."""
+    """The rows of the chunks starting after this line go to `deferred`, the chunks left empty
+    (None: every row in the HTML)."""
     deferred: list[str] = field(default_factory=list)
     """The rows of each chunk left out of the HTML, in order (its `data-i`)."""
     chunks: list[str] = field(default_factory=list)
