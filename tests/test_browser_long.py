@@ -121,14 +121,16 @@ def test_a_definitions_id_and_go_to_line_reach_rows_not_shipped(server, browser)
 
 
 def test_a_search_hit_deep_in_lax_py_lands_on_its_row(server, browser):
-    """The page's own search finds the rows Ctrl-F cannot (not yet in the page) and lands on them."""
+    """The page's own search finds the rows Ctrl-F cannot (not yet in the page) and lands on them,
+    `file:` naming the file (whose words the index leaves out: read whole) or not."""
     _open(browser, f"{server}/{LAX}")
     name, line = _last_definition(browser)
     _rows_here(browser)
     press(browser, "/")
     box = wait(browser, lambda b: b.find_element("css selector", "input.rd-search-input"))
-    box.send_keys(f"/def {name}\\(/")
+    box.send_keys(f"file:lax/lax.py /def {name}\\(/")  # a context file: the index has none of its words
     hit = wait(browser, lambda b: b.find_elements("css selector", "a.rd-sr"), timeout=30)[0]
+    assert browser.find_element("css selector", ".rd-search-status").text.startswith("1 line matches in jax/_src/lax/lax.py")
     assert hit.get_attribute("href").endswith(f"/{LAX}#L{line}")
     hit.click()
     wait(browser, lambda b: _selected(b) == [f"L{line}"], timeout=30)
