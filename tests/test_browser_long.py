@@ -204,3 +204,22 @@ def test_on_a_phone_the_page_title_keeps_room_beside_the_headers_buttons(server,
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+
+@pytest.mark.parametrize("page", ["lowering-rules.html", "changes/jax-0.12.0.1-tokamax-0.0.17.html"])
+def test_a_long_reports_closed_details_come_when_opened(real_site, server, browser, page):
+    """The lowering rules' releases and a move's notes and symbols (18,333 and 19,460 DOM nodes
+    before): their closed bodies come as a part of the page, put in as a <details> opens."""
+    assert (real_site / page).stat().st_size < 600_000
+    _open(browser, f"{server}/{page}")
+    wait(browser, lambda b: b.execute_script("return document.getElementById('rd-folds').hasAttribute('data-loading')"))
+    rendered(browser)
+    nodes = browser.execute_script(_NODES_JS)
+    assert nodes <= 15_000, nodes
+    summary = browser.find_element("css selector", "details[data-i] > summary")
+    details = summary.find_element("xpath", "..")
+    assert browser.execute_script("return arguments[0].children.length", details) == 1  # its summary only
+    summary.click()
+    wait(browser, lambda b: b.execute_script(
+        "return !arguments[0].hasAttribute('data-i') && arguments[0].children.length > 1", details))
+    assert details.find_element("css selector", "dl, ul, table").is_displayed()

@@ -134,3 +134,21 @@ def test_a_long_files_rows_past_keep_come_as_a_part_and_its_chunks_stay_sized():
     assert f'<a href="#L{last + 1}">v</a>' in runs[1]  # the titles out, in the paint script's table, as the HTML's
     assert view.script.count('"h":[') == 1 and len(view.script.split('"h":[')[1].split("]")[0].split('","')) == \
         len(re.findall(r'<div class="rd-k"', view.html))  # every chunk's runs, slots' included
+
+
+def test_a_reports_closed_details_bodies_go_to_a_part_when_they_are_many():
+    from reader.packed import read_part
+    from reader.render.common.folds import FOLDS_DIR, FOLDS_ID, LEAST, fold_details
+
+    item = "<details><summary>s{}</summary><ul><li><a href=\"#x{}\">x</a></li></ul></details>\n"
+    few = "".join(item.format(i, i) for i in range(3)) + "<details open><summary>o</summary><p>kept</p></details>"
+    assert fold_details(few, "rep.md", "assets/folds/rep.js").html == few  # few tags: byte for byte
+    many = few + "".join(item.format(i, i) for i in range(3, LEAST // 6 + 5))
+    folded = fold_details(many, "rep.md", "assets/folds/rep.js")
+    assert folded.asset is not None and folded.asset.src_uri == f"{FOLDS_DIR}/rep.js"
+    assert '<details data-i="0"><summary>s0</summary></details>' in folded.html
+    assert "<details open><summary>o</summary><p>kept</p></details>" in folded.html  # an open one stays
+    assert folded.html.endswith(f'<div hidden id="{FOLDS_ID}" data-part="assets/folds/rep.js"></div>')
+    bodies = (read_part(folded.asset.data) or "").split(RUN_MARK)
+    assert bodies[0] == "" and bodies[4] == '<ul><li><a href="#x3">x</a></li></ul>'
+    assert len(bodies) - 1 == many.count("<details>")
