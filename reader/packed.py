@@ -84,6 +84,9 @@ def unpacked_call(script: bytes) -> bytes | None:
 
 # A page's part: HTML served as a script that fills one element of its page (irview.js), packed.
 PART_CALL = "readerIr.pack("
+RUN_MARK = "<!--ir-k-->"
+"""What comes before each run of a part's rows (an IR pane's ops, a long source file's chunks):
+the page paints a run when it nears the view or a row in it is needed (irview.js, codeview.js)."""
 
 
 def part_text(element: str, html_text: str) -> str:

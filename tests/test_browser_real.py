@@ -159,6 +159,9 @@ def test_a_pattern_finds_every_lowering_rule_def_of_mosaic_lowering(server, brow
 
     page = "source/jax/_src/pallas/mosaic/lowering.py.html"
     _open(browser, f"{server}/{page}")
+    # a long file's rows past its first screenfuls come after the page: all put in, as for printing
+    wait(browser, lambda b: b.execute_script(
+        "window.dispatchEvent(new Event('beforeprint')); return !document.querySelector('.rd-k[data-i]')"), timeout=30)
     lines = browser.execute_script("return [...document.querySelectorAll('.rd-k > div[id^=L]')].map(l => l.textContent)")
     wanted = [f"L{n}" for n, text in enumerate(lines, 1) if re.search("def _.*_lowering_rule", text)]
     assert len(wanted) > 100

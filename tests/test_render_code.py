@@ -9,9 +9,19 @@ import re
 import pygments
 from pygments.lexers.python import PythonLexer
 
+from reader.packed import RUN_MARK
 from reader.render.code.highlight import Highlight, LineLink, css_class, escape_code, highlight
 from reader.render.code.runs import decode
-from reader.render.code.view import CHUNK, RUN_ON, CodeLines, MarginNote, code_view
+from reader.render.code.view import (
+    CHUNK,
+    KEEP,
+    LONG,
+    RUN_ON,
+    CodeLines,
+    MarginNote,
+    code_view,
+    split_code_view,
+)
 
 SOURCE = '''import jax  # a comment
 def f(x: int, s="a<b&c") -> "x\u202ey":
@@ -93,3 +103,52 @@ def test_a_link_repeated_keeps_its_title_out_until_its_href_meets_a_second_title
     assert [body for _, body in shown] == ['<a href="#A">a</a>', '<a href="#A">a</a> <a href="#A">a</a>',
                                           '<a href="#A" title="two">a</a>', tag]
     assert titles == {}  # two titles for #A: each link from the second on keeps its own
+
+
+def _split(lines: list[str], rows_src: str = "../rows/x.py.js"):
+    runs = [("", len(re.sub(r"<[^>]*>", "", line))) for line in lines]
+    return split_code_view(CodeLines(Highlight(lines, runs)), [MarginNote(3, 4, "<p>n</p>")], "x.py", "x.py.js",
+                           changed=[2, KEEP + 5], rows_src=rows_src)
+
+
+def test_a_long_files_rows_past_keep_come_as_a_part_and_its_chunks_stay_sized():
+    lines = [f'y = <a href="#L{n}" title="t">v</a> + {n}' for n in range(1, 2 * KEEP + 3)]  # 2 tags + 2 a row
+    assert 4 * len(lines) < LONG  # not long: the HTML holds every row, as before
+    short = _split(lines)
+    assert short.rows == "" and "data-part" not in short.html and "data-i=" not in short.html
+    assert short.html == _split(lines, "").html
+    lines *= LONG // (4 * len(lines)) + 1
+    view = _split(lines)
+    kept = [int(n) for n in re.findall(r'<div id="L(\d+)"', view.html)]
+    last = kept[-1]  # the first screenfuls' rows: to the end of the chunk holding line KEEP, then none
+    assert kept == list(range(1, last + 1)) and KEEP <= last < KEEP + CHUNK
+    assert ' id="rd-rows" data-part="../rows/x.py.js"' in view.html
+    slots = re.findall(r'<div class="rd-k" style="--n:(\d+)" data-i="(\d+)"></div>', view.html)
+    runs = view.rows.split(RUN_MARK)
+    assert runs[0] == "" and len(runs) - 1 == len(slots) and [i for _, i in slots] == [str(i) for i in range(len(slots))]
+    assert sum(int(n) for n, _ in slots) == len(lines) - last  # each slot sized by its lines
+    rows = [re.findall(r'<div id="L(\d+)"[^>]*>(.*?)</div>', run) for run in runs[1:]]
+    assert [int(n) for run in rows for n, _ in run] == list(range(last + 1, len(lines) + 1))
+    assert all(len(run) == int(n) for run, (n, _) in zip(rows, slots, strict=True))
+    assert f'<div id="L{last + 1}" style="counter-reset:l {last}">' in runs[1]
+    assert f'<a href="#L{last + 1}">v</a>' in runs[1]  # the titles out, in the paint script's table, as the HTML's
+    assert view.script.count('"h":[') == 1 and len(view.script.split('"h":[')[1].split("]")[0].split('","')) == \
+        len(re.findall(r'<div class="rd-k"', view.html))  # every chunk's runs, slots' included
+
+
+def test_a_reports_closed_details_bodies_go_to_a_part_when_they_are_many():
+    from reader.packed import read_part
+    from reader.render.common.folds import FOLDS_DIR, FOLDS_ID, LEAST, fold_details
+
+    item = "<details><summary>s{}</summary><ul><li><a href=\"#x{}\">x</a></li></ul></details>\n"
+    few = "".join(item.format(i, i) for i in range(3)) + "<details open><summary>o</summary><p>kept</p></details>"
+    assert fold_details(few, "rep.md", "assets/folds/rep.js").html == few  # few tags: byte for byte
+    many = few + "".join(item.format(i, i) for i in range(3, LEAST // 6 + 5))
+    folded = fold_details(many, "rep.md", "assets/folds/rep.js")
+    assert folded.asset is not None and folded.asset.src_uri == f"{FOLDS_DIR}/rep.js"
+    assert '<details data-i="0"><summary>s0</summary></details>' in folded.html
+    assert "<details open><summary>o</summary><p>kept</p></details>" in folded.html  # an open one stays
+    assert folded.html.endswith(f'<div hidden id="{FOLDS_ID}" data-part="assets/folds/rep.js"></div>')
+    bodies = (read_part(folded.asset.data) or "").split(RUN_MARK)
+    assert bodies[0] == "" and bodies[4] == '<ul><li><a href="#x3">x</a></li></ul>'
+    assert len(bodies) - 1 == many.count("<details>")

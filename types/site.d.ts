@@ -3,10 +3,11 @@
 
 interface ReaderCards { add(page: string, data: unknown): void }
 interface ReaderCode { paint(chunk: Element | null): void; put(key: string, data: unknown): void; add(views: Element[]): void; cuts(text: string): number[]; resize(): void;
-  wait(key: string, done: (data: any) => void): void }
+  wait(key: string, done: (data: any) => void): void; need(id: string): boolean; lines(): number }
 interface ReaderDiff { lines: number; line(n: number): void }
 interface ReaderFinder { files(): void; line(): void }
-interface ReaderIr { put(id: string, html: string): void; pack(id: string, b64: string): void }
+interface ReaderIr { RUN: string; put(id: string, html: string): void; pack(id: string, b64: string): void;
+  fetch(el: Element, take: (html: string) => void): void }
 interface ReaderScopes { add(path: string, data: [number, number, string, string, string, number?][]): void }
 interface ReaderScripts {
   add(key: string, data: any): void;

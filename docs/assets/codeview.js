@@ -9,7 +9,12 @@
 // the reader's choice (the `.rd-wrap` toggle, kept in localStorage); the chunks not yet laid out
 // are sized as they will be, so that the page does not grow while it is read. A view made after
 // the page loaded (diff.js's side by side) joins through `readerCode.add`; a chunk keeps its lines
-// as first served in `rdRaw` once painted, for such a view to be made from.
+// as first served in `rdRaw` once painted, for such a view to be made from. A long file's chunks
+// past its first screenfuls are empty in the page (`.rd-k[data-i]`, sized by their line count):
+// their rows come as a part of the page, as an IR pane's ops do (`data-part`, loaded as the page
+// loads through irview.js's readerIr.fetch), each chunk's after a run mark, and a chunk gets its
+// rows when it is painted or when a row in it is needed (`need`: a `#L` fragment, a definition's
+// id, the line a script goes to).
 (function () {
   var WRAP_KEY = "reader.wrap";
   // Where a long line may wrap besides its spaces: after a dot, an opening bracket or a comma that
@@ -44,13 +49,79 @@
       if (view.getAttribute("data-code") !== key || view.rdData) return;
       view.rdData = {c: data.c, t: data.t};
       view.querySelectorAll(".rd-k").forEach(/** @param {any} chunk */ function (chunk, i) { chunk.rdRuns = data.h[i] || ""; });
+      view.rdChanged = {};
       readerCodeTables.spanLines(data.m).forEach(function (n) {  // the lines changed since the last edition
         var row = document.getElementById(data.p + "L" + n);
         if (row) row.classList.add("rd-chg");
+        else view.rdChanged[data.p + "L" + n] = true;  // in a chunk not yet filled
       });
       (view.rdWaiting || []).forEach(paint);
       view.rdWaiting = null;
     });
+  }
+
+  // A long file's rows (the view's part) arrived: the chunks waiting for them painted, the view
+  // sized again with their text, and the URL's line shown when it was among them (reader.js).
+  function loadRows(view) {
+    if (view.hasAttribute("data-part") && window.readerIr) window.readerIr.fetch(view, function (html) {
+      view.rdRows = html.split(window.readerIr.RUN).slice(1);
+      view.rdFirst = view.rdRows.map(readerCodeTables.firstLine);
+      (view.rdRowWaiting || []).forEach(paint);
+      view.rdRowWaiting = null;
+      if (view.rdRoom !== undefined) size(view);
+      var id = location.hash.slice(1);
+      try { id = decodeURIComponent(id); } catch (err) { /* the raw fragment */ }
+      if (id && !document.getElementById(id) && need(id.replace(/^(.*?L\d+)-(?:.*?)L\d+$/, "$1"))) {
+        window.dispatchEvent(new Event("rd-rows"));
+      }
+    });
+  }
+
+  // Chunk `i` of the view filled with its rows (left unpainted), once.
+  function fill(view, i) {
+    var chunk = view.querySelector('.rd-k[data-i="' + i + '"]'), rows = view.rdRows && view.rdRows[i];
+    if (!chunk || rows == null) return;
+    view.rdRows[i] = null;
+    chunk.innerHTML = rows;
+    chunk.removeAttribute("data-i");
+    var changed = view.rdChanged || {};
+    for (var k = 0; k < chunk.children.length; k++) {
+      if (changed[chunk.children[k].id]) chunk.children[k].classList.add("rd-chg");
+    }
+  }
+
+  // The run of the view's rows holding the element `id`, -1 if none: a line by its number (the
+  // runs' first lines), any other id by its text.
+  function holding(view, id) {
+    var rows = view.rdRows, m = /^(.*?)L(\d+)$/.exec(id), i;
+    if (m) {
+      for (i = rows.length - 1; i >= 0 && !(view.rdFirst[i] && view.rdFirst[i] <= +m[2]); i--) { /* the last run starting before */ }
+      return i >= 0 && rows[i] && rows[i].indexOf('id="' + id + '"') >= 0 ? i : -1;
+    }
+    var needle = 'id="' + id.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;") + '"';
+    for (i = 0; i < rows.length; i++) if (rows[i] && rows[i].indexOf(needle) >= 0) return i;
+    return -1;
+  }
+
+  // Whether the element `id` is in the page, its rows put in first where they have arrived.
+  function need(id) {
+    if (!id) return false;
+    if (document.getElementById(id)) return true;
+    var views = document.querySelectorAll(".rd-code[data-part]");
+    for (var v = 0; v < views.length; v++) {
+      var view = /** @type {any} */ (views[v]), i = view.rdRows ? holding(view, id) : -1;
+      if (i >= 0) { fill(view, i); return !!document.getElementById(id); }
+    }
+    return false;
+  }
+
+  // The file's last line: its chunks' line counts (a long file's chunks past the first are empty).
+  function lines() {
+    var n = 0;
+    document.querySelectorAll(".rd-file .rd-k").forEach(/** @param {HTMLElement} chunk */ function (chunk) {
+      n += parseInt(chunk.style.getPropertyValue("--n"), 10) || 0;
+    });
+    return n;
   }
 
   function tables(view) {  // codetables.js reads code.py's _Shrunk.attributes
@@ -125,6 +196,10 @@
   function paint(chunk) {
     if (chunk.rdPainted) return;
     var view = chunk.closest(".rd-code");
+    if (chunk.hasAttribute("data-i")) {  // its rows first
+      if (!view.rdRows) { (view.rdRowWaiting = view.rdRowWaiting || []).push(chunk); return; }
+      fill(view, +chunk.getAttribute("data-i"));
+    }
     if (view.hasAttribute("data-paint") && !view.rdData) {  // its script has not run yet
       (view.rdWaiting = view.rdWaiting || []).push(chunk);
       return;
@@ -143,9 +218,10 @@
     text.replace(CUT, function (match, offset) { out.push(offset); return ""; });
     return out;
   }
-  window.readerCode = {paint: paint, put: put, add: add, cuts: cuts, wait: wait,
+  window.readerCode = {paint: paint, put: put, add: add, cuts: cuts, wait: wait, need: need, lines: lines,
                      resize: function () { resizers.forEach(function (resize) { resize(); }); }};
   document.querySelectorAll(".rd-code[data-paint]").forEach(load);  // as soon as the view is parsed
+  document.querySelectorAll(".rd-code[data-part]").forEach(loadRows);
 
   var seen = null;
   function paintNear(chunks) {
@@ -182,12 +258,13 @@
     return rows;
   }
 
-  function linesOfChunk(chunk) {  // [text, indent] of each line, read once
+  function linesOfChunk(chunk) {  // [text, indent] of each line, read once; null for rows not yet here
     if (!chunk.rdText) {
-      chunk.rdText = Array.prototype.map.call(chunk.children, function (row) {
-        var text = row.textContent;
-        return [text, /^ */.exec(text)[0].length];
-      });
+      var texts, rows = chunk.hasAttribute("data-i") ? chunk.closest(".rd-code").rdRows : null;
+      if (rows) texts = readerCodeTables.rowTexts(rows[+chunk.getAttribute("data-i")] || "");
+      else if (chunk.hasAttribute("data-i")) return null;
+      else texts = Array.prototype.map.call(chunk.children, function (row) { return row.textContent; });
+      chunk.rdText = texts.map(function (text) { return [text, /^ */.exec(text)[0].length]; });
       chunk.rdLongest = Math.max.apply(null, chunk.rdText.map(function (t) { return t[0].length; }));
     }
     return chunk.rdText;
@@ -221,7 +298,9 @@
       var first = Math.floor(width / m.ch + 0.01), wide = false;
       view.rdRoom = Math.min(view.rdRoom, first);
       lines.querySelectorAll(":scope > .rd-k").forEach(function (chunk) {
-        var text = linesOfChunk(chunk), rows = text.length;
+        var text = linesOfChunk(chunk);
+        if (!text) return;  // sized by its line count until its rows come
+        var rows = text.length;
         if (chunk.rdLongest > first) {
           wide = scroll;
           if (!scroll) {
@@ -607,6 +686,7 @@
 
   function start() {
     document.querySelectorAll(".rd-code[data-paint]").forEach(load);
+    document.querySelectorAll(".rd-code[data-part]").forEach(loadRows);
     var chunks = Array.prototype.slice.call(document.querySelectorAll(".rd-k"));
     if (!chunks.length) return;
     paintFirst(chunks);

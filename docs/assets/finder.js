@@ -96,6 +96,7 @@
   var goto = null;
   function lastLine() {
     if (window.readerDiff) return window.readerDiff.lines;
+    if (window.readerCode && document.querySelector(".rd-file .rd-k[data-i]")) return window.readerCode.lines();
     var lines = document.querySelectorAll(".rd-file .rd-k > div[id^='L']");
     var m = lines.length ? /^L(\d+)$/.exec(lines[lines.length - 1].id) : null;
     return m ? +m[1] : 0;
@@ -113,6 +114,7 @@
         goto.dialog.close();
         if (window.readerDiff) { window.readerDiff.line(n); return; }
         location.hash = "#L" + n;
+        if (window.readerCode) window.readerCode.need("L" + n);
         var line = document.getElementById("L" + n);
         if (line) {
           if (window.readerCode) window.readerCode.paint(line.closest(".rd-k"));

@@ -7,20 +7,31 @@
 // of the selection; Escape clears it. Tabs choose a kernel's backend. Works from file://.
 // A module's panes are not in the page: each is a script (irview.py's part_script) calling
 // readerIr.pack(module id, HTML packed: reader.js's readerInflate) and so put(module id, HTML), loaded by a <script> tag when the module's tab is shown and the
-// module is near the viewport, or when the URL's fragment points into it.
+// module is near the viewport, or when the URL's fragment points into it. A part of another view
+// (a long source file's rows, codeview.js) is loaded by `fetch` and handed to the view's own taker.
 (function () {
   "use strict";
 
   var painted = {};  // module id -> the functions waiting for its panes
   var runs = {};  // module id -> the HTML of each run of ops lines, null once painted
+  var takers = {};  // element id -> what takes the HTML of its part when it is no module's panes
+  var RUN = "<!--ir-k-->";  // before each run of a part's lines (reader/packed.py's RUN_MARK)
+
+  function addScript(src) {
+    var script = document.createElement("script");
+    script.src = src;
+    document.head.appendChild(script);
+  }
 
   // The ops pane comes in runs of lines, each after an <!--ir-k--> mark: a run is an empty
   // `.ir-k` (sized by its --rows) until it comes near the pane's view or a selection needs it.
   window.readerIr = {
+    RUN: RUN,
     put: function (id, html) {
+      if (takers[id]) { var take = takers[id]; delete takers[id]; take(html); return; }
       var panel = document.getElementById(id), view = panel && panel.querySelector(".ir-view[data-part]");
       if (!view) return;
-      var pieces = html.split("<!--ir-k-->"), todo = pieces.slice(1, -1);
+      var pieces = html.split(RUN), todo = pieces.slice(1, -1);
       view.innerHTML = pieces[0] + todo.map(function (run, i) {
         return run.slice(0, run.indexOf(">")) + ' data-i="' + i + '"></div>';
       }).join("") + pieces[pieces.length - 1];
@@ -33,6 +44,14 @@
     },
     pack: function (id, b64) {
       window.readerInflate(b64).then(function (html) { window.readerIr.put(id, html); });
+    },
+    // Another view's part (codeview.js: a long file's rows): the script of `el`'s `data-part`
+    // loaded once, its HTML handed to `take`.
+    fetch: function (el, take) {
+      if (!el.id || el.hasAttribute("data-loading")) return;
+      el.setAttribute("data-loading", "true");
+      takers[el.id] = take;
+      addScript(el.getAttribute("data-part"));
     }
   };
 
@@ -74,9 +93,7 @@
     if (then) (painted[panel.id] = painted[panel.id] || []).push(then);
     if (view.dataset.loading) return;
     view.dataset.loading = "true";
-    var script = document.createElement("script");
-    script.src = view.getAttribute("data-part");
-    document.head.appendChild(script);
+    addScript(view.getAttribute("data-part"));
   }
 
   // A hidden module is never in view: its panes load when its tab shows it near the viewport.

@@ -132,7 +132,9 @@
       close(false);
       // The chosen line takes the focus (its number, painted now if codeview.js has not yet).
       window.setTimeout(function () {
-        var line = document.getElementById(link.getAttribute("href").slice(1));
+        var id = link.getAttribute("href").slice(1);
+        if (window.readerCode) window.readerCode.need(id);
+        var line = document.getElementById(id);
         if (!line) return;
         var chunk = line.closest(".rd-k");
         if (!line.querySelector(".rd-n") && chunk && window.readerCode) window.readerCode.paint(chunk);

@@ -63,6 +63,53 @@ window.readerScripts = function () {
   document.addEventListener("DOMContentLoaded", openTarget);
 })();
 
+// A long report's closed <details> come empty (`data-i`), their bodies in a part of the page
+// (reader/render/common/folds.py: `#rd-folds`'s `data-part`, loaded as the page loads through
+// irview.js's readerIr.fetch, each body after a run mark): a <details> gets its body when opened, or
+// when the URL names an element inside it, which is then shown.
+(function () {
+  var bodies = null, waiting = [];
+  function whenHere(then) { if (bodies) then(); else waiting.push(then); }
+  function fill(details) {
+    var i = details.getAttribute("data-i");
+    if (i === null || !bodies || bodies[+i] == null) return;
+    details.insertAdjacentHTML("beforeend", bodies[+i]);
+    bodies[+i] = null;
+    details.removeAttribute("data-i");
+  }
+  function toTarget() {
+    var id = location.hash.slice(1);
+    try { id = decodeURIComponent(id); } catch (err) { /* the raw fragment */ }
+    if (!id || document.getElementById(id)) return;
+    whenHere(function () {
+      var needle = 'id="' + id.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;") + '"';
+      var i = bodies.findIndex(function (b) { return b != null && b.indexOf(needle) >= 0; });
+      var details = /** @type {HTMLDetailsElement | null} */ (i < 0 ? null : document.querySelector('details[data-i="' + i + '"]'));
+      if (!details) return;
+      fill(details);
+      details.open = true;
+      var el = document.getElementById(id);
+      if (el) el.scrollIntoView();
+    });
+  }
+  function setUp() {
+    var marker = document.getElementById("rd-folds");
+    if (!marker || !window.readerIr) return;
+    window.readerIr.fetch(marker, function (html) {
+      bodies = html.split(window.readerIr.RUN).slice(1);
+      waiting.forEach(function (then) { then(); });
+      waiting = [];
+    });
+    document.addEventListener("toggle", /** @param {Event & {target: HTMLDetailsElement}} e */ function (e) {
+      var details = e.target;
+      if (details.open && details.hasAttribute && details.hasAttribute("data-i")) whenHere(function () { fill(details); });
+    }, true);
+    toTarget();
+    window.addEventListener("hashchange", toTarget);
+  }
+  document.addEventListener("DOMContentLoaded", setUp);
+})();
+
 // Line anchors as in a code browser. A line number (`#L12`, `#core-L12` on an article's second
 // file) selects its line and opens a menu: copy a link, open the line on the full source page,
 // open it on GitHub at the pinned commit. Shift-click (Shift+Enter) extends the selection to a
@@ -76,7 +123,12 @@ window.readerScripts = function () {
   var anchor = null;  // {prefix, n}: the line a shift-click extends from
   var menu = null, trigger = null;
 
+  function need(id) {  // a long file's row, put in first (codeview.js)
+    if (window.readerCode) window.readerCode.need(id);
+  }
+
   function lineEl(prefix, n) {
+    need(prefix + "L" + n);
     var el = document.getElementById(prefix + "L" + n);
     return el && el.matches(LINE) ? el : null;
   }
@@ -89,6 +141,7 @@ window.readerScripts = function () {
       if (b < a) { var t = a; a = b; b = t; }
       return {prefix: m[1], a: a, b: Math.min(b, a + MAX), first: lineEl(m[1], a)};
     }
+    if (id) need(id);
     var el = id && document.getElementById(id);
     var line = el && el.closest(LINE);
     m = line && RANGE.exec(line.id);
@@ -349,9 +402,14 @@ window.readerScripts = function () {
   // reader has scrolled or picked other lines meanwhile.
   var initial = location.hash, scrolled = null;
   document.addEventListener("DOMContentLoaded", function () { mark(); fromHash(true); scrolled = window.scrollY; });
-  window.addEventListener("load", function () {
-    if (location.hash === initial && scrolled !== null && Math.abs(window.scrollY - scrolled) < 2) fromHash(true);
-  });
+  function again() {
+    if (location.hash === initial && scrolled !== null && Math.abs(window.scrollY - scrolled) < 2) {
+      fromHash(true);
+      scrolled = window.scrollY;
+    }
+  }
+  window.addEventListener("load", again);
+  window.addEventListener("rd-rows", again);  // the URL's line came with a long file's rows (codeview.js)
 })();
 
 // The lowering-rules matrix: the second header row sticks under the first (measured after the

@@ -183,7 +183,7 @@
       } else if (pieces) {
         candidates = Q.piecesLines(pieces, files, inScope);
       }
-      var whole = !candidates;
+      var whole = few || !candidates;  // the index holds no context file's words: named files are read whole
       if (whole) {
         if (!named) return none("This pattern holds nothing the index can look up: give it 3 letters, digits or _ " +
           "in a row outside ( ) and [ ] (lowering_rule, \\bjnp\\.), or name files (file:lowering.py)");

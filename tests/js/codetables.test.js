@@ -65,3 +65,20 @@ test("the lines changed since the last edition, from their spans", () => {
   assert.deepStrictEqual(page.paint.m, []);  // the golden page has no previous edition
   assert.deepStrictEqual(T.spanLines([[3, 5], [9, 9]]), [3, 4, 5, 9]);
 });
+
+// A long file's rows as its part brings them (reader/render/code/view.py's split_code_view: a chunk's
+// rows after each run mark, tests/test_view.py checks that shape), read for sizing before they are put in.
+const ROWS = '<div id="L201" style="counter-reset:l 200">x = a &lt; b &amp;&amp; &quot;c&quot; &#x27;d&#x27;</div>' +
+  '<div id="L202"><span class="rd-sym" id="f"></span>def <a href="#uses-f">f</a>(<a href="core.py.html#L6">g</a>):</div>' +
+  '<div id="L203"></div>';
+
+test("a chunk's rows give each row's text as the page shows it", () => {
+  assert.deepStrictEqual(T.rowTexts(ROWS), ["x = a < b && \"c\" 'd'", "def f(g):", ""]);
+  assert.deepStrictEqual(T.rowTexts(""), []);
+});
+
+test("a chunk's rows give their first line, on an article's prefixed ids too", () => {
+  assert.strictEqual(T.firstLine(ROWS), 201);
+  assert.strictEqual(T.firstLine('<div id="core-L12">x</div>'), 12);
+  assert.strictEqual(T.firstLine(""), 0);
+});

@@ -7,9 +7,18 @@ from typing import Any
 
 from reader.editions import FATES, Files, MoveRecord, PinMove
 from reader.render.code.annotated import page_markdown, with_prose
+from reader.render.common.folds import FOLDS_DIR, fold_details
 from reader.render.common.model import Page
 from reader.render.common.templates import render
-from reader.render.common.urls import article_page, diff_page, line_id, move_uri, rel, source_page
+from reader.render.common.urls import (
+    article_page,
+    diff_page,
+    line_id,
+    move_uri,
+    rel,
+    rel_file,
+    source_page,
+)
 
 
 def move_title(record: MoveRecord) -> str:
@@ -44,7 +53,9 @@ def move_page(stem: str, record: MoveRecord, shown: set[str], files: Files | Non
                   files=_files(files, here, shown))
     intro = ("<p>Each note of the track, from what it said at the old pins to what it says now, and "
              "what the move did to the code the notes read.</p>")
-    return Page(here, title, page_markdown(title, ["navigation"]), with_prose(body, intro))
+    folded = fold_details(with_prose(body, intro), here, rel_file(here, f"{FOLDS_DIR}/{here.removesuffix('.md')}.js"))
+    return Page(here, title, page_markdown(title, ["navigation"]), folded.html,
+                assets=(folded.asset,) if folded.asset else ())
 
 
 def _files(files: Files | None, here: str, shown: set[str]) -> dict[str, Any] | None:

@@ -12,14 +12,21 @@ from markupsafe import Markup, escape
 
 from reader.cache import Cache
 from reader.model import Symbol, split_lines
-from reader.packed import packed_call
+from reader.packed import packed_call, part_text
 from reader.render.code.cards import card_script, excerpt
 from reader.render.code.entries import definition_entries, page_entry
 from reader.render.code.highlight import Highlight, LineLink, hidden_characters, highlighted
 from reader.render.code.outline import outline, outline_data
 from reader.render.code.scopes import scope_script
 from reader.render.code.uses import Cited, uses_script
-from reader.render.code.view import PAINT_DIR, CodeLines, MarginNote, split_code_view
+from reader.render.code.view import (
+    PAINT_DIR,
+    ROWS_DIR,
+    ROWS_ID,
+    CodeLines,
+    MarginNote,
+    split_code_view,
+)
 from reader.render.common.model import SLOT, Asset, NoteView, Page, SourceDoc
 from reader.render.common.prose import Prose
 from reader.render.common.templates import render
@@ -193,7 +200,8 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
     lines = linked_lines(doc, page, cache, uses_page=page, lines=plain)
     anchors = symbol_anchors([d.symbol for d in doc.definitions])
     code = split_code_view(CodeLines(lines, "", anchors), margin_notes(doc.notes, page, False, prose),
-                           doc.path, rel_file(page, f"{PAINT_DIR}/{doc.path}.js"), since.lines if since else ())
+                           doc.path, rel_file(page, f"{PAINT_DIR}/{doc.path}.js"), since.lines if since else (),
+                           rows_src=rel_file(page, f"{ROWS_DIR}/{doc.path}.js"))
     shape = outline(doc.definitions, doc.docstring)
     articles = sorted({(rel(page, article_page(n.article)), n.article_title) for n in doc.notes},
                       key=lambda a: a[1])
@@ -204,13 +212,14 @@ def source_page(doc: SourceDoc, cache: Cache | None, prose: Prose, title: str = 
                   lowered=[(rel(page, p), t) for p, t in doc.lowered],
                   definitions=_definitions(doc), outline=outline_data(shape.items),
                   since=since, diff_href=rel(page, since.diff_page) if since else "", context=context,
-                  blame=blame)
+                  blame=blame, deferred=bool(code.rows))
     cards = card_script(doc, plain, lambda n: prose.html(n.body, page), body=not context)
     uses = uses_script(doc, line_of or _no_line, cited, lambda n: excerpt(prose.html(n.body, page)))
     search = (page_entry(title or doc.path, shape, len(lines.lines)),
               *definition_entries(doc.path, shape))
     scope = scope_script(doc.path, doc.blob, doc.text, cache)
     painted = page_script(doc.path, (code.script.encode(), scope.data, cards, uses))
+    rows = (Asset(f"{ROWS_DIR}/{doc.path}.js", part_text(ROWS_ID, code.rows).encode()),) if code.rows else ()
     return Page(page, title or doc.path, page_markdown(title or doc.path, ["toc"]), body,
-                (painted,), search)
+                (painted, *rows), search)
 

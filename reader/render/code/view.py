@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from reader.packed import RUN_MARK
 from reader.render.code.highlight import Highlight
 from reader.render.code.runs import ClassCodes
 from reader.render.common.urls import line_id
@@ -50,6 +51,16 @@ PAINT_DIR = "assets/code"
 """Where a source page's paint script goes (`split_code_view`): `assets/code/<path>.js`."""
 CHUNK = 50
 """Lines per chunk: the unit the browser lays out and highlights only near the viewport."""
+ROWS_DIR = "assets/rows"
+"""Where a long file's rows past its first screenfuls go (`split_code_view`): `assets/rows/<path>.js`,
+a page's part (packed.py's `part_text`) that codeview.js loads as the page loads."""
+ROWS_ID = "rd-rows"
+"""The id of the view whose rows come in such a part (its `data-part`)."""
+KEEP = 200
+"""A long file's lines shipped as HTML: its chunks starting after line KEEP come in its rows' part."""
+LONG = 8000
+"""Tags in a view's rows past which its file is long (its page would pass 15,000 DOM nodes with
+the rest of the page): about two per line and two per link."""
 RUN_ON = 40
 """Unannotated lines after a noted block that keep the notes' column free, for a long note to run
 on beside them; the lines after those take the whole width (`rd-free`)."""
@@ -63,6 +74,11 @@ class _Shrunk:
 
     inline: bool = True
     """The runs in each chunk's `data-h`; else kept in `chunks`, for the view's paint script."""
+    keep: int | None = None
+    """The rows of the chunks starting after this line go to `deferred`, the chunks left empty
+    (None: every row in the HTML)."""
+    deferred: list[str] = field(default_factory=list)
+    """The rows of each chunk left out of the HTML, in order (its `data-i`)."""
     chunks: list[str] = field(default_factory=list)
     """Each chunk's runs (its lines' runs, space-separated), in order."""
     classes: ClassCodes = field(default_factory=ClassCodes)
@@ -131,6 +147,10 @@ def _rows(code: CodeLines, start: int, end: int, shrunk: _Shrunk) -> str:
                         else f'<div id="{prefix}L{n}">{body}</div>')  # line_id(n, prefix)
         shrunk.chunks.append(" ".join(map(encode, all_runs[first - 1:last])))
         spec = f' data-h="{shrunk.chunks[-1]}"' if shrunk.inline else ""
+        if shrunk.keep is not None and first > shrunk.keep:  # an empty chunk, sized, filled from the part
+            spec += f' data-i="{len(shrunk.deferred)}"'
+            shrunk.deferred.append("".join(rows))
+            rows = []
         chunks.append(f'<div class="rd-k" style="--n:{last - first + 1}"{spec}>{"".join(rows)}</div>')
     return "".join(chunks)
 
@@ -189,19 +209,33 @@ class SplitView:
     script: str
     """`readerCode.put(key, {c: classes, t: {href: title}, h: [each chunk's runs], p: the lines'
     id prefix, m: [[first, last], ...] the lines changed since the last edition})`."""
+    rows: str = ""
+    """A long file's rows past line `KEEP`: each left-out chunk's, after a `RUN_MARK` (the HTML of
+    its part, `rows_src`); empty when the HTML holds them all."""
+
+
+def is_long(code: CodeLines) -> bool:
+    """Whether the view of the whole file passes `LONG` tags: two per row, and its lines' own."""
+    return 2 * len(code.highlighted.lines) + sum(line.count("<") for line in code.highlighted.lines) > LONG
 
 
 def split_code_view(code: CodeLines, notes: Sequence[MarginNote], key: str, src: str,
-                    changed: Sequence[int] = ()) -> SplitView:
+                    changed: Sequence[int] = (), rows_src: str = "") -> SplitView:
     """A whole file's code view with its token runs, classes, link titles and `changed` lines (marked
     `rd-chg`) in a script (`src`, relative to the page; codeview.js loads it as the page loads and
     paints the chunks when it has run) instead of the HTML: a long file's page carries its text,
-    links and notes only."""
-    shrunk = _Shrunk(inline=False)
+    links and notes only. With `rows_src` (relative to the page), a long file's chunks past line
+    `KEEP` are empty in the HTML (`data-i`), their rows in a part (`SplitView.rows`) that
+    codeview.js loads as the page loads and puts in a chunk when it is painted or a row is needed:
+    its page stays under 600 KB and 15,000 DOM nodes."""
+    shrunk = _Shrunk(inline=False, keep=KEEP if rows_src and is_long(code) else None)
     body, margin = _body(code, notes, None, "", shrunk)
     data = f' data-code="{html.escape(key)}" data-paint="{html.escape(src)}"'
+    if shrunk.deferred:
+        data += f' id="{ROWS_ID}" data-part="{html.escape(rows_src)}"'
     return SplitView(f'<div class="rd-code highlight{margin}"{data}>{_BAR}{body}</div>',
-                     shrunk.script(key, code.prefix, changed))
+                     shrunk.script(key, code.prefix, changed),
+                     "".join(RUN_MARK + rows for rows in shrunk.deferred))
 
 
 def code_view(code: CodeLines, notes: Sequence[MarginNote] = (),

@@ -11,9 +11,10 @@ from reader.extract.rulehistory import Lowered, PrimitiveHistory, RuleHistory
 from reader.extract.ruletable import PrimRef, RuleEntry, RuleTable
 from reader.extract.unimplemented import Message
 from reader.render.code.annotated import page_markdown, with_prose
+from reader.render.common.folds import FOLDS_DIR, fold_details
 from reader.render.common.model import Page, PageLink, SearchEntry
 from reader.render.common.templates import render
-from reader.render.common.urls import RULES, line_id, rel, slugify, source_page
+from reader.render.common.urls import RULES, line_id, rel, rel_file, slugify, source_page
 
 COLUMNS = (
     ("tpu", "TC", "TPU", "TC", "the TensorCore"),
@@ -91,8 +92,9 @@ def rules_page(tables: Sequence[RuleTable], primitive_link: PrimitiveLink,
     intro = ("<p>Each Pallas backend keeps a table from primitive to lowering rule, filled when its "
              "modules are imported; a primitive missing from a table is an error on that backend, "
              f"not a slow path. Rules per table at the pin: {counts}.</p>" + _errors(messages or {}, cols))
+    folded = fold_details(with_prose(body, intro), here, rel_file(here, f"{FOLDS_DIR}/{here.removesuffix('.md')}.js"))
     return Page(here, "Lowering rules", page_markdown("Lowering rules", ["toc", "navigation"]),
-                with_prose(body, intro), search=tuple(entries))
+                folded.html, assets=(folded.asset,) if folded.asset else (), search=tuple(entries))
 
 
 def _errors(messages: Mapping[str, Message], cols: Sequence[tuple[str, str, str, str, str]]) -> str:
