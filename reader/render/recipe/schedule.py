@@ -41,7 +41,7 @@ from reader.labs import ArtifactRun, LabInfo, canonical_lab, load_labs
 from reader.model import SourceFile
 from reader.progress import Quiet, reporting
 from reader.render.code.highlight import submit_highlighting
-from reader.render.code.scopes import SCOPES_KIND, scope_data
+from reader.render.code.scopes import SCOPES, scope_data
 from reader.render.common.model import Page
 from reader.render.common.prose import Prose
 from reader.render.ir.site import wanted
@@ -164,7 +164,7 @@ class Schedule:
                                   here=True)
         if profile.active() is not None:
             self._paths = {corpus.blob(pin, path): path for pin, path in corpus.all_files()}
-        finish = start_index(corpus, cache, self.workers, pool, (SCOPES_KIND, scope_data))
+        finish = start_index(corpus, cache, self.workers, pool, (SCOPES, scope_data))
         alongside = meanwhile()
         return Indexed(finish(), alongside)
 
