@@ -38,10 +38,11 @@ class Keyed(Protocol):
 
 @dataclass(frozen=True)
 class Blob:
-    """A text known by its blob's sha: keyed by the sha, read only when the producer asks."""
+    """A text (or bytes) known by a digest of it (a git blob's sha, a sha1): keyed by the digest,
+    read only when the producer asks."""
 
     sha: str
-    read: Callable[[], str] = field(compare=False, repr=False)
+    read: Callable[[], Any] = field(compare=False, repr=False)
 
     def input_key(self) -> str:
         return self.sha
@@ -122,12 +123,20 @@ def _token(value: Any) -> str:
         return repr(sorted(map(_token, value)))
     if isinstance(value, (tuple, list)) and any(isinstance(v, Keyed) for v in value):
         return repr([_token(v) for v in value])
-    return repr(value)
+    token = repr(value)
+    if " object at 0x" in token:  # an address: a key no other process computes
+        raise BuildError(f"an input is known by its address: {token[:200]}", Location(__file__),
+                         "give its class an `input_key`, or declare the data it is read for")
+    return token
 
 
 def key(provider: Provider[Any, Any], inputs: Any) -> str:
     """The one key of `provider`'s result over `inputs`: its kind and every declared field's
     token (those marked `HOW` left out)."""
+    memo = getattr(inputs, "__dict__", None)  # a key computed once per inputs (a page's: its repr)
+    found = memo.get("_provider_key") if memo is not None else None
+    if found is not None and found[0] == provider.kind:
+        return found[1]
     if type(inputs) is not provider.inputs:
         raise BuildError(f"provider {provider.kind!r} is given {type(inputs).__name__}, not its "
                          f"{provider.inputs.__name__}", Location(__file__), "pass its declared inputs")
@@ -135,6 +144,8 @@ def key(provider: Provider[Any, Any], inputs: Any) -> str:
     for f in fields(inputs):
         if not f.metadata.get("how"):
             h.update(f"\0{f.name}\0{_token(getattr(inputs, f.name))}".encode())
+    if memo is not None:
+        memo["_provider_key"] = (provider.kind, h.hexdigest())
     return h.hexdigest()
 
 
@@ -209,6 +220,23 @@ class Declared:
         return getattr(self._inputs, name)
 
 
+def renew[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> T:
+    """`provider`'s result produced again and kept (one kept whose sources have left the cache)."""
+    _declared(provider)
+    value = _produce(provider, inputs, cache)
+    keep(provider, inputs, value, cache)
+    return value
+
+
+def _produce[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> T:
+    key(provider, inputs)  # its inputs are its own, before any work
+    _RUNNING.append((provider, cache))
+    try:
+        return provider.produce(Declared(provider, inputs) if _STRICT[-1] else inputs)
+    finally:
+        _RUNNING.pop()
+
+
 def running_cache() -> Cache | None:
     """The cache the running producer's result is kept in (where it reads those it needs)."""
     return _RUNNING[-1][1] if _RUNNING else None
@@ -225,12 +253,7 @@ def provide[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> 
     found = kept(provider, inputs, cache)
     if found is not None:
         return found
-    key(provider, inputs)  # its inputs are its own, before any work
-    _RUNNING.append((provider, cache))
-    try:
-        value = provider.produce(Declared(provider, inputs) if _STRICT[-1] else inputs)
-    finally:
-        _RUNNING.pop()
+    value = _produce(provider, inputs, cache)
     keep(provider, inputs, value, cache)
     return value
 

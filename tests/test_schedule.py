@@ -80,13 +80,14 @@ def test_a_page_read_back_decodes_its_html_only_when_read(cache):
     """A warm build reads every page back and patches few: a page from the page cache holds its
     HTML as the UTF-8 it was stored in until read, and equals the page stored (repr and hash too)."""
     from reader.render.common.model import Asset, SearchEntry
-    from reader.render.recipe.pagecache import CachedPage
+    from reader.render.recipe.pagecache import CachedPage, Shown
 
     page = Page("source/a.py.md", "a.py", "---\n", "<p>π ≤ 4</p>", (Asset("assets/a.js", b"x"),),
                 (SearchEntry("L1", "f", "def f"),))
     pages = PageCache(cache)
-    pages.put("source", "k" * 40, CachedPage(page, ("fact x",)))
-    back = PageCache(cache).get("source", "k" * 40)
+    shown = Shown("w", "source", "a.py")
+    pages.put("source", shown, CachedPage(page, ("fact x",)))
+    back = PageCache(cache).get("source", shown)
     assert back is not None and back.unresolved == ("fact x",)
     assert "html" not in vars(back.page)  # not decoded yet
     assert back.page.title == "a.py" and back.page.assets == page.assets and "html" not in vars(back.page)

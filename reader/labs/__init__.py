@@ -27,9 +27,10 @@ from types import ModuleType
 from typing import NamedTuple
 
 from reader import __version__
-from reader.cache import Cache, blob_sha
+from reader.cache import Cache
 from reader.errors import InputError, LabError, Location
 from reader.labs.records import RUNS, LabRecord, records_of
+from reader.providers import Provider, as_json, provide
 from reader.versions import installed_versions
 
 ARTIFACTS_KIND = "lab-artifacts-v1"
@@ -145,10 +146,32 @@ class _Head(NamedTuple):
     lines: tuple[int, int] | None
 
 
-HEAD_KIND = "lab-head"
-
 _heads: dict[str, _Head] = {}
 """A module's text -> its `_Head`, once read in this process (a build reads each twice)."""
+
+
+@dataclass(frozen=True)
+class Headed:
+    """What a module's `_Head` reads: its text."""
+
+    text: str
+
+
+def _parsed_head(inputs: Headed) -> _Head:
+    tree = ast.parse(inputs.text)
+    first = tree.body[0] if tree.body else None
+    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+        and isinstance(first.value.value, str)
+    lines = (first.lineno, first.end_lineno) if is_doc and first is not None \
+        and first.end_lineno is not None else None
+    return _Head(ast.get_docstring(tree) or "", lines)
+
+
+HEAD: Provider[Headed, _Head] = Provider(
+    "lab-head", Headed, _parsed_head,
+    as_json(list, lambda head: [head.doc, list(head.lines) if head.lines else None],
+            lambda data: _Head(data[0], (int(data[1][0]), int(data[1][1])) if data[1] else None)))
+"""A module's docstring and its lines."""
 
 
 def _head(text: str, cache: Cache | None = None) -> _Head:
@@ -158,20 +181,7 @@ def _head(text: str, cache: Cache | None = None) -> _Head:
     head = _heads.get(text)
     if head is not None:
         return head
-    key = blob_sha(text.encode())
-    hit = cache.get_json(HEAD_KIND, key) if cache is not None else None
-    if isinstance(hit, list) and len(hit) == 2 and isinstance(hit[0], str):
-        head = _Head(hit[0], (int(hit[1][0]), int(hit[1][1])) if hit[1] else None)
-    else:
-        tree = ast.parse(text)
-        first = tree.body[0] if tree.body else None
-        is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-            and isinstance(first.value.value, str)
-        lines = (first.lineno, first.end_lineno) if is_doc and first is not None \
-            and first.end_lineno is not None else None
-        head = _Head(ast.get_docstring(tree) or "", lines)
-        if cache is not None:
-            cache.put_json(HEAD_KIND, key, [head.doc, list(lines) if lines else None])
+    head = provide(HEAD, Headed(text), cache)
     if len(_heads) >= 64:
         _heads.clear()
     _heads[text] = head

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import ReaderError
+from reader.extract.index import LINES, REFS, SCAN, USES, USES_OF
+from reader.extract.providers import FACTS, RULES
+from reader.providers import Provider, how, pickled, provide
 from reader.render.common.figure import Figure, FigureInputs, FigureMaker, Maker
-from reader.render.common.keys import page_key
 from reader.render.common.model import Asset
 from reader.render.figures.pipeline import BUFFER_COUNTS, pipeline_timeline
 from reader.render.figures.sm90 import sm90_budget
@@ -23,7 +25,23 @@ FIGURES: dict[str, FigureMaker] = {
 }
 """Figure name -> its maker. `reader check` reports a `{{figure:NAME}}` not in here."""
 
-FIGURE_KIND = "figure"
+@dataclass(frozen=True)
+class Drawn:
+    """What a figure reads: the world (the pinned blobs it is computed from) and its name; the
+    producer's way to them: the figures' inputs (the corpus, its index, the facts)."""
+
+    world: str
+    name: str
+    inputs: FigureInputs | None = how()
+
+
+def _drawn(inputs: Drawn) -> Figure:
+    assert inputs.inputs is not None
+    return FIGURES[inputs.name](inputs.inputs)
+
+
+FIGURE: Provider[Drawn, Figure] = Provider("figure", Drawn, _drawn, pickled(Figure), (SCAN, REFS, USES, USES_OF, LINES, RULES, FACTS))
+"""A figure (`FIGURES`' maker's)."""
 NOT_COMPUTED = " not computed at these pins"
 """How the build's note on a figure that cannot be made reads (`figure NAME not computed ...`)."""
 
@@ -50,18 +68,11 @@ class Figures:
         maker = FIGURES.get(name)
         if maker is None:
             return None
-        key = page_key(self.world, FIGURE_KIND, name)
-        kept = self.cache.get_object(FIGURE_KIND, key) if self.cache is not None else None
-        if isinstance(kept, Figure):
-            return kept
         try:
-            made = maker(self.inputs)
+            return provide(FIGURE, Drawn(self.world, name, self.inputs), self.cache)
         except ReaderError as e:  # anything else is reader's bug: it stops the build
             self.failures[name] = e
             return None
-        if self.cache is not None:
-            self.cache.put_object(FIGURE_KIND, key, made)
-        return made
 
     def absent(self, name: str) -> str:
         """Where and why figure `name` is not computed at these pins (`where: reason`), or empty."""
