@@ -1,20 +1,22 @@
 """Every result the cache derives, as a provider with declared inputs (LibCST's metadata
 providers, made the project's one mechanism): a provider names its cache kind, the frozen
-dataclass of what it reads (files and blobs by their sha, versions, settings, other providers'
-inputs), its producer and the form it is kept in. A result's key is `key(provider, inputs)`, a
-function of those inputs alone, and `reader.cache`'s derived store is written through this module
-only (tests/test_providers.py holds both). A producer is a module-level function of the inputs
-(no closure: it cannot read what it does not declare); a producer reads another provider's
-result only when it declares it (`needs`), and two that need each other are refused; under `strict()` (the tests) the producer is handed a
-view of its inputs that raises on reading anything but a declared field."""
+dataclass of what it reads (files and blobs by their sha, versions, settings, the world key), its
+producer, the form it is kept in and the providers it reads. A result's key is `key(provider,
+inputs)`, a function of those inputs alone, and `reader.cache`'s derived store is read and written
+through this module only (tests/test_providers.py holds both). A producer is a module-level
+function of its inputs (no closure: it cannot read what it does not declare) that reads another
+provider only when it declares it (`needs`; two that need each other are refused); under
+`strict()` (the tests) it is handed a view of its inputs that raises on reading anything but a
+declared field."""
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, cast
 
 from reader.cache import Cache
 from reader.errors import BuildError, Location
@@ -29,7 +31,6 @@ def how(default: Any = None) -> Any:
     return field(default=default, metadata=HOW, compare=False, repr=False)
 
 
-@runtime_checkable
 class Keyed(Protocol):
     """An input known by a key of its own (a corpus: its pinned blobs; a text: its blob's sha)."""
 
@@ -88,8 +89,9 @@ PROVIDERS: dict[str, Provider[Any, Any]] = {}
 @dataclass(frozen=True, eq=False)
 class Provider[I, T]:
     """One kind of derived result: its cache kind, its inputs' dataclass, its producer, its form,
-    the providers its producer reads (`need`), and `lasting`: kept across reader's code versions
-    (under `derived/kept/`), for a result whose inputs name everything it depends on (a jax run)."""
+    the providers its producer reads, and `lasting`: kept across reader's code versions (JSON
+    under `derived/kept/`), for a result whose inputs name everything it depends on, the code
+    that makes it included (a claim's run, a release's file list)."""
 
     kind: str
     inputs: type[I]
@@ -99,7 +101,7 @@ class Provider[I, T]:
     lasting: bool = False
 
     def __post_init__(self) -> None:
-        where = Location(getattr(self.produce, "__code__", None) and self.produce.__code__.co_filename or __file__)
+        where = Location(self.produce.__code__.co_filename)
         if not (is_dataclass(self.inputs) and self.inputs.__dataclass_params__.frozen):  # type: ignore[attr-defined]
             raise BuildError(f"provider {self.kind!r}: its inputs must be a frozen dataclass", where,
                              "declare what it reads as the fields of one")
@@ -107,6 +109,9 @@ class Provider[I, T]:
             raise BuildError(f"provider {self.kind!r}: its producer reads variables it does not declare "
                              f"({', '.join(self.produce.__code__.co_freevars)})", where,
                              "make it a module-level function of its inputs alone")
+        if self.lasting and self.form.dump is None:
+            raise BuildError(f"provider {self.kind!r} lasts across code versions: it is kept as JSON", where,
+                             "give it an `as_json` form")
         if self.kind in PROVIDERS:
             raise BuildError(f"two providers of kind {self.kind!r}", where, "give each kind one provider")
         PROVIDERS[self.kind] = self
@@ -115,19 +120,33 @@ class Provider[I, T]:
 def _token(value: Any) -> str:
     """One input's part of a key: a keyed input's own key, a set's sorted members, else its repr
     (a frozen dataclass's, a string's, a tuple's: data whose repr is its value)."""
-    if isinstance(value, Keyed) and not isinstance(value, type):
-        return value.input_key()
+    if isinstance(value, str):
+        return value
+    own = getattr(type(value), "input_key", None)  # `Keyed` (an isinstance of a protocol is slow)
+    if own is not None:
+        return own(value)
     if isinstance(value, bytes):
         return hashlib.sha1(value).hexdigest()
     if isinstance(value, (frozenset, set)):
         return repr(sorted(map(_token, value)))
-    if isinstance(value, (tuple, list)) and any(isinstance(v, Keyed) for v in value):
+    if isinstance(value, (tuple, list)) and any(hasattr(type(v), "input_key") for v in value):
         return repr([_token(v) for v in value])
     token = repr(value)
     if " object at 0x" in token:  # an address: a key no other process computes
         raise BuildError(f"an input is known by its address: {token[:200]}", Location(__file__),
                          "give its class an `input_key`, or declare the data it is read for")
     return token
+
+
+_DECLARED: dict[type, tuple[str, ...]] = {}
+"""An inputs dataclass's fields in the key (those not marked `HOW`)."""
+
+
+def _keyed_fields(inputs: Any) -> tuple[str, ...]:
+    names = _DECLARED.get(type(inputs))
+    if names is None:
+        names = _DECLARED[type(inputs)] = tuple(f.name for f in fields(inputs) if not f.metadata.get("how"))
+    return names
 
 
 def key(provider: Provider[Any, Any], inputs: Any) -> str:
@@ -141,9 +160,8 @@ def key(provider: Provider[Any, Any], inputs: Any) -> str:
         raise BuildError(f"provider {provider.kind!r} is given {type(inputs).__name__}, not its "
                          f"{provider.inputs.__name__}", Location(__file__), "pass its declared inputs")
     h = hashlib.sha1(provider.kind.encode())
-    for f in fields(inputs):
-        if not f.metadata.get("how"):
-            h.update(f"\0{f.name}\0{_token(getattr(inputs, f.name))}".encode())
+    for name in _keyed_fields(inputs):
+        h.update(f"\0{name}\0{_token(getattr(inputs, name))}".encode())
     if memo is not None:
         memo["_provider_key"] = (provider.kind, h.hexdigest())
     return h.hexdigest()
@@ -151,7 +169,7 @@ def key(provider: Provider[Any, Any], inputs: Any) -> str:
 
 def _declared(provider: Provider[Any, Any]) -> None:
     """Refuse a read of `provider` by a running producer that does not declare it."""
-    reader = _RUNNING[-1][0] if _RUNNING else None
+    reader = _RUNNING.stack[-1][0] if _RUNNING.stack else None
     if reader is not None and provider is not reader and provider not in reader.needs:
         raise BuildError(f"provider {reader.kind!r} reads {provider.kind!r}, which it does not declare",
                          Location(reader.produce.__code__.co_filename), "add it to the provider's needs")
@@ -173,7 +191,7 @@ def kept[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> T |
 def is_kept(provider: Provider[Any, Any], inputs: Any, cache: Cache) -> bool:
     """Whether the cache holds a result for `inputs` (not read: a build's plan of what to compute)."""
     _declared(provider)
-    return cache.has(provider.kind, key(provider, inputs))
+    return (cache.has_kept if provider.lasting else cache.has)(provider.kind, key(provider, inputs))
 
 
 def keep[T](provider: Provider[Any, T], inputs: Any, value: T, cache: Cache | None) -> None:
@@ -188,9 +206,15 @@ def keep[T](provider: Provider[Any, T], inputs: Any, value: T, cache: Cache | No
         (cache.put_kept_json if provider.lasting else cache.put_json)(provider.kind, k, form.dump(value))
 
 
-_RUNNING: list[tuple[Provider[Any, Any], Cache | None]] = []
-"""The providers whose producers run now in this process, outermost first, with the cache each
-keeps its result in (where the providers it needs are kept)."""
+class _Running(threading.local):
+    """The providers whose producers run now in this thread, outermost first, with the cache each
+    keeps its result in (where the providers it needs are kept)."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[Provider[Any, Any], Cache | None]] = []
+
+
+_RUNNING = _Running()
 _STRICT: list[bool] = [False]
 
 
@@ -230,22 +254,22 @@ def renew[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> T:
 
 def _produce[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> T:
     key(provider, inputs)  # its inputs are its own, before any work
-    _RUNNING.append((provider, cache))
+    _RUNNING.stack.append((provider, cache))
     try:
         return provider.produce(Declared(provider, inputs) if _STRICT[-1] else inputs)
     finally:
-        _RUNNING.pop()
+        _RUNNING.stack.pop()
 
 
 def running_cache() -> Cache | None:
     """The cache the running producer's result is kept in (where it reads those it needs)."""
-    return _RUNNING[-1][1] if _RUNNING else None
+    return _RUNNING.stack[-1][1] if _RUNNING.stack else None
 
 
 def provide[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> T:
     """`provider`'s result over `inputs`: kept, or produced and kept. A running producer reads
     only the providers it declares (`needs`), and two that need each other are refused."""
-    running = [p for p, _ in _RUNNING]
+    running = [p for p, _ in _RUNNING.stack]
     if provider in running:
         cycle = " -> ".join(p.kind for p in (*running[running.index(provider):], provider))
         raise BuildError(f"providers need each other: {cycle}", Location(__file__),
