@@ -154,9 +154,13 @@ def _coded(files: Sequence[SourceFile], context: frozenset[str], pages: Sequence
                  files, pages, lines, names)
 
 
+def _context(files: Sequence[tuple[str, str, str, bool]]) -> frozenset[str]:
+    """The `context` files' paths among `Coded.files`."""
+    return frozenset(path for _pin, path, _blob, inside in files if inside)
+
+
 def _code_packs(inputs: Coded) -> tuple[dict[str, object], list[tuple[str, str]]]:
-    files, lines = inputs.sources, inputs.lines
-    context = frozenset(path for _pin, path, _blob, inside in inputs.files if inside)
+    files, lines, context = inputs.sources, inputs.lines, _context(inputs.files)
     if lines is None or lines.key != _code_key(files, context):
         lines = code_lines(files, context)
     return lines.joined(_entries(files, inputs.pages), inputs.names())
@@ -275,8 +279,7 @@ class Searched:
 def _search(inputs: Searched) -> list[tuple[str, bytes]]:
     coded = inputs.coded
     return [(a.src_uri, a.data) for a in search_assets(
-        coded.sources, inputs.shown, running_cache(), frozenset(p for _, p, _, inside in coded.files if inside),
-        inputs.keys, coded.lines, coded.names)]
+        coded.sources, inputs.shown, running_cache(), _context(coded.files), inputs.keys, coded.lines, coded.names)]
 
 
 SEARCH: Provider[Searched, list[tuple[str, bytes]]] = Provider(
