@@ -117,7 +117,7 @@ def _values() -> dict[str, Any]:
     from reader.editions.blame import LineHistory
     from reader.editions.previous import Kept
     from reader.extract.fact import Facts
-    from reader.labs import _Head
+    from reader.labs import Artifact, LabArtifacts, _Head
     from reader.labs.notebook import Imports
     from reader.linkcheck import PageLinks
     from reader.render.code.highlight import Highlight
@@ -141,6 +141,7 @@ def _values() -> dict[str, Any]:
         "old-refs": [], "ir-summary": IrSummary({}, {}, (), (), {}), "labs-by-file": {}, "lab-refs": [],
         "page": CachedPage(Page("a.md", "a", "---\n", "<p>a</p>")), "resolved": (), "exercises": frozenset(),
         "claim": Outcome(True), "release": {"commit": "c" * 40, "files": {"jax/a.py": "0" * 40}},
+        "lab-artifacts": LabArtifacts((Artifact("a.svg", b"<svg/>"),)),
     }
 
 
@@ -170,7 +171,7 @@ def test_every_provider_has_a_sample_result():
 @pytest.mark.parametrize("kind", sorted(PROVIDERS))
 def test_each_declared_input_changed_produces_the_result_again(kind: str, tmp_path: Path):
     provider, cache = PROVIDERS[kind], Cache(tmp_path)
-    assert (kind in ("claim", "release")) == provider.lasting  # kept across code versions
+    assert (kind in ("claim", "release", "lab-artifacts")) == provider.lasting  # kept across code versions
     base = _inputs(provider)
     with _counting(provider, VALUES[kind]) as calls, cache.staged():
         first = provide(provider, base, cache)
@@ -289,12 +290,10 @@ def test_a_kind_has_one_provider():
         Provider("scan", Texts, _length, as_json(int))
 
 
-DERIVED = {"get_json", "put_json", "get_object", "put_object", "get_frozen", "has", "get_kept_json",
+DERIVED = {"get_json", "put_json", "get_object", "put_object", "get_frozen", "has", "has_kept", "get_kept_json",
            "put_kept_json"}
 """`Cache`'s derived store."""
-UNCONVERTED = {"reader/labs/__init__.py"}
-"""Modules that still keep a result under a key of their own (the labs' artifacts: a jax run kept
-across code versions)."""
+
 
 
 def _receiver(node: ast.expr) -> str:
@@ -311,4 +310,4 @@ def test_only_the_providers_write_and_read_the_derived_store():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DERIVED \
                     and _receiver(node.func.value) not in ("corpus", "old", "new", "old_corpus"):  # Corpus.has
                 found.add(rel)
-    assert found == UNCONVERTED
+    assert found == set()
