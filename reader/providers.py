@@ -6,8 +6,8 @@ inputs)`, a function of those inputs alone, and `reader.cache`'s derived store i
 through this module only (tests/test_providers.py holds both). A producer is a module-level
 function of its inputs (no closure: it cannot read what it does not declare) that reads another
 provider only when it declares it (`needs`; two that need each other are refused); under
-`strict()` (the tests) it is handed a view of its inputs that raises on reading anything but a
-declared field."""
+`strict()` (the tests) a read of a provider not declared is refused, and the producer is handed a
+view of its inputs that raises on reading anything but a declared field."""
 
 from __future__ import annotations
 
@@ -168,7 +168,10 @@ def key(provider: Provider[Any, Any], inputs: Any) -> str:
 
 
 def _declared(provider: Provider[Any, Any]) -> None:
-    """Refuse a read of `provider` by a running producer that does not declare it."""
+    """Under `strict()` (the tests), refuse a read of `provider` by a running producer that does
+    not declare it."""
+    if not _STRICT[-1]:
+        return
     reader = _RUNNING.stack[-1][0] if _RUNNING.stack else None
     if reader is not None and provider is not reader and provider not in reader.needs:
         raise BuildError(f"provider {reader.kind!r} reads {provider.kind!r}, which it does not declare",
@@ -221,7 +224,7 @@ _STRICT: list[bool] = [False]
 @contextmanager
 def strict() -> Iterator[None]:
     """Producers run in the block are handed a view of their inputs that raises on reading
-    anything not declared (the tests run so)."""
+    anything not declared, and may read only the providers they declare (the tests run so)."""
     _STRICT.append(True)
     try:
         yield

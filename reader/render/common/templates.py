@@ -73,6 +73,11 @@ class _Compiled(jinja2.BytecodeCache):
         keep(TEMPLATES, Compiled(bucket.key, bucket.checksum), bucket.bytecode_to_string(), self.cache)
 
 
+def compiled_in(cache: Cache) -> jinja2.BytecodeCache:
+    """A jinja environment's bytecode cache kept in `cache` (`TEMPLATES`): the theme's too."""
+    return _Compiled(cache)
+
+
 def keep_compiled(cache: Cache | None) -> None:
     """Read the templates' compiled code from `cache` and keep there what is compiled now (each
     build's process compiled every template it rendered: ~0.07 s of a note's edit, 9 templates)."""

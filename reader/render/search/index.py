@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reader.cache import Cache
+from reader.extract.index import LINES, SCAN
 from reader.model import SourceFile, split_lines
 from reader.packed import Packing, packed, unpacked
 from reader.providers import Provider, how, is_kept, keep, kept, pickled, provide, running_cache
@@ -167,7 +168,7 @@ def _code_packs(inputs: Coded) -> tuple[dict[str, object], list[tuple[str, str]]
 
 
 CODE_PACKS: Provider[Coded, tuple[dict[str, object], list[tuple[str, str]]]] = Provider(
-    "search-packs", Coded, _code_packs, pickled(tuple, frozen=True))
+    "search-packs", Coded, _code_packs, pickled(tuple, frozen=True), (SCAN, LINES))
 """The code's part of the index: (the files table, the code's packs)."""
 
 
