@@ -161,10 +161,12 @@ def key(provider: Provider[Any, Any], inputs: Any) -> str:
                          f"{provider.inputs.__name__}", Location(__file__), "pass its declared inputs")
     h = hashlib.sha1(provider.kind.encode())
     for name in _keyed_fields(inputs):
-        h.update(f"\0{name}\0{_token(getattr(inputs, name))}".encode())
+        h.update(f"\0{name}\0".encode())
+        h.update(_token(getattr(inputs, name)).encode())  # a page's inputs: ~100 KB, not copied again
+    found = h.hexdigest()
     if memo is not None:
-        memo["_provider_key"] = (provider.kind, h.hexdigest())
-    return h.hexdigest()
+        memo["_provider_key"] = (provider.kind, found)
+    return found
 
 
 def _declared(provider: Provider[Any, Any]) -> None:
