@@ -45,11 +45,11 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 def measure(root: Path, cold: bool) -> dict[str, float]:
     SPENT.clear()
     COUNT.clear()
-    refused = {previous.PREVIOUS_KIND, filediffs.DIFF_KIND} if cold else set()
+    refused = {previous.PREVIOUS.kind, filediffs.DIFF.kind} if cold else set()
     get_object, get_json, get_page = Cache.get_object, Cache.get_json, PageCache.get
     Cache.get_object = lambda self, kind, key: None if kind in refused else get_object(self, kind, key)  # type: ignore[method-assign]
     Cache.get_json = lambda self, kind, key: None if kind in refused else get_json(self, kind, key)  # type: ignore[method-assign]
-    PageCache.get = lambda self, kind, key: None if cold and kind == DIFF.name else get_page(self, kind, key)  # type: ignore[method-assign]
+    PageCache.get = lambda self, kind, shown: None if cold and kind == DIFF.name else get_page(self, kind, shown)  # type: ignore[method-assign]
     load, changed, render = past.load_previous, past.changed_files, DIFF.render
     past.load_previous = _timed("previous edition", load)  # type: ignore[assignment]
     past.changed_files = _timed("hunks", changed)  # type: ignore[assignment]

@@ -122,16 +122,6 @@ def _alive(staging: str) -> bool:
     return True
 
 
-def kept_object[T](cache: Cache | None, kind: str, key: str, type_: type[T], compute: Callable[[], T]) -> T:
-    """The object `cache` keeps under (`kind`, `key`) when it is a `type_`, else `compute()`, kept."""
-    found = cache.get_object(kind, key) if cache is not None else None
-    if not isinstance(found, type_):
-        found = compute()
-        if cache is not None:
-            cache.put_object(kind, key, found)
-    return found
-
-
 FROZEN_MAX = 8192
 """Results `get_frozen` holds in memory at most (a site's pages: ~1,200 now, 1,500 with the older
 edition's); past it, it starts again."""
@@ -295,6 +285,9 @@ class Cache:
         """A result whose key names everything it depends on, reader's code included where it
         matters: it is kept when reader's code changes (the lab artifacts: a jax run each)."""
         return _json(self._read(self._kept_path(kind, key)))
+
+    def has_kept(self, kind: str, key: str) -> bool:
+        return any(os.path.isfile(place) for place in self._places(self._kept_path(kind, key)))
 
     def put_kept_json(self, kind: str, key: str, value: Any) -> None:
         self._write(self._kept_path(kind, key), json.dumps(value, separators=(",", ":")).encode())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -42,6 +43,7 @@ class Corpus:
         self.cache = cache
         self._files = manifests
         self._texts: dict[str, str] = {}
+        self._key: str | None = None
         """Blob -> its text, once read (a blob's bytes never change)."""
 
     @classmethod
@@ -105,6 +107,16 @@ class Corpus:
                              "reader reads only UTF-8 source; drop the file from the pin's paths") from None
         self._texts[sha] = text
         return text
+
+    def input_key(self) -> str:
+        """What a result derived from the whole corpus is keyed by (`reader.providers`): every
+        verified file's pin, path and blob."""
+        if self._key is None:
+            h = hashlib.sha1()
+            for pin, path in self.all_files():
+                h.update(f"\0{pin}\0{path}\0{self._files[pin][path]}".encode())
+            self._key = h.hexdigest()
+        return self._key
 
     def pin_of(self, path: str) -> str | None:
         """The pin whose paths cover `path`, or None."""

@@ -27,6 +27,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from reader.cache import Cache
 from reader.packed import read_part
+from reader.providers import Blob, Provider, keep, kept, pickled, provide
 from reader.workers import Workers
 
 _LINKED = "[id],[name],[href],[src],[data-part]"
@@ -47,7 +48,6 @@ def _internal(href: str) -> bool:
     return not (parts.scheme or parts.netloc or href.startswith("//"))
 
 
-LINKS_KIND = "links"
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,34 @@ MIN_PARALLEL = 32
 """Fewer files to scan than this are scanned here (forking would cost more than it saves)."""
 
 
+@dataclass(frozen=True)
+class Html:
+    """What a scan of links reads: some HTML, by its bytes' sha1."""
+
+    data: Blob
+
+
+def _html(data: bytes, digest: str = "") -> Html:
+    return Html(Blob(digest or hashlib.sha1(data).hexdigest(), lambda: data))
+
+
+def _links(inputs: Html) -> PageLinks:
+    return _scan_bytes(inputs.data.read())
+
+
+LINKS: Provider[Html, PageLinks] = Provider("links", Html, _links, pickled(PageLinks))
+"""A page's links (`scan`)."""
+
+
+def _part_links(inputs: Html) -> PageLinks | None:
+    part = read_part(inputs.data.read())
+    return scan(part) if part is not None else None
+
+
+PARTS: Provider[Html, PageLinks | None] = Provider("links-part", Html, _part_links, pickled(PageLinks))
+"""A part's links (`scan` of the HTML its script holds), None when it is no part's script."""
+
+
 Scanned = dict[str, tuple[str, PageLinks]]
 """HTML files of a site scanned before its check (`prescan`): name -> (its bytes' sha1, its links)."""
 
@@ -120,16 +148,15 @@ def _scan_all(site: Path, names: list[str], cache: Cache | None, workers: Worker
     for name in names:
         before = known.get(name) if known is not None else None
         hit = before[1] if before is not None and before[0] == keys[name] else \
-            cache.get_object(LINKS_KIND, keys[name]) if cache is not None else None
-        if isinstance(hit, PageLinks):
+            kept(LINKS, _html(data[name], keys[name]), cache)
+        if hit is not None:
             out[name] = hit
     todo = [name for name in names if name not in out]
     scanned = workers.map(_scan_bytes, [data[n] for n in todo], "checking links", chunk=8,
                           least=MIN_PARALLEL)
     for name, found in zip(todo, scanned, strict=True):
         out[name] = found
-        if cache is not None:
-            cache.put_object(LINKS_KIND, keys[name], found)
+        keep(LINKS, _html(data[name], keys[name]), found, cache)
     return out
 
 
@@ -154,9 +181,6 @@ def check_links(site: Path, cache: Cache | None = None, workers: Workers | None 
     return sorted(set(broken))
 
 
-PARTS_KIND = "links-part"
-
-
 def with_parts(site: Path, name: str, links: PageLinks, files: set[str], dirs: set[str],
                cache: Cache | None, broken: list[BrokenLink]) -> PageLinks:
     """The links of page `name` with its parts' (a part's links are relative to the page); a
@@ -167,17 +191,10 @@ def with_parts(site: Path, name: str, links: PageLinks, files: set[str], dirs: s
         if isinstance(target, BrokenLink):
             broken.append(target)
             continue
-        data = (site / target).read_bytes()
-        key = hashlib.sha1(data).hexdigest()
-        hit = cache.get_object(PARTS_KIND, key) if cache is not None else None
-        if not isinstance(hit, PageLinks):
-            part = read_part(data)
-            if part is None:
-                broken.append(BrokenLink(name, href, f"{target} is not a part's script"))
-                continue
-            hit = scan(part)
-            if cache is not None:
-                cache.put_object(PARTS_KIND, key, hit)
+        hit = provide(PARTS, _html((site / target).read_bytes()), cache)
+        if hit is None:
+            broken.append(BrokenLink(name, href, f"{target} is not a part's script"))
+            continue
         out = out | hit
     return out
 
@@ -204,15 +221,15 @@ def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str,
             return new[name]
         if name not in known:
             key = before.get(name)
-            hit = cache.get_object(LINKS_KIND, key) if cache is not None and key else None
-            links = hit if isinstance(hit, PageLinks) else _scan_bytes((site / name).read_bytes())
+            hit = kept(LINKS, _html(b"", key), cache) if key else None
+            links = hit if hit is not None else _scan_bytes((site / name).read_bytes())
             known[name] = with_parts(site, name, links, files, dirs, cache, [])
         return known[name]
 
     for name, links in new.items():
         key = before.get(name)
-        old = cache.get_object(LINKS_KIND, key) if cache is not None and key else None
-        if not isinstance(old, PageLinks) or not old.ids <= links.ids:
+        old = kept(LINKS, _html(b"", key), cache) if key else None
+        if old is None or not old.ids <= links.ids:
             return check_links(site, cache, workers) if whole else None
     for name, links in new.items():
         new[name] = with_parts(site, name, links, files, dirs, cache, broken)
@@ -222,14 +239,7 @@ def check_changed(site: Path, changed: Mapping[str, bytes], before: Mapping[str,
 
 
 def _scan_cached(data: bytes, cache: Cache | None) -> PageLinks:
-    key = hashlib.sha1(data).hexdigest()
-    hit = cache.get_object(LINKS_KIND, key) if cache is not None else None
-    if isinstance(hit, PageLinks):
-        return hit
-    found = _scan_bytes(data)
-    if cache is not None:
-        cache.put_object(LINKS_KIND, key, found)
-    return found
+    return provide(LINKS, _html(data), cache)
 
 
 def broken_in(name: str, links: PageLinks, files: set[str], dirs: set[str],

@@ -10,7 +10,6 @@ from functools import cache, partial
 from pathlib import Path
 from typing import NamedTuple
 
-from jinja2 import FileSystemBytecodeCache
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -28,6 +27,7 @@ from reader.minify import NOT_MINIFIED, Part, esbuild, minify
 from reader.opening import open_project
 from reader.progress import Stage, stage
 from reader.render.common.model import SLOT, Slot
+from reader.render.common.templates import compiled_in
 from reader.render.common.toc import toc_tokens
 from reader.render.recipe.generate import generate_site
 from reader.render.track.navigation import Generated, nav_pages
@@ -87,9 +87,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         """The theme's templates compile once, not on every build (jinja checks their source);
         and the stencils join the theme's environment."""
         if env.bytecode_cache is None:
-            folder = Cache().root / "jinja"
-            folder.mkdir(parents=True, exist_ok=True)
-            env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+            env.bytecode_cache = compiled_in(Cache())
         self.stencils = Stencils()
         self.laying_out = stage("laying out pages", len(files.documentation_pages()))
         return self.stencils.install(env)

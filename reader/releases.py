@@ -3,19 +3,47 @@ archive into the cache, by blob sha, through the same sources and verification a
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from reader import fetch
 from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.fetch import ArchiveSource, Download, fetch_pin
 from reader.pins import LockEntry, Pin
+from reader.providers import Provider, as_json, how, kept, renew, running_cache
 
-RELEASE_KIND = "release"
-"""Kept cache kind: a release's recorded commit and the blob sha of each file its archive carries."""
+
+@dataclass(frozen=True)
+class Released:
+    """What a release's record reads: the package's pin name, the release and the pin's paths (an
+    archive never changes); the producer's way to it: the pin and the download."""
+
+    name: str
+    spec: str
+    paths: tuple[str, ...]
+    pin: Pin | None = how()
+    download: Download | None = how()
+
+
+def _record(inputs: Released) -> dict[str, Any]:
+    from reader.lockfile import lock_from_archive, recorded_commit  # GitPython: only on a miss
+
+    cache, pin = running_cache(), inputs.pin
+    assert cache is not None and pin is not None
+    with tempfile.TemporaryDirectory(prefix="reader-release-") as tmp:
+        archive = (inputs.download or fetch.pip_download_sdist)(inputs.spec, Path(tmp))
+        at = replace(pin, commit=recorded_commit(archive, inputs.spec).sha, release=inputs.spec, tag="", date="")
+        lock = lock_from_archive(at, archive)
+        fetch_pin(at, lock, cache, [ArchiveSource(lambda _spec, _dest: archive)])
+    return {"commit": at.commit, "files": lock.files}
+
+
+RELEASE: Provider[Released, dict[str, Any]] = Provider("release", Released, _record, as_json(dict), lasting=True)
+"""A release's recorded commit and the blob sha of each file its archive carries (its files are
+fetched into the cache beside it)."""
 
 
 @dataclass(frozen=True)
@@ -37,20 +65,12 @@ def release(pin: Pin, spec: str, cache: Cache, download: Download | None = None)
     """Release `spec` of `pin`'s package, its files in the cache: the archive is downloaded once
     (`download`, default pip's), then every run reads the kept record and the blobs."""
     pin = replace(pin, context=())  # a release is read for the track's files, not their imports'
-    key = hashlib.sha1(f"{pin.name}\0{spec}\0{','.join(pin.paths)}".encode()).hexdigest()
-    kept = cache.get_kept_json(RELEASE_KIND, key)
-    if kept is not None and all(cache.has_blob(s) for s in kept["files"].values()):
-        at = replace(pin, commit=kept["commit"], release=spec, tag="", date="")
-        return Release(spec, at, LockEntry(pin.name, at.commit, kept["files"], f"archive {spec}"))
-    from reader.lockfile import lock_from_archive, recorded_commit  # GitPython: only on a miss
-
-    with tempfile.TemporaryDirectory(prefix="reader-release-") as tmp:
-        archive = (download or fetch.pip_download_sdist)(spec, Path(tmp))
-        at = replace(pin, commit=recorded_commit(archive, spec).sha, release=spec, tag="", date="")
-        lock = lock_from_archive(at, archive)
-        fetch_pin(at, lock, cache, [ArchiveSource(lambda _spec, _dest: archive)])
-    cache.put_kept_json(RELEASE_KIND, key, {"commit": at.commit, "files": lock.files})
-    return Release(spec, at, lock)
+    released = Released(pin.name, spec, tuple(pin.paths), pin, download)
+    record = kept(RELEASE, released, cache)
+    if record is None or not all(cache.has_blob(s) for s in record["files"].values()):
+        record = renew(RELEASE, released, cache)
+    at = replace(pin, commit=record["commit"], release=spec, tag="", date="")
+    return Release(spec, at, LockEntry(pin.name, at.commit, record["files"], f"archive {spec}"))
 
 
 def release_corpus(root: Path, rel: Release, cache: Cache) -> Corpus:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from reader.cache import Cache, blob_sha, kept_object
+from reader.cache import Cache
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input, shown
+from reader.providers import Provider, how, pickled, provide
 
 ENTRY_KINDS = ("article", "lab", "source")
 
@@ -42,14 +43,27 @@ class Track:
     phases: tuple[Phase, ...]
 
 
-TRACK_KIND = "track"
+@dataclass(frozen=True)
+class Outlined:
+    """What the track's outline reads: `track.yaml`'s text; its path only names it in an error."""
+
+    text: str
+    path: Path = how()
+
+
+def _outlined(inputs: Outlined) -> Track:
+    return _track(inputs.path, inputs.text)
+
+
+TRACK: Provider[Outlined, Track] = Provider("track", Outlined, _outlined, pickled(Track))
+"""The track's outline, checked."""
 
 
 def load_track(path: Path, cache: Cache | None = None) -> Track:
     """Read and check `track.yaml`; a problem is reported with its line. With a `cache`, the
     outline of the same bytes is read back (no YAML parser loaded)."""
     text = read_input(path)
-    return kept_object(cache, TRACK_KIND, blob_sha(text.encode()), Track, lambda: _track(path, text))
+    return provide(TRACK, Outlined(text, path), cache)
 
 
 def _track(path: Path, text: str) -> Track:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,3 +107,13 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     site = tmp_path_factory.mktemp("real") / "site"
     build_site(REPO_ROOT, site)
     return site
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _declared_reads_only() -> Iterator[None]:
+    """Every producer run in the tests is handed a view of its inputs that raises on reading
+    anything its inputs do not declare (`reader.providers.strict`)."""
+    from reader.providers import strict
+
+    with strict():
+        yield

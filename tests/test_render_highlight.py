@@ -7,13 +7,15 @@ import re
 
 from reader.cache import Cache
 from reader.model import split_lines
+from reader.providers import keep, kept
 from reader.render.code.highlight import (
+    HIGHLIGHT,
     Highlight,
     LineLink,
-    cache_key,
     hidden_characters,
     highlight,
     highlighted,
+    lexed,
     link_line,
     pairs,
 )
@@ -80,9 +82,9 @@ def test_link_hrefs_are_escaped():
 def test_highlighting_is_cached_by_blob(tmp_path):
     cache = Cache(tmp_path)
     first = highlighted(cache, "ab" * 20, "x = 1\ny = 2\n")
-    assert cache.get_object("highlight", cache_key("ab" * 20)) == first
+    assert kept(HIGHLIGHT, lexed("ab" * 20), cache) == first
     cached = Highlight(["from"], [("", 4)])
-    cache.put_object("highlight", cache_key("ab" * 20), cached)
+    keep(HIGHLIGHT, lexed("ab" * 20), cached, cache)
     assert highlighted(cache, "ab" * 20, "x = 1\ny = 2\n") == cached
 
 
@@ -163,7 +165,7 @@ def test_workers_given_the_corpus_lex_with_the_joined_lexer_from_their_first_fil
         hl.submit_highlighting(Here(), [SourceFile("jax", "m.py", "blob", text)], cache, count)  # type: ignore[arg-type]
         assert bool(hl._python.cache_info().currsize) is built
         assert hl._plain[0] == (hl.PLAIN_CHARS if built else len(text))
-        assert cache.get_object(hl.HIGHLIGHT_KIND, cache_key("blob")) == highlight(text)
+        assert kept(hl.HIGHLIGHT, lexed("blob"), cache) == highlight(text)
 
 
 def test_a_line_of_plain_text_links_as_a_line_with_an_entity_does():

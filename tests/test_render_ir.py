@@ -308,6 +308,9 @@ class _Corpus:
     def blob(self, pin: str, path: str) -> str:
         return "a" * 40
 
+    def input_key(self) -> str:
+        return "a" * 40
+
 
 def test_a_build_with_the_same_views_reads_their_summary_back_without_parsing_them(raw, tmp_path,
                                                                                     monkeypatch):

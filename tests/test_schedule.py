@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reader.model import SourceFile
-from reader.render.code.highlight import HIGHLIGHT_KIND, cache_key, highlighted
+from reader.providers import is_kept
+from reader.render.code.highlight import HIGHLIGHT, highlighted, lexed
 from reader.render.common.model import Page
 from reader.render.common.prose import Prose
 from reader.render.recipe.pagecache import PageCache
@@ -60,7 +61,7 @@ def test_the_warm_up_runs_only_while_the_pool_highlights(cache):
         run.while_highlighting(lambda: ran.append("facts"), lambda: ran.append("uses"))
     assert ran == ["facts", "uses"]
     highlighted(cache, files[0].blob, files[0].text)  # (the pool may have dropped its task: not started yet)
-    assert cache.has(HIGHLIGHT_KIND, cache_key(files[0].blob))
+    assert is_kept(HIGHLIGHT, lexed(files[0].blob), cache)
     with Schedule(2) as run:  # highlighted already: nothing to overlap with
         run.highlight(files, cache)
         run.while_highlighting(lambda: ran.append("again"))
@@ -72,20 +73,21 @@ def test_pages_start_once_every_file_is_highlighted(cache):
     with Schedule(2) as run:
         run.highlight(files, cache)
         run.pages(Site(), PageCache(None), wait=False)
-        assert all(cache.has(HIGHLIGHT_KIND, cache_key(f.blob)) for f in files)
+        assert all(is_kept(HIGHLIGHT, lexed(f.blob), cache) for f in files)
 
 
 def test_a_page_read_back_decodes_its_html_only_when_read(cache):
     """A warm build reads every page back and patches few: a page from the page cache holds its
     HTML as the UTF-8 it was stored in until read, and equals the page stored (repr and hash too)."""
     from reader.render.common.model import Asset, SearchEntry
-    from reader.render.recipe.pagecache import CachedPage
+    from reader.render.recipe.pagecache import CachedPage, Shown
 
     page = Page("source/a.py.md", "a.py", "---\n", "<p>π ≤ 4</p>", (Asset("assets/a.js", b"x"),),
                 (SearchEntry("L1", "f", "def f"),))
     pages = PageCache(cache)
-    pages.put("source", "k" * 40, CachedPage(page, ("fact x",)))
-    back = PageCache(cache).get("source", "k" * 40)
+    shown = Shown("w", "source", "a.py")
+    pages.put("source", shown, CachedPage(page, ("fact x",)))
+    back = PageCache(cache).get("source", shown)
     assert back is not None and back.unresolved == ("fact x",)
     assert "html" not in vars(back.page)  # not decoded yet
     assert back.page.title == "a.py" and back.page.assets == page.assets and "html" not in vars(back.page)

@@ -8,7 +8,6 @@ and name: an unchanged file is read back, and ruamel and jsonschema are not even
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -35,13 +34,12 @@ from reader.atomic import finish_interrupted
 from reader.cache import Cache
 from reader.errors import InputError, Location
 from reader.inputs import parse_yaml, read_input
+from reader.providers import Provider, how, is_kept, keep, pickled, provide
 from reader.workers import Workers
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
     from ruamel.yaml.comments import CommentedMap
-
-LOADED_KIND = "annotation"
 
 ANNOTATIONS_DIR = "annotations"
 SCHEMA_RESOURCE = "schema/annotation.schema.json"
@@ -77,7 +75,7 @@ def load_all(root: Path, cache: Cache | None = None) -> list[Loaded]:
     return [load_file(p, p.relative_to(root).as_posix(), root, cache) for p in annotation_files(root)]
 
 
-_PRELOADED: dict[Path, Callable[[], list[tuple[str, Loaded]]]] = {}
+_PRELOADED: dict[Path, Callable[[], list[tuple[Parsed, Loaded]]]] = {}
 """The projects whose annotation files a process of their own is loading (`preload`)."""
 
 
@@ -93,12 +91,11 @@ def preload(root: Path, workers: Workers) -> None:
             text = read_input(path, display, root)
         except InputError:
             continue  # `load_articles` says so
-        key = _key(display, path, text)
-        if not cache.has(LOADED_KIND, key):
-            todo.append((key, text, display, path))
+        parsed = Parsed(display, path.stem, text, path)
+        if not is_kept(LOADED, parsed, cache):
+            todo.append(parsed)
     if todo and workers.may_fork():
-        _PRELOADED[root.resolve()] = workers.beside(
-            lambda: [(key, _parse(text, display, path)) for key, text, display, path in todo])
+        _PRELOADED[root.resolve()] = workers.beside(lambda: [(parsed, _loaded(parsed)) for parsed in todo])
 
 
 def ready_to_parse() -> None:
@@ -110,9 +107,8 @@ def ready_to_parse() -> None:
 def load_articles(root: Path, cache: Cache | None = None) -> list[Article]:
     """The project's articles; raises InputError on the first file that does not load."""
     pending = _PRELOADED.pop(root.resolve(), None) if _PRELOADED else None
-    for key, found in pending() if pending is not None else ():
-        if cache is not None:
-            cache.put_object(LOADED_KIND, key, found)
+    for parsed, found in pending() if pending is not None else ():
+        keep(LOADED, parsed, found, cache)
     out = []
     for loaded in load_all(root, cache):
         if loaded.problems:
@@ -134,19 +130,26 @@ def load_file(path: Path, display: str, root: Path | None = None,
     except InputError as e:
         assert e.location is not None
         return _fail(display, e.location.line or 1, e.message, e.hint)
-    if cache is None:
-        return _parse(text, display, path)
-    key = _key(display, path, text)
-    hit = cache.get_object(LOADED_KIND, key)
-    if isinstance(hit, Loaded):
-        return hit
-    loaded = _parse(text, display, path)
-    cache.put_object(LOADED_KIND, key, loaded)
-    return loaded
+    return provide(LOADED, Parsed(display, path.stem, text, path), cache)
 
 
-def _key(display: str, path: Path, text: str) -> str:
-    return hashlib.sha1(f"{display}\0{path.stem}\0{text}".encode()).hexdigest()
+@dataclass(frozen=True)
+class Parsed:
+    """What loading an annotation file reads: its name as shown, its stem (the article's slug)
+    and its text; its path only names it in an error."""
+
+    display: str
+    stem: str
+    text: str
+    path: Path = how()
+
+
+def _loaded(inputs: Parsed) -> Loaded:
+    return _parse(inputs.text, inputs.display, inputs.path)
+
+
+LOADED: Provider[Parsed, Loaded] = Provider("annotation", Parsed, _loaded, pickled(Loaded))
+"""One annotation file as loaded (`Loaded`)."""
 
 
 def _parse(text: str, display: str, path: Path) -> Loaded:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import NamedTuple, overload
 
@@ -11,9 +12,30 @@ from reader.annotations.model import Anchor, Article, Note, ResolvedNote, Status
 from reader.corpus import Corpus
 from reader.extract.parse import ParseError, located
 from reader.model import Span, Symbol
+from reader.providers import Blob, Provider, as_json, how, provide
 
-SYMBOLS_KIND = "symbols"
-"""Cache kind of a pinned file's symbols, keyed by its blob."""
+
+@dataclass(frozen=True)
+class Symbolled:
+    """What a pinned file's symbols read: its text (by blob); `where` (`pin:path`) only names it
+    in an error."""
+
+    text: Blob
+    where: str = how("")
+
+
+def _symbols(inputs: Symbolled) -> tuple[Symbol, ...]:
+    try:
+        return symbols_in(inputs.text.text)
+    except ParseError as e:  # no parser reads the file: say which, at its line
+        raise e.at(inputs.where) from None
+
+
+SYMBOLS: Provider[Symbolled, tuple[Symbol, ...]] = Provider(
+    "symbols", Symbolled, _symbols, as_json(
+        list, lambda found: [[s.qualname, s.kind, s.span.start, s.span.end, s.line] for s in found],
+        lambda data: tuple(Symbol(q, k, Span(a, b), line) for q, k, a, b, line in data)))
+"""A pinned file's symbols (`anchor.symbols_in`)."""
 
 
 class PinnedSymbols:
@@ -35,17 +57,9 @@ class PinnedSymbols:
         found = self._by_blob.get(blob)
         if found is not None:
             return found
-        cache = self.corpus.cache
-        data = cache.get_json(SYMBOLS_KIND, blob)
-        if isinstance(data, list):
-            found = tuple(Symbol(q, k, Span(a, b), line) for q, k, a, b, line in data)
-        else:
-            try:
-                found = symbols_in(self.corpus.read_text(pin, path))
-            except ParseError as e:  # no parser reads the file: say which, at its line
-                raise e.at(located(pin, path)) from None
-            cache.put_json(SYMBOLS_KIND, blob,
-                           [[s.qualname, s.kind, s.span.start, s.span.end, s.line] for s in found])
+        corpus = self.corpus
+        found = provide(SYMBOLS, Symbolled(Blob(blob, lambda: corpus.read_text(pin, path)), located(pin, path)),
+                        corpus.cache)
         self._by_blob[blob] = found
         return found
 

@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reader import providers
 from reader.cache import Cache
 from reader.claims.env import CHILD, Env, Pythons
 from reader.pins import LockEntry
 from reader.progress import say
+from reader.providers import Provider, as_json, how
 
-KIND = "claim"
 RUNNER = hashlib.sha1(CHILD.read_bytes()).hexdigest()[:12]
 """The child's code: a change to how claims run is a change to every outcome."""
 
@@ -70,9 +71,30 @@ def pins_digest(locks: Mapping[str, LockEntry]) -> str:
     return h.hexdigest()
 
 
-def key_of(spec: Spec, env: Env, pins: str) -> str:
-    return hashlib.sha1(json.dumps([RUNNER, env.fingerprint(), pins, spec.setup, spec.text])
-                        .encode()).hexdigest()
+@dataclass(frozen=True)
+class Claimed:
+    """What a claim's outcome reads: the child's code, the environment (`Env.fingerprint`: its
+    Python and the installed versions), every pinned blob (`pins_digest`), the claim's setup and
+    text; the producer's way to them: the claim, the environment and the time limit."""
+
+    runner: str
+    env: str
+    pins: str
+    setup: str
+    text: str
+    spec: Spec | None = how()
+    where: Env | None = how()
+    timeout: float = how(0.0)
+
+
+def _claim(inputs: Claimed) -> Outcome:
+    assert inputs.spec is not None and inputs.where is not None
+    return _run_batch([("", inputs.spec)], inputs.where, inputs.timeout)[""]
+
+
+def claimed(spec: Spec, env: Env, pins: str, timeout: float = 0.0) -> Claimed:
+    """A claim's outcome's inputs."""
+    return Claimed(RUNNER, env.fingerprint(), pins, spec.setup, spec.text, spec, env, timeout)
 
 
 def _outcome(data: Mapping[str, Any]) -> Outcome:
@@ -83,8 +105,7 @@ def _outcome(data: Mapping[str, Any]) -> Outcome:
 
 def kept(spec: Spec, env: Env, pins: str, cache: Cache) -> Outcome | None:
     """The outcome kept in the cache for `spec` in `env` at `pins` (None when it has not run)."""
-    hit = cache.get_kept_json(KIND, key_of(spec, env, pins))
-    return _outcome(hit) if isinstance(hit, dict) else None
+    return providers.kept(CLAIM, claimed(spec, env, pins), cache)
 
 
 def _as_json(o: Outcome) -> dict[str, Any]:
@@ -93,17 +114,23 @@ def _as_json(o: Outcome) -> dict[str, Any]:
                           "ok": e.ok} for e in o.examples]}
 
 
+CLAIM: Provider[Claimed, Outcome] = Provider("claim", Claimed, _claim, as_json(dict, _as_json, _outcome), lasting=True)
+"""A claim's outcome in one environment (kept across reader's code versions: `RUNNER` is an input)."""
+
+
 def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, timeout: float,
                pythons: Pythons, jobs: int = 1) -> list[Outcome]:
     """Each claim's outcome in `env`, in order: from the cache, or run in `jobs` child processes
     that `pythons` starts (a claim that runs past `timeout` seconds fails, and its batch goes on in
     a new process)."""
-    keys = [key_of(s, env, pins) for s in specs]
+    each = [claimed(s, env, pins, timeout) for s in specs]
+    keys = [providers.key(CLAIM, c) for c in each]
+    inputs = dict(zip(keys, each, strict=True))  # equal claims: one run
     found: dict[str, Outcome] = {}
     for key in dict.fromkeys(keys):
-        hit = cache.get_kept_json(KIND, key) if cache else None
-        if isinstance(hit, dict):
-            found[key] = _outcome(hit)
+        hit = providers.kept(CLAIM, inputs[key], cache)
+        if hit is not None:
+            found[key] = hit
     todo = {k: s for k, s in zip(keys, specs, strict=True) if k not in found}
     if todo:
         say(f"running {len(todo)} claim{'s' if len(todo) != 1 else ''} at {env.label}")
@@ -117,8 +144,8 @@ def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, 
             t.join()
         for key, outcome in ran.items():
             found[key] = outcome
-            if cache and not outcome.error.startswith(("timed out", "its process")):
-                cache.put_kept_json(KIND, key, _as_json(outcome))
+            if not outcome.error.startswith(("timed out", "its process")):
+                providers.keep(CLAIM, inputs[key], outcome, cache)
     return [found[k] for k in keys]
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from reader.annotations.model import Article, Claim, Problem, Severity
 from reader.cache import Cache
 from reader.claims.env import Pythons, environment, label
-from reader.claims.run import KIND, Outcome, Spec, key_of, pins_digest, run_claims
+from reader.claims.run import Outcome, Spec, kept, pins_digest, run_claims
 from reader.corpus import Project
 from reader.errors import Location
 
@@ -105,7 +105,7 @@ def run_track(articles: Sequence[Article], project: Project, cache: Cache, timeo
     env = environment(project.pins, cache, pythons)
     digest = pins_digest(project.locks)
     specs = [c.spec for c in claims]
-    misses = sum(1 for s in dict.fromkeys(specs) if not cache.get_kept_json(KIND, key_of(s, env, digest)))
+    misses = sum(1 for s in dict.fromkeys(specs) if kept(s, env, digest, cache) is None)
     outcomes = run_claims(specs, env, digest, cache, timeout, pythons, jobs)
     return Checked(env.label, tuple(map(ClaimResult._make, zip(claims, outcomes, strict=True))), misses,
                    time.monotonic() - started)

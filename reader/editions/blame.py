@@ -8,21 +8,19 @@ release before when it lies outside every change between them."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reader.cache import Cache, kept_object
+from reader.cache import Cache
 from reader.corpus import Corpus
-from reader.editions.filediffs import file_diff
+from reader.editions.filediffs import DIFF, file_diff
 from reader.editions.previous import Previous
 from reader.errors import ReaderError
 from reader.extract.rulehistory import ReleaseSource
 from reader.model import split_lines
+from reader.providers import Blob, Provider, pickled, provide, running_cache
 
-BLAME_KIND = "line-history"
 BLAME_VERSION = "1"
 
 Run = tuple[int, int, int]
@@ -89,20 +87,37 @@ def line_history(corpus: Corpus, previous: Previous | None, cache: Cache, releas
         chains[path] = [(k, files[path], _text_of(text, path)) for k, (files, text) in enumerate(sides)
                         if path in files]
     edition = specs.index(served) if served in specs else -1
-    key = hashlib.sha1(json.dumps([BLAME_VERSION, versions, edition,
-                                   {p: [(k, b) for k, b, _ in c] for p, c in chains.items()}]).encode()).hexdigest()
+    return provide(BLAME, Blamed(tuple(versions), edition, tuple(unread), tuple(
+        (p, tuple((k, Blob(b, text)) for k, b, text in c)) for p, c in chains.items())), cache)
 
-    def compute() -> LineHistory:
-        now, then = {}, {}
-        for path, chain in chains.items():
-            firsts, lasts = _walk(chain, cache)
-            now[path] = _runs(firsts[-1], lasts[-1])
-            at = next((i for i, (k, _, _) in enumerate(chain) if k == edition), None)
-            if at is not None:
-                then[path] = _runs(firsts[at], lasts[at])
-        return LineHistory(tuple(versions), edition, now, then,
-                           {p: tuple(k for k, _, _ in c) for p, c in chains.items()}, tuple(unread))
-    return kept_object(cache, BLAME_KIND, key, LineHistory, compute)
+
+@dataclass(frozen=True)
+class Blamed:
+    """What the line history reads: the versions read, the previous edition's among them, those
+    that could not be read, and each file's copies (release index, text by blob)."""
+
+    versions: tuple[str, ...]
+    edition: int
+    unread: tuple[str, ...]
+    chains: tuple[tuple[str, tuple[tuple[int, Blob], ...]], ...]
+    version: str = BLAME_VERSION
+
+
+def _blamed(inputs: Blamed) -> LineHistory:
+    now, then, edition = {}, {}, inputs.edition
+    for path, copies in inputs.chains:
+        chain: Chain = [(k, blob.sha, blob.read) for k, blob in copies]
+        firsts, lasts = _walk(chain, running_cache())
+        now[path] = _runs(firsts[-1], lasts[-1])
+        at = next((i for i, (k, _, _) in enumerate(chain) if k == edition), None)
+        if at is not None:
+            then[path] = _runs(firsts[at], lasts[at])
+    return LineHistory(inputs.versions, edition, now, then,
+                       {p: tuple(k for k, _ in c) for p, c in inputs.chains}, inputs.unread)
+
+
+BLAME: Provider[Blamed, LineHistory] = Provider("line-history", Blamed, _blamed, pickled(LineHistory), (DIFF,))
+"""Each read file's lines as runs over the releases read (`LineHistory`)."""
 
 
 def _text_of(text: Callable[[str], str], path: str) -> Callable[[], str]:
@@ -120,7 +135,7 @@ def _reader(releases: ReleaseSource[Any], rel: Any) -> Callable[[str], str]:
     return read
 
 
-def _walk(chain: Chain, cache: Cache) -> tuple[list[list[int]], list[list[int]]]:
+def _walk(chain: Chain, cache: Cache | None) -> tuple[list[list[int]], list[list[int]]]:
     """Each copy's lines' earliest and latest release in which they read as in that copy."""
     texts = [text() for _, _, text in chain]
     counts = [len(split_lines(t)) for t in texts]

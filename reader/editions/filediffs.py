@@ -17,8 +17,8 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.editions.previous import Previous
 from reader.model import SourceFile, split_lines
+from reader.providers import Blob, Provider, as_json, is_kept, provide
 
-DIFF_KIND = "file-diff"
 DIFF_VERSION = "1"
 CONTEXT = 3
 """Unchanged lines shown around each change."""
@@ -49,19 +49,35 @@ class FileDiff:
                      if tag in ("insert", "replace") for n in range(c, d))
 
 
+@dataclass(frozen=True)
+class Diffed:
+    """What a file's diff reads: the two texts (by blob) and the lines of context."""
+
+    old: Blob
+    new: Blob
+    context: int = CONTEXT
+    version: str = DIFF_VERSION
+
+
+def _diffed(old_blob: str, old_text: str, new_blob: str, new_text: str) -> Diffed:
+    return Diffed(Blob(old_blob, lambda: old_text), Blob(new_blob, lambda: new_text))
+
+
+def _hunks(inputs: Diffed) -> tuple[tuple[Op, ...], ...]:
+    matcher = SequenceMatcher(None, split_lines(inputs.old.text), split_lines(inputs.new.text), autojunk=False)
+    return tuple(tuple(h) for h in matcher.get_grouped_opcodes(inputs.context))
+
+
+DIFF: Provider[Diffed, tuple[tuple[Op, ...], ...]] = Provider(
+    "file-diff", Diffed, _hunks, as_json(list, lambda hunks: [list(map(list, h)) for h in hunks], lambda found: tuple(
+        tuple((str(t), int(a), int(b), int(c), int(d)) for t, a, b, c, d in h) for h in found)))
+"""A file's diff's hunks (difflib's grouped opcodes)."""
+
+
 def file_diff(cache: Cache | None, old_blob: str, old_text: str, new_blob: str, new_text: str) -> FileDiff:
     """The diff of two texts, kept in the cache by their blobs."""
-    key = _key(old_blob, new_blob)
-    found = cache.get_json(DIFF_KIND, key) if cache is not None else None
-    if isinstance(found, list):
-        hunks = tuple(tuple((str(t), int(a), int(b), int(c), int(d)) for t, a, b, c, d in h) for h in found)
-    elif old_blob == new_blob:  # what difflib groups for two equal texts: no hunk
-        hunks = ()
-    else:
-        matcher = SequenceMatcher(None, split_lines(old_text), split_lines(new_text), autojunk=False)
-        hunks = tuple(tuple(h) for h in matcher.get_grouped_opcodes(CONTEXT))
-        if cache is not None:
-            cache.put_json(DIFF_KIND, key, [list(map(list, h)) for h in hunks])
+    # Two equal blobs: what difflib groups for two equal texts, no hunk, without a matcher.
+    hunks = () if old_blob == new_blob else provide(DIFF, _diffed(old_blob, old_text, new_blob, new_text), cache)
     added = sum(d - c for h in hunks for t, _a, _b, c, d in h if t in ("insert", "replace"))
     removed = sum(b - a for h in hunks for t, a, b, _c, _d in h if t in ("delete", "replace"))
     return FileDiff(old_blob, new_blob, hunks, added, removed)
@@ -81,11 +97,7 @@ def changed_files(previous: Previous, files: Sequence[SourceFile], cache: Cache 
 
 
 def _kept(cache: Cache | None, old_blob: str, new_blob: str) -> bool:
-    return cache is not None and cache.has(DIFF_KIND, _key(old_blob, new_blob))
-
-
-def _key(old_blob: str, new_blob: str) -> str:
-    return f"{DIFF_VERSION}-{old_blob}-{new_blob}"
+    return cache is not None and is_kept(DIFF, _diffed(old_blob, "", new_blob, ""), cache)
 
 
 class ChangedFile(NamedTuple):

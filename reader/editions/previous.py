@@ -9,7 +9,6 @@ the cache under the record, so a warm build opens no repository.
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,17 +17,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from reader.annotations import Article, ResolvedNote, load_articles, resolve
-from reader.annotations.resolve import PinnedSymbols
-from reader.cache import Cache, kept_object
+from reader.annotations.load import LOADED
+from reader.annotations.resolve import SYMBOLS, PinnedSymbols
+from reader.cache import Cache
 from reader.corpus import Corpus, Project
 from reader.editions.listing import older_edition
 from reader.editions.opened import ProjectHistory
 from reader.move.record import MoveFile, MoveRecord
 from reader.pins import LockEntry, Pin
 from reader.progress import unsaid
+from reader.providers import Provider, how, kept, key, pickled, provide, renew
 
-PREVIOUS_KIND = "previous-edition"
-NOTES_KIND = "previous-notes"
 PREVIOUS_VERSION = "1"
 
 
@@ -93,8 +92,7 @@ class Previous:
         annotations as committed at the record's `old_rev` (read through git once, as its own
         edition's pages read them: `ProjectHistory.checkout`). Kept in the cache by the record and the
         paths: a commit's notes at fixed pins do not change."""
-        key = hashlib.sha1(f"{self._key}\0{sorted(paths)!r}".encode()).hexdigest()
-        return kept_object(self._cache, NOTES_KIND, key, dict, lambda: self._place_notes(paths))
+        return provide(NOTES, OldNotes(self._key, tuple(sorted(paths)), self), self._cache)
 
     def _place_notes(self, paths: Collection[str]) -> dict[str, list[OldNote]]:
         folder = self._history.checkout(older_edition(self.record))
@@ -106,6 +104,54 @@ class Previous:
         return dict(out)
 
 
+@dataclass(frozen=True)
+class OldNotes:
+    """What the previous edition's notes on some paths read: the edition (`Edition`'s key: its
+    record) and the paths; the producer's way to them: the edition (its git history, its files)."""
+
+    edition: str
+    paths: tuple[str, ...]
+    previous: Previous | None = how()
+
+
+def _old_notes(inputs: OldNotes) -> dict[str, list[OldNote]]:
+    assert inputs.previous is not None
+    return inputs.previous._place_notes(inputs.paths)
+
+
+NOTES: Provider[OldNotes, dict[str, list[OldNote]]] = Provider(
+    "previous-notes", OldNotes, _old_notes, pickled(dict), (LOADED, SYMBOLS))
+"""The previous edition's notes on some paths, placed at its pins."""
+
+
+@dataclass(frozen=True)
+class Edition:
+    """What the previous edition's pins, locks and file lists read: the record's old revision, its
+    old pins and its pins' moves (a commit's pins never change); the producer's way to them: the
+    project, its git history and the editions the build opened."""
+
+    old_rev: str
+    old: str
+    pins: str
+    version: str = PREVIOUS_VERSION
+    root: Path | None = how()
+    record: MoveRecord | None = how()
+    cache: Cache | None = how()
+    history: ProjectHistory | None = how()
+    opened: Sequence[Corpus] = how(())
+
+
+def _edition(inputs: Edition) -> Kept:
+    assert inputs.root is not None and inputs.record is not None and inputs.cache is not None
+    assert inputs.history is not None
+    # its files fetched again: reading them later never fetches
+    return _read(inputs.root, inputs.record, inputs.cache, inputs.history, inputs.opened)
+
+
+PREVIOUS: Provider[Edition, Kept] = Provider("previous-edition", Edition, _edition, pickled(Kept))
+"""The previous edition's pins, locks and file lists (`Kept`)."""
+
+
 def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache, history: ProjectHistory,
                   opened: Sequence[Corpus] = ()) -> Previous | None:
     """The edition before the last move in `moves` (None without one), its pins and notes read
@@ -114,13 +160,12 @@ def load_previous(root: Path, moves: Sequence[MoveFile], cache: Cache, history: 
     if not moves:
         return None
     record = moves[-1].record
-    key = hashlib.sha1(f"{PREVIOUS_VERSION}\0{record.old_rev}\0{record.old}\0{record.pins!r}".encode()).hexdigest()
-    kept = cache.get_object(PREVIOUS_KIND, key)
-    if not isinstance(kept, Kept) or not all(cache.has_blob(blob) for files in kept.manifests.values()
-                                             for blob in files.values()):
-        kept = _read(root, record, cache, history, opened)  # its files fetched again: reading them later never fetches
-        cache.put_object(PREVIOUS_KIND, key, kept)
-    return Previous(root, record, kept, cache, key, history)
+    edition = Edition(record.old_rev, record.old, repr(record.pins), PREVIOUS_VERSION, root, record, cache, history,
+                      opened)
+    found = kept(PREVIOUS, edition, cache)
+    if found is None or not all(cache.has_blob(blob) for files in found.manifests.values() for blob in files.values()):
+        found = renew(PREVIOUS, edition, cache)
+    return Previous(root, record, found, cache, key(PREVIOUS, edition), history)
 
 
 def _read(root: Path, record: MoveRecord, cache: Cache, history: ProjectHistory,

@@ -4,7 +4,6 @@ and the where-used lists; name resolution itself is `names.Resolver`."""
 from __future__ import annotations
 
 import ast
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -20,19 +19,20 @@ from reader.extract.references import Use, references_of, uses_by_target
 from reader.extract.scan import FileSummary, summarize
 from reader.model import QualName, Reference, Symbol, module_of
 from reader.progress import counted
+from reader.providers import (
+    Blob,
+    Keyed,
+    Provider,
+    as_json,
+    how,
+    is_kept,
+    keep,
+    kept,
+    provide,
+    running_cache,
+)
 from reader.workers import Workers
 
-USES_KIND = "uses"
-"""Cache kind of the corpus's where-used lists, keyed by every pinned blob."""
-REFS_KIND = "refs"
-"""Cache kind of one file's resolved references, keyed by every pinned blob and the module."""
-USES_OF_KIND = "uses-of"
-"""Cache kind of one module's share of the where-used lists (a page of it reads that alone)."""
-LINES_KIND = "def-lines"
-"""Cache kind of every module's definitions' lines (module -> qualname -> line), keyed like the
-where-used lists: a page linking a definition finds its line without reading the module's scan."""
-SCAN_KIND = "scan"
-"""Cache kind of per-file summaries, keyed by blob and module."""
 SCAN_VERSION = "3"
 """Bump when `FileSummary`'s JSON changes (2: each symbol's `Head`, for the hover cards; 3: the
 outline's signature and listing in each `Head`, the module's docstring line)."""
@@ -115,12 +115,8 @@ class Index(Resolver):
             raise InputError(f"{path!r} is not an indexed .py file of pin {pin!r}", Location(path),
                              "name a file that `reader fetch --status` lists")
         if module not in self._refs:
-            found = self._store.load_refs(module) if self._store is not None else None
-            if found is None:
-                found = self.references_of(self.summaries[module])
-                if self._store is not None:
-                    self._store.save_refs(module, found)
-            self._refs[module] = found
+            self._refs[module] = self.references_of(self.summaries[module]) if self._store is None \
+                else provide(REFS, Share(self._store.corpus, module, self), self._store.cache)
         return self._refs[module]
 
     def references_in(self, text: str, path: str, blob: str = "") -> list[Reference]:
@@ -128,22 +124,22 @@ class Index(Resolver):
         resolved against the corpus; `blob`: the text's, whose scan the cache may hold (an older
         edition's build scanned its files)."""
         module = module_of(path)
-        data = self._store.cache.get_json(SCAN_KIND, _cache_key(blob, module)) \
-            if blob and self._store is not None else None
-        summary = FileSummary.from_json(data) if isinstance(data, dict) else \
+        data = kept(SCAN, Scan(module, path.endswith("__init__.py"), Blob(blob, lambda: text)),
+                    self._store.cache) if blob and self._store is not None else None
+        summary = FileSummary.from_json(data) if data is not None else \
             summarize(text, module, path.endswith("__init__.py"), path)
         return self.references_of(summary)
 
     @cached_property
     def _uses(self) -> dict[QualName, list[Use]]:
-        found = self._store.load_uses() if self._store is not None else None
+        if self._store is None:
+            return _where_used(Share(None, "", self))
+        found = self._store.load_uses()
         if found is None:
-            found = uses_by_target(sorted(self.files.values()), self.references)
-            if self._store is not None:
-                self._store.save_uses(found, self.files)
-                # every module's scan is in memory now (its references needed it)
-                self._store.save_lines({m: {s.qualname: s.line for s in self.summaries[m].symbols}
-                                        for m in self.files})
+            found = provide(USES, Share(self._store.corpus, "", self), self._store.cache)
+            self._store.save_shares(found, self.files)
+            # every module's scan is in memory now (its references needed it)
+            keep(LINES, Share(self._store.corpus), _lines(Share(None, "", self)), self._store.cache)
         return found
 
     def where_used(self, module: str, qualname: str) -> list[Use]:
@@ -188,16 +184,93 @@ def _scan_beside(job: tuple[str, str, bool, str, Beside]) -> tuple[dict, object]
                 beside(text, where.split(":", 1)[-1], tree))
 
 
-def corpus_key(corpus: Corpus, kind: str) -> str:
-    """A cache key for a result derived from the whole corpus: every pinned blob, and `kind`."""
-    h = hashlib.sha1(kind.encode())
-    for pin, path in corpus.all_files():
-        h.update(f"\0{pin}\0{path}\0{corpus.blob(pin, path)}".encode())
-    return h.hexdigest()
+@dataclass(frozen=True)
+class Scan:
+    """What a file's scan reads: its module, whether it is a package's `__init__`, its text (by
+    blob); `where` (`pin:path`) only names it in an error."""
+
+    module: str
+    is_package: bool
+    text: Blob
+    where: str = how("")
+    version: str = SCAN_VERSION
 
 
-def _cache_key(blob: str, module: str) -> str:
-    return hashlib.sha1(f"{module}\0{blob}\0{SCAN_VERSION}".encode()).hexdigest()
+def _scan(inputs: Scan) -> dict:
+    return _scan_job((inputs.text.text, inputs.module, inputs.is_package, inputs.where or inputs.module))
+
+
+SCAN: Provider[Scan, dict] = Provider("scan", Scan, _scan, as_json(dict))
+"""A file's `FileSummary` as JSON (`scan.summarize`)."""
+
+
+def _scan_of(corpus: Corpus, module: str, pin: str, path: str) -> Scan:
+    return Scan(module, path.endswith("__init__.py"), Blob(corpus.blob(pin, path), lambda: corpus.read_text(pin, path)),
+                located(pin, path))
+
+
+@dataclass(frozen=True)
+class Share:
+    """What a result resolving names across the corpus reads: every pinned blob (`corpus`), and
+    the module whose share it is ("": the whole); `index` is the corpus's, the producer's way in."""
+
+    corpus: Keyed | None
+    module: str = ""
+    index: Index | None = how()
+
+
+def _references(inputs: Share) -> list[Reference]:
+    index = inputs.index
+    assert index is not None
+    return index.references_of(index.summaries[inputs.module])
+
+
+REFS: Provider[Share, list[Reference]] = Provider(
+    "refs", Share, _references, as_json(list, lambda refs: [
+        [r.line, r.col, r.length, r.target_module, r.target_qualname] for r in refs],
+        lambda data: [Reference(*r) for r in data]), (SCAN,))
+"""One file's resolved references."""
+
+
+def _where_used(inputs: Share) -> dict[QualName, list[Use]]:
+    index = inputs.index
+    assert index is not None
+    return uses_by_target(sorted(index.files.values()), index.references)
+
+
+def _use_rows(uses: list[Use]) -> list[list[object]]:
+    return [[u.pin, u.path, u.line, u.col, u.length] for u in uses]
+
+
+USES: Provider[Share, dict[QualName, list[Use]]] = Provider(
+    "uses", Share, _where_used, as_json(
+        list, lambda uses: [[module, qualname, _use_rows(found)] for (module, qualname), found in uses.items()],
+        lambda data: {QualName(module, qualname): [Use(*u) for u in uses] for module, qualname, uses in data}),
+    (SCAN, REFS))
+"""The corpus's where-used lists (every file's references)."""
+
+
+def _uses_of(inputs: Share) -> dict[str, list[Use]]:
+    uses = provide(USES, Share(inputs.corpus, "", inputs.index), running_cache())
+    return {qualname: found for (module, qualname), found in uses.items() if module == inputs.module}
+
+
+USES_OF: Provider[Share, dict[str, list[Use]]] = Provider(
+    "uses-of", Share, _uses_of, as_json(dict, lambda share: {q: _use_rows(found) for q, found in share.items()},
+                                        lambda data: {q: [Use(*u) for u in found] for q, found in data.items()}),
+    (SCAN, REFS, USES))
+"""One module's share of the where-used lists (a page of it reads that alone)."""
+
+
+def _lines(inputs: Share) -> dict[str, dict[str, int]]:
+    index = inputs.index
+    assert index is not None
+    return {m: {s.qualname: s.line for s in index.summaries[m].symbols} for m in index.files}
+
+
+LINES: Provider[Share, dict[str, dict[str, int]]] = Provider("def-lines", Share, _lines, as_json(dict), (SCAN,))
+"""Every module's definitions' lines (module -> qualname -> line): a page linking a definition
+finds its line without reading the module's scan."""
 
 
 def build_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | None = None,
@@ -212,22 +285,23 @@ def lazy_index(corpus: Corpus, cache: Cache | None = None) -> Index:
     a reader of a few modules, as the rule tables of a release read about half of its files."""
     cache = cache or corpus.cache
     files = {module_of(f.path): f for f in corpus.all_files() if f.path.endswith(".py")}
-    return Index(_Summaries(corpus, cache, files), files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
+    return Index(_Summaries(corpus, cache, files), files, CorpusStore(cache, corpus))
 
 
 def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | None = None,
-                pool: Executor | None = None, beside: tuple[str, Beside] | None = None) -> Callable[[], Index]:
+                pool: Executor | None = None,
+                beside: tuple[Provider[Any, Any], Beside] | None = None) -> Callable[[], Index]:
     """`build_index` in two steps: the scans start on `pool` now, and the returned function
     waits for them and gives the Index (the caller works in between). `beside`: (cache kind,
     function) computed from each scanned file's tree too, kept by the file's blob."""
     cache = cache or corpus.cache
     files = {module_of(f.path): f for f in corpus.all_files() if f.path.endswith(".py")}
     summaries = _Summaries(corpus, cache, files)
-    missing: list[tuple[str, str, str, str]] = []
+    missing: list[tuple[str, str, str, Scan]] = []
     for module, (pin, path) in files.items():
-        key = _cache_key(corpus.blob(pin, path), module)
-        if not cache.has(SCAN_KIND, key):
-            missing.append((module, pin, path, key))
+        scan_of = _scan_of(corpus, module, pin, path)
+        if not is_kept(SCAN, scan_of, cache):
+            missing.append((module, pin, path, scan_of))
     jobs = [(corpus.read_text(pin, path), module, path.endswith("__init__.py"), located(pin, path),
              *([beside[1]] if beside else []))
             for module, pin, path, _ in missing]
@@ -240,67 +314,43 @@ def start_index(corpus: Corpus, cache: Cache | None = None, workers: Workers | N
         else:
             results = (workers or Workers(2)).map(scan, jobs, "scanning files", chunk=4, least=8)
         with no_gc():  # every summary read stays: the collector would rescan them all
-            for (module, pin, path, key), result in zip(missing, results, strict=True):
+            for (module, _pin, path, scan_of), result in zip(missing, results, strict=True):
                 data = result
                 if beside:
                     data, also = result
-                    cache.put_json(beside[0], corpus.blob(pin, path), also)
-                cache.put_json(SCAN_KIND, key, data)
+                    keep(beside[0], beside[0].inputs(scan_of.text, path), also, cache)
+                keep(SCAN, scan_of, data, cache)
                 summaries.loaded[module] = FileSummary.from_json(data)
-        return Index(summaries, files, CorpusStore(cache, corpus_key(corpus, USES_KIND)))
+        return Index(summaries, files, CorpusStore(cache, corpus))
     return finish
 
 
 @dataclass(frozen=True)
 class CorpusStore:
-    """Results that resolve names across the whole corpus, in the cache under the corpus's key:
-    each file's references, and the where-used lists (which need every file's references)."""
+    """Where the results that resolve names across the whole corpus are kept (`REFS`, `USES`,
+    `USES_OF`, `LINES`): the cache, and the corpus they are keyed by."""
 
     cache: Cache
-    key: str
+    corpus: Keyed
 
     def load_uses(self) -> dict[QualName, list[Use]] | None:
-        data = self.cache.get_json(USES_KIND, self.key)
-        if not isinstance(data, list):
-            return None
-        return {QualName(module, qualname): [Use(*u) for u in uses] for module, qualname, uses in data}
+        return kept(USES, Share(self.corpus), self.cache)
 
-    def save_uses(self, uses: dict[QualName, list[Use]], modules: Iterable[str] = ()) -> None:
-        """The lists, whole and (`load_uses_of`) each of `modules`' share of them."""
-        rows = {name: [[u.pin, u.path, u.line, u.col, u.length] for u in found] for name, found in uses.items()}
-        self.cache.put_json(USES_KIND, self.key, [[module, qualname, found]
-                                                  for (module, qualname), found in rows.items()])
-        shares: dict[str, dict[str, list[list[object]]]] = {module: {} for module in modules}
-        for (module, qualname), found in rows.items():
+    def save_shares(self, uses: dict[QualName, list[Use]], modules: Iterable[str]) -> None:
+        """Each of `modules`' share of the lists (`load_uses_of`)."""
+        shares: dict[str, dict[str, list[Use]]] = {module: {} for module in modules}
+        for (module, qualname), found in uses.items():
             if module in shares:
                 shares[module][qualname] = found
         for module, share in shares.items():
-            self.cache.put_json(USES_OF_KIND, self._refs_key(module), share)
+            keep(USES_OF, Share(self.corpus, module), share, self.cache)
 
     def load_uses_of(self, module: str) -> dict[str, list[Use]] | None:
         """`module`'s share of the lists (qualname -> its uses), or None when not kept."""
-        data = self.cache.get_json(USES_OF_KIND, self._refs_key(module))
-        if not isinstance(data, dict):
-            return None
-        return {qualname: [Use(*u) for u in found] for qualname, found in data.items()}
+        return kept(USES_OF, Share(self.corpus, module), self.cache)
 
     def load_lines(self) -> dict[str, dict[str, int]] | None:
-        data = self.cache.get_json(LINES_KIND, self.key)
-        return data if isinstance(data, dict) else None
-
-    def save_lines(self, lines: dict[str, dict[str, int]]) -> None:
-        self.cache.put_json(LINES_KIND, self.key, lines)
-
-    def _refs_key(self, module: str) -> str:
-        return hashlib.sha1(f"{self.key}\0{module}".encode()).hexdigest()
-
-    def load_refs(self, module: str) -> list[Reference] | None:
-        data = self.cache.get_json(REFS_KIND, self._refs_key(module))
-        return [Reference(*r) for r in data] if isinstance(data, list) else None
-
-    def save_refs(self, module: str, refs: list[Reference]) -> None:
-        self.cache.put_json(REFS_KIND, self._refs_key(module), [
-            [r.line, r.col, r.length, r.target_module, r.target_qualname] for r in refs])
+        return kept(LINES, Share(self.corpus), self.cache)
 
 
 class _Summaries(Mapping[str, FileSummary]):
@@ -315,12 +365,8 @@ class _Summaries(Mapping[str, FileSummary]):
         found = self.loaded.get(module)
         if found is None:
             pin, path = self.files[module]
-            key = _cache_key(self.corpus.blob(pin, path), module)
-            data = self.cache.get_json(SCAN_KIND, key)
-            if data is None:  # removed since (a prune by another build): scan it again
-                data = _scan_job((self.corpus.read_text(pin, path), module,
-                                  path.endswith("__init__.py"), located(pin, path)))
-                self.cache.put_json(SCAN_KIND, key, data)
+            # a scan removed since (a prune by another build) is made again
+            data = provide(SCAN, _scan_of(self.corpus, module, pin, path), self.cache)
             found = self.loaded[module] = FileSummary.from_json(data)
         return found
 

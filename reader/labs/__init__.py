@@ -25,9 +25,10 @@ from types import ModuleType
 from typing import NamedTuple, Protocol
 
 from reader import __version__
-from reader.cache import Cache, blob_sha
-from reader.errors import InputError, LabError, Location
+from reader.cache import Cache
+from reader.errors import BuildError, InputError, LabError, Location
 from reader.labs.records import RUNS, LabRecord, records_of
+from reader.providers import Provider, as_json, keep, kept, provide
 from reader.versions import installed_versions
 
 ARTIFACTS_KIND = "lab-artifacts-v1"
@@ -143,10 +144,32 @@ class _Head(NamedTuple):
     lines: tuple[int, int] | None
 
 
-HEAD_KIND = "lab-head"
-
 _heads: dict[str, _Head] = {}
 """A module's text -> its `_Head`, once read in this process (a build reads each twice)."""
+
+
+@dataclass(frozen=True)
+class Headed:
+    """What a module's `_Head` reads: its text."""
+
+    text: str
+
+
+def _parsed_head(inputs: Headed) -> _Head:
+    tree = ast.parse(inputs.text)
+    first = tree.body[0] if tree.body else None
+    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+        and isinstance(first.value.value, str)
+    lines = (first.lineno, first.end_lineno) if is_doc and first is not None \
+        and first.end_lineno is not None else None
+    return _Head(ast.get_docstring(tree) or "", lines)
+
+
+HEAD: Provider[Headed, _Head] = Provider(
+    "lab-head", Headed, _parsed_head,
+    as_json(list, lambda head: [head.doc, list(head.lines) if head.lines else None],
+            lambda data: _Head(data[0], (int(data[1][0]), int(data[1][1])) if data[1] else None)))
+"""A module's docstring and its lines."""
 
 
 def _head(text: str, cache: Cache | None = None) -> _Head:
@@ -156,20 +179,7 @@ def _head(text: str, cache: Cache | None = None) -> _Head:
     head = _heads.get(text)
     if head is not None:
         return head
-    key = blob_sha(text.encode())
-    hit = cache.get_json(HEAD_KIND, key) if cache is not None else None
-    if isinstance(hit, list) and len(hit) == 2 and isinstance(hit[0], str):
-        head = _Head(hit[0], (int(hit[1][0]), int(hit[1][1])) if hit[1] else None)
-    else:
-        tree = ast.parse(text)
-        first = tree.body[0] if tree.body else None
-        is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-            and isinstance(first.value.value, str)
-        lines = (first.lineno, first.end_lineno) if is_doc and first is not None \
-            and first.end_lineno is not None else None
-        head = _Head(ast.get_docstring(tree) or "", lines)
-        if cache is not None:
-            cache.put_json(HEAD_KIND, key, [head.doc, list(lines) if lines else None])
+    head = provide(HEAD, Headed(text), cache)
     if len(_heads) >= 64:
         _heads.clear()
     _heads[text] = head
@@ -232,16 +242,38 @@ def _registry(root: Path) -> ModuleType:
     return module
 
 
-def artifact_key(root: Path, lab: LabInfo) -> str:
-    """The lab's file plus the shared helpers (`kernels/_*.py`, `kernels/__init__.py`), the
-    runner and the installed jax: the artifacts are kept across changes to the rest of reader."""
-    h = hashlib.sha1(f"{ARTIFACTS_KIND}:{__version__}:{lab.name}:{_runtime()}".encode())
-    h.update(code_of(lab.text).encode())
-    for helper in sorted((root / "kernels").glob("_*.py")):
-        h.update(helper.name.encode() + b"\0" + helper.read_bytes())
-    for record in sorted((root / RUNS).glob(f"*/{lab.name}.json")):  # its figures draw the chip's points
-        h.update(record.parent.name.encode() + b"\0" + record.read_bytes())
-    return h.hexdigest()
+@dataclass(frozen=True)
+class Ran:
+    """What a lab's artifacts read: the format (`ARTIFACTS_KIND`'s suffix) and reader's version, the
+    lab's name and code (`code_of`), the shared helpers (`kernels/_*.py`, by their bytes' sha1),
+    the chip's records its figures draw, and the runner with what it runs on (`_runtime`)."""
+
+    version: str
+    name: str
+    code: str
+    helpers: tuple[tuple[str, str], ...]
+    records: tuple[tuple[str, str], ...]
+    runtime: str
+
+
+def ran(root: Path, lab: LabInfo) -> Ran:
+    """The inputs of the lab's artifacts: kept across changes to the rest of reader."""
+    def digests(paths: list[Path], name: Callable[[Path], str]) -> tuple[tuple[str, str], ...]:
+        return tuple((name(p), hashlib.sha1(p.read_bytes()).hexdigest()) for p in paths)
+    return Ran(f"{ARTIFACTS_KIND}:{__version__}", lab.name, code_of(lab.text),
+               digests(sorted((root / "kernels").glob("_*.py")), lambda p: p.name),
+               digests(sorted((root / RUNS).glob(f"*/{lab.name}.json")), lambda p: p.parent.name), _runtime())
+
+
+def _unrun(inputs: Ran) -> LabArtifacts:
+    raise BuildError(f"lab {inputs.name!r}: its artifacts come from the artifact run (`ArtifactRun`), which keeps them",
+                     Location(__file__), "read them with `kept`")
+
+
+ARTIFACTS: Provider[Ran, LabArtifacts] = Provider("lab-artifacts", Ran, _unrun, as_json(
+    list, lambda found: [[a.name, base64.b64encode(a.data).decode()] for a in found.files],
+    lambda data: LabArtifacts(tuple(Artifact(n, base64.b64decode(d)) for n, d in data))), lasting=True)
+"""A lab's artifacts (a jax run in a child process: kept across reader's code versions)."""
 
 
 def code_of(text: str) -> str:
@@ -303,15 +335,15 @@ class ArtifactRun:
 
     def __init__(self, root: Path, labs: list[LabInfo], cache: Cache | None, children: LabChildren):
         self.root, self.cache, self.children = root, cache, children
-        self.keys = {lab.name: artifact_key(root, lab) for lab in labs if lab.has_artifacts}
+        self.keys = {lab.name: ran(root, lab) for lab in labs if lab.has_artifacts}
         self.ready: dict[str, LabArtifacts] = {}
         todo = []
-        for name, key in self.keys.items():
-            hit = cache.get_kept_json(ARTIFACTS_KIND, key) if cache is not None else None
+        for name, inputs in self.keys.items():
+            hit = kept(ARTIFACTS, inputs, cache)
             if hit is None:
                 todo.append(name)
             else:
-                self.ready[name] = LabArtifacts(tuple(Artifact(n, base64.b64decode(d)) for n, d in hit))
+                self.ready[name] = hit
         self.out = children.folder("reader-artifacts-") if todo else None
         self.proc: Running | None = None
         if todo and self.out is not None:
@@ -363,6 +395,4 @@ class ArtifactRun:
             files = tuple(Artifact(Path(f).name, (self.out / name / f).read_bytes())
                           for f in entry["files"])
             self.ready[name] = LabArtifacts(files)
-            if self.cache is not None:
-                self.cache.put_kept_json(ARTIFACTS_KIND, self.keys[name],
-                                    [[a.name, base64.b64encode(a.data).decode()] for a in files])
+            keep(ARTIFACTS, self.keys[name], self.ready[name], self.cache)

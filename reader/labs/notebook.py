@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import hashlib
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -20,17 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from reader.cache import Cache, blob_sha
+from reader.cache import Cache
 from reader.errors import InputError, Location
 from reader.labs import LabInfo, description
 from reader.pins import Pin
+from reader.providers import Provider, as_json, kept, provide
 from reader.workers import Workers
 
 FOLDER = "notebooks"
 """The repository folder of the notebooks (`notebooks/<lab>.ipynb`)."""
 SUPPORT = "lab_support"
 """The folder, beside the notebook, that the lab's helper modules are written into."""
-NOTEBOOKS_KIND = "notebooks-v1"
 _MAIN_GUARD = re.compile(r'\n*if __name__ == "__main__":\n    raise SystemExit\(main\(\)\)\s*$')
 
 
@@ -101,18 +100,22 @@ class Imports(NamedTuple):
     imported: frozenset[str]
 
 
-IMPORTS_KIND = "lab-imports"
+@dataclass(frozen=True)
+class Imported:
+    """What a module's `Imports` read: its text."""
+
+    text: str
 
 
 def _analysed(text: str, cache: Cache | None) -> Imports:
     """A module's `Imports`, kept in the cache by its text (a syntax error raises `SyntaxError`)."""
-    key = blob_sha(text.encode())
-    hit = cache.get_json(IMPORTS_KIND, key) if cache is not None else None
-    if isinstance(hit, list) and len(hit) == 2:
-        return Imports(frozenset(hit[0]), frozenset(hit[1]))
+    return provide(IMPORTS, Imported(text), cache)
+
+
+def _imports(inputs: Imported) -> Imports:
     kernels: set[str] = set()
     imported: set[str] = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(ast.parse(inputs.text)):
         if isinstance(node, ast.ImportFrom) and node.module == "kernels":
             kernels |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kernels."):
@@ -121,9 +124,14 @@ def _analysed(text: str, cache: Cache | None) -> Imports:
             imported |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             imported.add(node.module.split(".")[0])
-    if cache is not None:
-        cache.put_json(IMPORTS_KIND, key, [sorted(kernels), sorted(imported)])
     return Imports(frozenset(kernels), frozenset(imported))
+
+
+IMPORTS: Provider[Imported, Imports] = Provider(
+    "lab-imports", Imported, _imports,
+    as_json(list, lambda found: [sorted(found.kernels), sorted(found.imported)],
+            lambda data: Imports(frozenset(data[0]), frozenset(data[1]))))
+"""A module's `Imports`."""
 
 
 def _labs_pins(root: Path) -> list[str]:
@@ -192,12 +200,29 @@ def notebooks(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
     """Every lab's notebook text by lab name, each read back from the cache while its inputs are
     unchanged (so a warm build never loads jupytext, and a lab's edit makes its notebook alone)."""
     known, todo = _known(root, labs, pins, cache)
-    made = {lab.name: _made(lab, inputs, key, cache) for lab, inputs, key in todo}
+    made = {lab.name: provide(NOTEBOOKS, notebook, cache) for lab, _, notebook in todo}
     return {lab.name: known.get(lab.name) or made[lab.name] for lab in labs}
 
 
-Unmade = list[tuple[LabInfo, NotebookInputs, str]]
-"""The labs whose notebooks the cache lacks: each with its notebook's inputs and cache key."""
+Unmade = list[tuple[LabInfo, NotebookInputs, "Notebook"]]
+"""The labs whose notebooks the cache lacks: each with its notebook's inputs (the lab's, and
+the provider's)."""
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """What a lab's generated notebook reads: the lab and its notebook's inputs."""
+
+    lab: LabInfo
+    inputs: NotebookInputs
+
+
+def _notebook(inputs: Notebook) -> str:
+    return notebook_text(inputs.lab, inputs.inputs)
+
+
+NOTEBOOKS: Provider[Notebook, str] = Provider("notebooks-v1", Notebook, _notebook, as_json(str))
+"""A lab's notebook as generated (`notebook_text`)."""
 
 
 def _known(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
@@ -207,23 +232,31 @@ def _known(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
     known, todo = {}, []
     for lab in labs:
         inputs = notebook_inputs(root, lab, pins, cache)
-        key = hashlib.sha1(repr((NOTEBOOKS_KIND, lab, inputs)).encode()).hexdigest()
-        hit = cache.get_json(NOTEBOOKS_KIND, key) if cache is not None else None
-        if isinstance(hit, str):
+        hit = kept(NOTEBOOKS, Notebook(lab, inputs), cache)
+        if hit is not None:
             known[lab.name] = hit
         else:
-            todo.append((lab, inputs, key))
+            todo.append((lab, inputs, Notebook(lab, inputs)))
     return known, todo
 
 
-def _made(lab: LabInfo, inputs: NotebookInputs, key: str, cache: Cache | None) -> str:
-    text = notebook_text(lab, inputs)
-    if cache is not None:
-        cache.put_json(NOTEBOOKS_KIND, key, text)
-    return text
+@dataclass(frozen=True)
+class Shipped:
+    """What whether the committed notebook is served reads: the generated notebook's text and the
+    committed notebook's."""
+
+    text: str
+    committed: str
 
 
-SHIPPED_KIND = "notebook-shipped"
+def _same(inputs: Shipped) -> bool:
+    from reader.labs.outputs import inputs_of
+
+    return bool(inputs.committed) and inputs_of(inputs.committed) == inputs.text
+
+
+SHIPPED: Provider[Shipped, bool] = Provider("notebook-shipped", Shipped, _same, as_json(bool))
+"""Whether a lab's committed notebook has the generated one's inputs (then it is served)."""
 
 
 def shipped(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin],
@@ -241,7 +274,7 @@ def start_shipped(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin], 
     known, todo = _known(root, labs, pins, cache)
 
     def make() -> list[str]:
-        return [_served(root, lab.name, _made(lab, inputs, key, cache), cache) for lab, inputs, key in todo]
+        return [_served(root, lab.name, provide(NOTEBOOKS, notebook, cache), cache) for lab, _, notebook in todo]
     made = workers.beside(make) if workers is not None and todo else make
 
     def finish() -> dict[str, str]:
@@ -252,17 +285,9 @@ def start_shipped(root: Path, labs: Sequence[LabInfo], pins: Mapping[str, Pin], 
 
 def _served(root: Path, name: str, text: str, cache: Cache | None) -> str:
     """The committed notebook of lab `name` when its inputs are `text`, else `text`."""
-    from reader.labs.outputs import inputs_of
-
     committed = root / notebook_path(name)
-    kept = committed.read_text(encoding="utf-8") if committed.is_file() else ""
-    key = hashlib.sha1(f"{SHIPPED_KIND}\0{text}\0{kept}".encode()).hexdigest()
-    same = cache.get_json(SHIPPED_KIND, key) if cache is not None else None
-    if not isinstance(same, bool):
-        same = bool(kept) and inputs_of(kept) == text
-        if cache is not None:
-            cache.put_json(SHIPPED_KIND, key, same)
-    return kept if same else text
+    found = committed.read_text(encoding="utf-8") if committed.is_file() else ""
+    return found if provide(SHIPPED, Shipped(text, found), cache) else text
 
 
 def _intro(lab: LabInfo) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from reader.cache import Cache
 from reader.errors import InputError, Location
+from reader.providers import Blob, Provider, as_json, how, provide
 
 SCHEMA = 1
 RUNS = "kernels/runs"
@@ -200,7 +201,7 @@ class StaleRecord:
 
 def stale_records(root: Path, cache: Cache | None = None) -> list[StaleRecord]:
     """Each record whose lab's code changed since it was measured (`LabRecord.stale`; a record of a
-    lab that no longer exists counts too); with `cache`, each verdict kept by `stale_key`."""
+    lab that no longer exists counts too); with `cache`, each verdict kept as a provider (`STALE`)."""
     out = []
     for record in all_records(root):
         source = root / "kernels" / f"{record.lab}.py"
@@ -209,21 +210,25 @@ def stale_records(root: Path, cache: Cache | None = None) -> list[StaleRecord]:
     return out
 
 
-STALE_KIND = "record-stale"
+@dataclass(frozen=True)
+class Staleness:
+    """What a record's staleness reads: the lab's bytes and the source the record ran (by their
+    digests); the record itself, to compare them."""
+
+    lab: Blob
+    ran: str
+    record: LabRecord | None = how()
 
 
-def stale_key(record: LabRecord, lab_bytes: bytes) -> str:
-    """What a record's staleness reads: the lab's bytes and the source the record ran."""
-    return hashlib.sha256(b"%s\0%s" % (hashlib.sha256(lab_bytes).hexdigest().encode(),
-                                       record.source_sha256.encode())).hexdigest()
+def _staleness(inputs: Staleness) -> bool:
+    assert inputs.record is not None
+    return inputs.record.stale(inputs.lab.read())
+
+
+STALE: Provider[Staleness, bool] = Provider("record-stale", Staleness, _staleness, as_json(bool))
+"""Whether a chip record's lab changed since it was measured (`LabRecord.stale`)."""
 
 
 def _stale(record: LabRecord, lab_bytes: bytes, cache: Cache | None) -> bool:
-    key = stale_key(record, lab_bytes)
-    kept = cache.get_json(STALE_KIND, key) if cache is not None else None
-    if isinstance(kept, bool):
-        return kept
-    stale = record.stale(lab_bytes)
-    if cache is not None:
-        cache.put_json(STALE_KIND, key, stale)
-    return stale
+    inputs = Staleness(Blob(hashlib.sha256(lab_bytes).hexdigest(), lambda: lab_bytes), record.source_sha256, record)
+    return provide(STALE, inputs, cache)

@@ -7,7 +7,7 @@ gathers from the world and how each page renders. The registry is `recipe/regist
    the previous edition's notes for the diff pages). A kind that needs nothing more gives the world.
 2. `pages(collected, artifacts)`: its pages' names: those waiting for the labs' artifacts, or the others.
 3. `inputs(collected, name)`: a frozen dataclass holding everything the page shows besides the
-   `World`. The page cache's key is the world key and the inputs' repr (`pagecache.page_key`).
+   `World`. The page cache's key is computed from the world key and the inputs (`pagecache.PAGE`).
 4. `render(world, inputs)`: the page, from the world and those inputs alone (on a worker), so what a
    page is rendered from is what its key is computed from.
 5. `prose(world, inputs)`: the authored Markdown the page shows (its facts and figures are

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import html
 import re
 import unicodedata
@@ -20,9 +19,9 @@ from pygments.token import STANDARD_TYPES, Text, _TokenType
 from reader.cache import Cache
 from reader.model import SourceFile, split_lines
 from reader.progress import track
+from reader.providers import Blob, Provider, is_kept, pickled, provide
 from reader.render.code.lexing import JoinedLexer, checked
 
-HIGHLIGHT_KIND = "highlight"
 HIGHLIGHT_VERSION = "3"
 """Bump when what this module keeps (`Highlight`) changes: it is part of every cache key."""
 
@@ -288,21 +287,31 @@ def _pygments() -> PythonLexer:
     return PythonLexer(stripnl=False, stripall=False, ensurenl=False)
 
 
-def cache_key(blob: str) -> str:
-    return hashlib.sha1(f"{blob}:{pygments.__version__}:{HIGHLIGHT_VERSION}".encode()).hexdigest()
+@dataclass(frozen=True)
+class Lexed:
+    """What a file's highlighting reads: its text (by blob), pygments' version and this module's."""
+
+    text: Blob
+    pygments: str = pygments.__version__
+    version: str = HIGHLIGHT_VERSION
+
+
+def lexed(blob: str, text: str = "") -> Lexed:
+    """The highlighting's inputs for a file's blob and text."""
+    return Lexed(Blob(blob, lambda: text))
+
+
+def _highlight(inputs: Lexed) -> Highlight:
+    return highlight(inputs.text.text)
+
+
+HIGHLIGHT: Provider[Lexed, Highlight] = Provider("highlight", Lexed, _highlight, pickled(Highlight))
+"""A file's highlighting: each line's escaped text and its token runs."""
 
 
 def highlighted(cache: Cache | None, blob: str, text: str) -> Highlight:
     """`highlight(text)`, from the cache when this blob was highlighted by this version before."""
-    key = cache_key(blob)
-    if cache is not None:
-        hit = cache.get_object(HIGHLIGHT_KIND, key)
-        if isinstance(hit, Highlight):
-            return hit
-    out = highlight(text)
-    if cache is not None:
-        cache.put_object(HIGHLIGHT_KIND, key, out)
-    return out
+    return provide(HIGHLIGHT, lexed(blob, text), cache)
 
 
 @dataclass(frozen=True)
@@ -380,7 +389,7 @@ def submit_highlighting(pool: Executor | None, files: Sequence[SourceFile],
     pages then highlight their file when they render it."""
     if pool is None or cache is None:
         return []
-    todo = [f for f in files if not cache.has(HIGHLIGHT_KIND, cache_key(f.blob))]
+    todo = [f for f in files if not is_kept(HIGHLIGHT, lexed(f.blob), cache)]
     # more than PLAIN_CHARS a worker: each would build the joined lexer anyway, after lexing its
     # first PLAIN_CHARS five times slower (1.3 s of CPU more, the whole corpus on two workers)
     bulk = sum(len(f.text) for f in todo) > PLAIN_CHARS * max(1, workers)

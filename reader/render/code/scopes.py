@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from reader.cache import Cache
 from reader.errors import ReaderError
 from reader.extract.parse import children, parse_ast
+from reader.providers import Blob, Provider, as_json, how, provide
 from reader.render.common.model import Asset
 
 SCOPES_DIR = "assets/scopes"
@@ -50,23 +51,30 @@ def scopes_uri(path: str) -> str:
     return f"{SCOPES_DIR}/{path}.js"
 
 
-SCOPES_KIND = "scopes"
-"""The cache's kind of a file's scope data, by its blob (the index's scan computes it beside its
-summary from the same tree: `scope_data`)."""
-
-
 def scope_data(text: str, path: str, tree: ast.Module | None = None) -> list[list[object]]:
     """The file's scopes as its script's rows (`tree`: parsed already)."""
     return [[s.start, s.end, s.kind, s.qualname, " ".join(s.names), s.body] for s in scopes(text, path, tree)]
 
 
+@dataclass(frozen=True)
+class Scoped:
+    """What a file's scope data reads: its text (by blob); its path only names it in an error."""
+
+    text: Blob
+    path: str = how("")
+
+
+def _scope_data(inputs: Scoped) -> list[list[object]]:
+    return scope_data(inputs.text.text, inputs.path)
+
+
+SCOPES: Provider[Scoped, list] = Provider("scopes", Scoped, _scope_data, as_json(list))
+"""A file's scope data (the index's scan computes it beside its summary from the same tree)."""
+
+
 def scope_script(path: str, blob: str, text: str, cache: Cache | None) -> Asset:
     """The file's scopes as its page's script (kept in the cache by the file's blob)."""
-    data = cache.get_json(SCOPES_KIND, blob) if cache else None
-    if data is None:
-        data = scope_data(text, path)
-        if cache:
-            cache.put_json(SCOPES_KIND, blob, data)
+    data = provide(SCOPES, Scoped(Blob(blob, lambda: text), path), cache)
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return Asset(scopes_uri(path), f"readerScopes.add({json.dumps(path)},{body});\n".encode())
 

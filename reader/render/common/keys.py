@@ -1,5 +1,5 @@
-"""The page cache's keys (`recipe/pagecache.py`): the *world*'s (what every page may show besides its
-own inputs) and one page's (the world's and the page's own inputs')."""
+"""The *world*'s key: what every page may show besides its own inputs, an input of the page
+cache's (`recipe/pagecache.py`'s `PAGE`) and of the results the pages share."""
 
 from __future__ import annotations
 
@@ -22,7 +22,3 @@ def world_key(corpus: Corpus, labs: Sequence[LabInfo], titles: Mapping[str, str]
     h.update(repr(sorted(titles.items())).encode())
     return h.hexdigest()
 
-
-def page_key(world: str, kind: str, *inputs: object) -> str:
-    """The key of one page: the world and the page's own inputs (frozen dataclasses: their repr)."""
-    return hashlib.sha1(f"{world}\0{kind}\0{inputs!r}".encode()).hexdigest()

@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from reader.annotations.markup import Placeholder, parse, substitute
-from reader.cache import Cache, blob_sha
+from reader.cache import Cache
+from reader.providers import Provider, as_json, provide
 from reader.render.common.figure import Figure, figure_html
 from reader.render.common.markdown import render_markdown
 from reader.render.common.model import PageLink
@@ -21,7 +22,19 @@ FigureSource = Callable[[str], Figure | None]
 
 NOT_COMPUTED = "*(not computed at these pins)*"
 """A fact the pins give no value for, in the text citing it."""
-MARKDOWN_KIND = "markdown"
+@dataclass(frozen=True)
+class Marked:
+    """What a piece of prose's HTML reads: its Markdown."""
+
+    text: str
+
+
+def _marked(inputs: Marked) -> str:
+    return render_markdown(inputs.text)
+
+
+MARKDOWN: Provider[Marked, str] = Provider("markdown", Marked, _marked, as_json(str))
+"""A piece of prose's Markdown as HTML."""
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>])")
 
 
@@ -95,14 +108,7 @@ class Prose:
         return out
 
     def _markdown(self, text: str) -> str:
-        key = blob_sha(text.encode())
-        hit = self.cache.get_json(MARKDOWN_KIND, key) if self.cache is not None else None
-        if isinstance(hit, str):
-            return hit
-        out = render_markdown(text)
-        if self.cache is not None:
-            self.cache.put_json(MARKDOWN_KIND, key, out)
-        return out
+        return provide(MARKDOWN, Marked(text), self.cache)
 
     def load_facts(self) -> dict[str, object]:
         """The facts, computed on the first call."""

@@ -4,12 +4,15 @@ their compiled code kept in reader's cache (`keep_compiled`)."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 
 import jinja2
 from markupsafe import Markup
 
 from reader.cache import Cache
+from reader.errors import BuildError, Location
+from reader.providers import Provider, keep, kept, pickled
 
 
 def _yaml_string(value: str) -> Markup:
@@ -35,7 +38,23 @@ def render(name: str, **context: object) -> str:
     return environment().get_template(name).render(**context)
 
 
-TEMPLATES_KIND = "template-code"
+@dataclass(frozen=True)
+class Compiled:
+    """What a template's compiled code reads: jinja's key (the template's name), its source's
+    checksum and jinja's version."""
+
+    name: str
+    checksum: str
+    jinja: str = jinja2.__version__
+
+
+def _compile(inputs: Compiled) -> bytes:
+    raise BuildError(f"template {inputs.name!r} is compiled by jinja, which keeps it (`_Compiled`)",
+                     Location(__file__), "read it with `kept`")
+
+
+TEMPLATES: Provider[Compiled, bytes] = Provider("template-code", Compiled, _compile, pickled(bytes))
+"""A template's compiled code, as jinja's bytecode cache dumps it."""
 
 
 class _Compiled(jinja2.BytecodeCache):
@@ -46,12 +65,17 @@ class _Compiled(jinja2.BytecodeCache):
         self.cache = cache
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        code = self.cache.get_object(TEMPLATES_KIND, bucket.key)
-        if isinstance(code, bytes):
+        code = kept(TEMPLATES, Compiled(bucket.key, bucket.checksum), self.cache)
+        if code is not None:
             bucket.bytecode_from_string(code)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.cache.put_object(TEMPLATES_KIND, bucket.key, bucket.bytecode_to_string())
+        keep(TEMPLATES, Compiled(bucket.key, bucket.checksum), bucket.bytecode_to_string(), self.cache)
+
+
+def compiled_in(cache: Cache) -> jinja2.BytecodeCache:
+    """A jinja environment's bytecode cache kept in `cache` (`TEMPLATES`): the theme's too."""
+    return _Compiled(cache)
 
 
 def keep_compiled(cache: Cache | None) -> None:

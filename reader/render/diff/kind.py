@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import partial
 
-from reader.cache import kept_object
 from reader.editions import ChangedFile, FileDiff
-from reader.render.common.keys import page_key
+from reader.extract import Index
+from reader.extract.index import SCAN
+from reader.model import Reference
+from reader.providers import Blob, Provider, how, pickled, provide
 from reader.render.common.links import linked_refs
 from reader.render.common.model import NoteView, Page, SourceDoc
 from reader.render.common.notes import note_views
@@ -93,8 +94,8 @@ class DiffKind:
         old_text = previous.text(doc.pin, doc.path)
         # kept: resolving them reads the scans of every module the old file names (a note's edit
         # renders its file's diff page again)
-        refs = kept_object(world.cache, OLD_REFS_KIND, page_key(world.key, OLD_REFS_KIND, doc.path, inputs.diff.old_blob),
-                           list, partial(world.index.references_in, old_text, doc.path, inputs.diff.old_blob))
+        refs = provide(OLD_REFS, OldRefs(world.key, doc.path, Blob(inputs.diff.old_blob, lambda: old_text), world.index),
+                       world.cache)
         old = SourceDoc(doc.pin, doc.path, inputs.diff.old_blob, old_text, doc.page,
                         refs=linked_refs(world.index, refs), notes=inputs.was)
         pin = world.corpus.pins[doc.pin]
@@ -108,8 +109,24 @@ class DiffKind:
         return [n.body for n in (*inputs.notes, *inputs.was)]
 
 
-OLD_REFS_KIND = "old-refs"
-"""The references of a changed file's old copy, resolved against the current pins (`World.key`)."""
+@dataclass(frozen=True)
+class OldRefs:
+    """What a changed file's old copy's references read: the world (the current pins), its path
+    and its text (by blob); the producer's way to them: the corpus's index."""
+
+    world: str
+    path: str
+    text: Blob
+    index: Index | None = how()
+
+
+def _old_refs(inputs: OldRefs) -> list[Reference]:
+    assert inputs.index is not None
+    return inputs.index.references_in(inputs.text.text, inputs.path, inputs.text.sha)
+
+
+OLD_REFS: Provider[OldRefs, list[Reference]] = Provider("old-refs", OldRefs, _old_refs, pickled(list), (SCAN,))
+"""The references of a changed file's old copy, resolved against the current pins."""
 
 
 def _sha(text: str) -> str:

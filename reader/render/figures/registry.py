@@ -12,9 +12,10 @@ from typing import Any
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location, ReaderError
-from reader.extract.providers import Inputs, Provider, provide
+from reader.extract.index import LINES, REFS, SCAN, USES, USES_OF
+from reader.extract.providers import FACTS, RULES, Pinned
+from reader.providers import Provider, as_json, how, pickled, provide
 from reader.render.common.figure import Figure, FigureInputs, FigureMaker, Maker
-from reader.render.common.keys import page_key
 from reader.render.common.model import Asset
 from reader.render.figures.pipeline import BUFFER_COUNTS, pipeline_timeline
 from reader.render.figures.sm90 import sm90_budget
@@ -25,7 +26,23 @@ FIGURES: dict[str, FigureMaker] = {
 }
 """Figure name -> its maker. `reader check` reports a `{{figure:NAME}}` not in here."""
 
-FIGURE_KIND = "figure"
+@dataclass(frozen=True)
+class Drawn:
+    """What a figure reads: the world (the pinned blobs it is computed from) and its name; the
+    producer's way to them: the figures' inputs (the corpus, its index, the facts)."""
+
+    world: str
+    name: str
+    inputs: FigureInputs | None = how()
+
+
+def _drawn(inputs: Drawn) -> Figure:
+    assert inputs.inputs is not None
+    return FIGURES[inputs.name](inputs.inputs)
+
+
+FIGURE: Provider[Drawn, Figure] = Provider("figure", Drawn, _drawn, pickled(Figure), (SCAN, REFS, USES, USES_OF, LINES, RULES, FACTS))
+"""A figure (`FIGURES`' maker's)."""
 NOT_COMPUTED = " not computed at these pins"
 """How the build's note on a figure that cannot be made reads (`figure NAME not computed ...`)."""
 
@@ -52,18 +69,11 @@ class Figures:
         maker = FIGURES.get(name)
         if maker is None:
             return None
-        key = page_key(self.world, FIGURE_KIND, name)
-        kept = self.cache.get_object(FIGURE_KIND, key) if self.cache is not None else None
-        if isinstance(kept, Figure):
-            return kept
         try:
-            made = maker(self.inputs)
+            return provide(FIGURE, Drawn(self.world, name, self.inputs), self.cache)
         except ReaderError as e:  # anything else is reader's bug: it stops the build
             self.failures[name] = e
             return None
-        if self.cache is not None:
-            self.cache.put_object(FIGURE_KIND, key, made)
-        return made
 
     def absent(self, name: str) -> str:
         """Where and why figure `name` is not computed at these pins (`where: reason`), or empty."""
@@ -84,7 +94,7 @@ def unreadable(corpus: Corpus, names: Iterable[str]) -> dict[str, ReaderError]:
     """The figures of `names` whose maker cannot read the pinned code of `corpus`, each with why:
     what `reader diff` reports at either side of a move. Read once per set of pinned blobs
     (`FIGURE_READS`): a warm `reader check` parses no source."""
-    found = provide(FIGURE_READS, Inputs(corpus))
+    found = provide(FIGURE_READS, Pinned(corpus), corpus.cache)
     return {name: found[name] for name in dict.fromkeys(names) if name in found}
 
 
@@ -111,6 +121,10 @@ def _load_reads(data: dict[str, Any]) -> dict[str, ReaderError]:
                               e["hint"]) for name, e in data.items()}
 
 
-FIGURE_READS: Provider[dict[str, ReaderError]] = Provider(
-    "figure-reads", (), lambda inputs, _needs: read_failures(inputs.corpus, FIGURES), _dump_reads, _load_reads)
+def _figure_reads(inputs: Pinned) -> dict[str, ReaderError]:
+    return read_failures(inputs.corpus, FIGURES)
+
+
+FIGURE_READS: Provider[Pinned, dict[str, ReaderError]] = Provider(
+    "figure-reads", Pinned, _figure_reads, as_json(dict, _dump_reads, _load_reads))
 """Each registered `Maker` whose `read` fails at the pins, with why (figure name -> the error)."""

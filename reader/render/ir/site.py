@@ -18,14 +18,15 @@ from typing import NamedTuple
 from markupsafe import Markup
 
 from reader.annotations import Article
-from reader.cache import Cache, kept_object
+from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract import Index
-from reader.extract.index import corpus_key
-from reader.extract.providers import load_rules
+from reader.extract.index import LINES, REFS, SCAN, USES, USES_OF
+from reader.extract.providers import RULES, load_rules
 from reader.labs import LabArtifacts, LabInfo
 from reader.model import SourceFile
+from reader.providers import Provider, how, pickled, provide
 from reader.render.code.annotated import page_markdown, with_prose
 from reader.render.common.model import Page, TitledPage
 from reader.render.common.urls import lab_page
@@ -47,9 +48,6 @@ a canonical kernel's ops gets its link only when the artifacts were cached at th
 
 def ir_page(kernel: str) -> str:
     return f"ir/{kernel}.md"
-
-
-SUMMARY_KIND = "ir-summary"
 
 
 class PageDigest(NamedTuple):
@@ -93,6 +91,28 @@ class View:
     lowered: Lowered
     own: str
     """The project file the page shows as its own ('' for a canonical kernel's page)."""
+
+
+@dataclass(frozen=True)
+class Summarised:
+    """What the IR views' summary reads: the pinned blobs (the rule tables, the kernels' files),
+    each view's page, title, whether it is a lab's own and its lowered JSON's digest, and the labs'
+    names and paths; the producer's way to them: the views parsed (`IrPages`)."""
+
+    corpus: Corpus | None
+    views: tuple[tuple[str, str, str, str], ...]
+    labs: tuple[tuple[str, str], ...]
+    site: IrPages | None = how()
+
+
+def _summarised(inputs: Summarised) -> IrSummary:
+    assert inputs.site is not None
+    return inputs.site._summary([digest for _, _, _, digest in inputs.views])
+
+
+SUMMARY: Provider[Summarised, IrSummary] = Provider("ir-summary", Summarised, _summarised, pickled(IrSummary),
+                                                    (RULES, SCAN, REFS, USES, USES_OF, LINES))
+"""What every build shows of the lowered views (`IrPages.summary`)."""
 
 
 class IrPages:
@@ -152,14 +172,15 @@ class IrPages:
         views and the pinned sources are unchanged: the modules are parsed only to render them."""
         digests = [hashlib.sha1(data).hexdigest() for _, _, _, data, _ in self._sources]
         cache = self.corpus.cache if self.corpus is not None else None
-        key = hashlib.sha1(repr((
-            corpus_key(self.corpus, SUMMARY_KIND) if cache is not None else "",
-            [(page, title, own, d) for (page, title, own, _, _), d in zip(self._sources, digests, strict=True)],
-            sorted((lab.name, lab.path) for lab in self.labs.values()))).encode()).hexdigest()
-        return kept_object(cache, SUMMARY_KIND, key, IrSummary, lambda: IrSummary(
+        return provide(SUMMARY, Summarised(
+            self.corpus, tuple((page, title, own, d) for (page, title, own, _, _), d in zip(self._sources, digests, strict=True)),
+            tuple(sorted((lab.name, lab.path) for lab in self.labs.values())), self), cache)
+
+    def _summary(self, digests: Sequence[str]) -> IrSummary:
+        return IrSummary(
             self._emitted(), self._kernels(), tuple(self._coverage()),
             tuple(PageDigest(v.page, d) for v, d in zip(self.views, digests, strict=True) if not v.own),
-            {v.page: self._reads(v) for v in self.views}))
+            {v.page: self._reads(v) for v in self.views})
 
     @property
     def emitted(self) -> dict[str, tuple[TitledPage, ...]]:

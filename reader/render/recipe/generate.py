@@ -9,12 +9,13 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from reader.annotations import load_articles
-from reader.cache import Cache, kept_object
+from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.editions import LineHistory, line_history, load_past
 from reader.editions.opened import OpenedProject
 from reader.errors import InputError
 from reader.extract import Index
+from reader.extract.index import SCAN
 from reader.labs import (
     LabInfo,
     lab_failure,
@@ -23,7 +24,7 @@ from reader.labs import (
 from reader.labs.colab import ColabSource, colab_build_note
 from reader.labs.notebook import start_shipped
 from reader.model import SourceFile, line_count, module_of
-from reader.render.common.keys import page_key
+from reader.providers import Provider, how, pickled, provide
 from reader.render.common.templates import keep_compiled
 from reader.render.common.urls import RULES
 from reader.render.figures.registry import NOT_COMPUTED
@@ -125,9 +126,28 @@ def _defined(labs: Sequence[LabInfo], index: Index, corpus: Corpus,
     asked = sorted({(e.path, e.symbol) for lab in labs for e in lab.exercises})
     where = [(path, symbol, found, corpus.blob(*found) if found and corpus.has(*found) else "")
              for path, symbol in asked for found in [index.files.get(module_of(path))]]
-    known = kept_object(cache, "exercises", page_key("", "exercises", where), frozenset,
-                        lambda: frozenset((p, s) for p, s in asked if _defines(index, p, s)))
+    known = provide(EXERCISES, Exercised(tuple(where), index), cache)
     return lambda path, symbol: (path, symbol) in known
+
+
+@dataclass(frozen=True)
+class Exercised:
+    """What the answers to whether the labs' exercises name definitions read: each exercise's path
+    and symbol, with the pinned file and blob it names; the producer's way to them: the index."""
+
+    where: tuple[tuple[str, str, tuple[str, str] | None, str], ...]
+    index: Index | None = how()
+
+
+def _exercised(inputs: Exercised) -> frozenset[tuple[str, str]]:
+    index = inputs.index
+    assert index is not None
+    return frozenset((p, s) for p, s, _, _ in inputs.where if _defines(index, p, s))
+
+
+EXERCISES: Provider[Exercised, frozenset[tuple[str, str]]] = Provider(
+    "exercises", Exercised, _exercised, pickled(frozenset), (SCAN,))
+"""The labs' exercises that name a definition of the pins."""
 
 
 def pinned_files(corpus: Corpus) -> list[SourceFile]:

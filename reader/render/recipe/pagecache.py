@@ -14,9 +14,29 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 from reader.cache import Cache
+from reader.errors import BuildError, Location
+from reader.providers import Form, Provider, keep, kept
 from reader.render.common.model import Page
 
-PAGE_KIND = "page"
+
+@dataclass(frozen=True)
+class Shown:
+    """What a page is rendered from: the world (`World.key`), its kind and its inputs (the kind's
+    frozen dataclass: everything the page shows besides the world)."""
+
+    world: str
+    kind: str
+    inputs: object
+
+
+def _unrendered(inputs: Shown) -> CachedPage:
+    raise BuildError(f"a {inputs.kind} page is rendered by the recipe (`parallel.render_cached`), which keeps it",
+                     Location(__file__), "read it with `PageCache.get`")
+
+
+PAGE: Provider[Shown, CachedPage] = Provider("page", Shown, _unrendered, Form(
+    lambda found: found if isinstance(found, CachedPage) else None, None, frozen=True))
+"""A rendered page (`CachedPage`), read back through memory (a long-lived `reader serve`)."""
 
 
 @dataclass(frozen=True)
@@ -64,18 +84,16 @@ class PageCache:
         self.rendered: Counter[str] = Counter()
         self.cached: Counter[str] = Counter()
 
-    def get(self, kind: str, key: str) -> CachedPage | None:
-        hit = self.cache.get_frozen(PAGE_KIND, key) if self.cache is not None else None
-        if isinstance(hit, CachedPage):
+    def get(self, kind: str, shown: Shown) -> CachedPage | None:
+        hit = kept(PAGE, shown, self.cache)
+        if hit is not None:
             self.cached[kind] += 1
-            return hit
-        return None
+        return hit
 
-    def put(self, kind: str, key: str, page: CachedPage) -> None:
+    def put(self, kind: str, shown: Shown, page: CachedPage) -> None:
         self.rendered[kind] += 1
-        self.store(key, page)
+        self.store(shown, page)
 
-    def store(self, key: str, page: CachedPage) -> None:
+    def store(self, shown: Shown, page: CachedPage) -> None:
         """Write a page without counting it (a worker process writes what it rendered)."""
-        if self.cache is not None:
-            self.cache.put_object(PAGE_KIND, key, replace(page, page=stored(page.page)))
+        keep(PAGE, shown, replace(page, page=stored(page.page)), self.cache)

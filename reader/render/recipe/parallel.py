@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from reader.render.common.model import Page
 from reader.render.common.prose import Prose
-from reader.render.recipe.pagecache import CachedPage, PageCache
+from reader.render.recipe.pagecache import CachedPage, PageCache, Shown
 from reader.workers import Workers
 
 MIN_PARALLEL = 16
@@ -18,13 +18,18 @@ MIN_PARALLEL = 16
 
 @dataclass(frozen=True)
 class Job:
-    """One page to show: its kind (`render/kinds/`), its name, its inputs (what it is rendered
-    from besides the world) and its page-cache key (computed from them)."""
+    """One page to show: its kind (`render/kinds/`), its name, its page-cache key (computed from
+    what it is `shown` from: `key(PAGE, shown)`) and that."""
 
     kind: str
     name: str
     key: str
-    inputs: object = None
+    shown: Shown | None = None
+
+    @property
+    def inputs(self) -> object:
+        """What the page is rendered from besides the world."""
+        return self.shown.inputs if self.shown is not None else None
 
 
 class Rendered(NamedTuple):
@@ -44,13 +49,14 @@ def render_cached(jobs: Sequence[Job], render: Renderer, prose: Prose, pages: Pa
     """Every job's page, in order: read back from `pages` when its key is there, else rendered
     (on the workers when there are many) and stored. `prose.unresolved` gets the placeholders
     every page left unlinked, cached or not."""
-    found = {i: hit for i, job in enumerate(jobs) if (hit := pages.get(job.kind, job.key)) is not None}
+    found = {i: hit for i, job in enumerate(jobs) if job.shown is not None and (hit := pages.get(job.kind, job.shown)) is not None}
     todo = [job for i, job in enumerate(jobs) if i not in found]
 
     def render_one(job: Job) -> CachedPage:
         before = len(prose.unresolved)
         done = CachedPage(render(job), tuple(prose.unresolved[before:]))
-        pages.store(job.key, done)  # where it was rendered: the writing is spread over the cores too
+        if job.shown is not None:
+            pages.store(job.shown, done)  # where it was rendered: the writing is spread over the cores too
         return done
 
     forked = workers.parallel and len(todo) >= MIN_PARALLEL

@@ -43,7 +43,7 @@ from reader.labs import ArtifactRun, LabChildren, LabInfo, canonical_lab, load_l
 from reader.model import SourceFile
 from reader.progress import Quiet, reporting
 from reader.render.code.highlight import submit_highlighting
-from reader.render.code.scopes import SCOPES_KIND, scope_data
+from reader.render.code.scopes import SCOPES, scope_data
 from reader.render.common.model import Page
 from reader.render.common.prose import Prose
 from reader.render.ir.site import wanted
@@ -171,7 +171,7 @@ class Schedule:
                                   here=True)
         if profile.active() is not None:
             self._paths = {corpus.blob(pin, path): path for pin, path in corpus.all_files()}
-        finish = start_index(corpus, cache, self.workers, pool, (SCOPES_KIND, scope_data))
+        finish = start_index(corpus, cache, self.workers, pool, (SCOPES, scope_data))
         alongside = meanwhile()
         return Indexed(finish(), alongside)
 

@@ -12,12 +12,14 @@ from typing import Any
 
 from reader.annotations import Article, ResolvedNote, resolve
 from reader.annotations.markup import parse
-from reader.annotations.resolve import PinnedSymbols
-from reader.cache import Cache, kept_object
+from reader.annotations.model import Note
+from reader.annotations.resolve import SYMBOLS, PinnedSymbols
+from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.editions import LineHistory, Past
 from reader.extract import Index
 from reader.extract.fact import Facts
+from reader.extract.index import REFS, SCAN
 from reader.extract.providers import load_facts, load_rules
 from reader.extract.rulehistory import RuleHistory
 from reader.extract.ruletable import RuleTable
@@ -29,15 +31,17 @@ from reader.labs import (
 from reader.labs.colab import ColabSource
 from reader.model import Reference, SourceFile, module_of
 from reader.progress import unsaid
+from reader.providers import Provider, how, key, pickled, provide
 from reader.render.common.docs import Docs, source_resolver
 from reader.render.common.figure import FigureInputs
-from reader.render.common.keys import page_key, world_key
+from reader.render.common.keys import world_key
 from reader.render.common.model import NoteView, Page
 from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.figures.registry import Figures
 from reader.render.kind import Content, PageKind, World
 from reader.render.recipe import registry
+from reader.render.recipe.pagecache import PAGE, Shown
 from reader.render.recipe.parallel import Job
 from reader.render.recipe.schedule import Schedule
 from reader.track import Track
@@ -137,7 +141,8 @@ class Pages:
             plan = self.plans[kind.name]
             for name in kind.pages(plan, artifacts):
                 inputs = kind.inputs(plan, name)
-                out.append(Job(kind.name, name, page_key(self.world.key, kind.name, inputs), inputs))
+                shown = Shown(self.world.key, kind.name, inputs)
+                out.append(Job(kind.name, name, key(PAGE, shown), shown))
         return out
 
     def render(self, job: Job) -> Page:
@@ -162,31 +167,62 @@ def figures_in(texts: Iterable[str]) -> list[str]:
                               for p in parse(text)[0] if p.kind == "figure"))
 
 
-LAB_REFS_KIND = "lab-refs"
+@dataclass(frozen=True)
+class LabRefs:
+    """What a lab's references into the corpus read: the world (the pinned blobs), the lab's name,
+    path and code without its docstring's words (`code_of`: its lines kept: a docstring holds no
+    reference); the producer's way to them: the lab's text and the corpus's index."""
+
+    world: str
+    name: str
+    path: str
+    code: str
+    text: str = how("")
+    index: Index | None = how()
+
+
+def _references(inputs: LabRefs) -> list[Reference]:
+    assert inputs.index is not None
+    return inputs.index.references_in(inputs.text, inputs.path)
+
+
+LAB_REFS: Provider[LabRefs, list[Reference]] = Provider("lab-refs", LabRefs, _references, pickled(list),
+                                                        (SCAN, REFS))
+"""A lab's references into the corpus (resolving them reads many modules: 0.13 s of a docstring's edit)."""
 
 
 def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
               world: str) -> dict[str, list[Reference]]:
-    """Each lab's references into the corpus (cached: resolving them reads many modules), kept by
-    the lab's code without its docstring's words (`code_of`: its lines kept): a docstring holds no
-    reference, and resolving a lab's again took 0.13 s of a docstring's edit."""
-    out = {}
-    for lab in labs:
-        key = page_key(world, "lab-refs", lab.name, code_of(lab.text))
-        out[lab.name] = kept_object(cache, LAB_REFS_KIND, key, list,
-                              partial(index.references_in, lab.text, lab.path))
-    return out
+    """Each lab's references into the corpus (`LAB_REFS`)."""
+    return {lab.name: provide(LAB_REFS, LabRefs(world, lab.name, lab.path, code_of(lab.text), lab.text, index), cache)
+            for lab in labs}
 
 
-RESOLVED_KIND = "resolved"
+@dataclass(frozen=True)
+class Placed:
+    """What an article's notes at the pins read: the world (the pins and their files: what placing
+    a note reads) and its notes; the producer's way to them: the article, the corpus, the symbols."""
+
+    world: str
+    notes: tuple[Note, ...]
+    article: Article | None = how()
+    corpus: Corpus | None = how()
+    symbols: PinnedSymbols | None = how()
+
+
+def _placed(inputs: Placed) -> tuple[ResolvedNote, ...]:
+    assert inputs.article is not None and inputs.corpus is not None and inputs.symbols is not None
+    return tuple(resolve(inputs.article, inputs.corpus, inputs.symbols))
+
+
+RESOLVED: Provider[Placed, tuple[ResolvedNote, ...]] = Provider("resolved", Placed, _placed, pickled(tuple), (SYMBOLS,))
+"""An article's notes at the pins (`resolve`)."""
 
 
 def _resolved(article: Article, corpus: Corpus, symbols: PinnedSymbols, cache: Cache | None,
               world: str) -> tuple[ResolvedNote, ...]:
-    """An article's notes at the pins, read back while its notes and the world (the pins and
-    their files: what placing a note reads) are unchanged."""
-    return kept_object(cache, RESOLVED_KIND, page_key(world, RESOLVED_KIND, article.notes), tuple,
-                 lambda: resolve(article, corpus, symbols))
+    """An article's notes at the pins, read back while its notes and the world are unchanged."""
+    return provide(RESOLVED, Placed(world, tuple(article.notes), article, corpus, symbols), cache)
 
 
 def _share_symbols(index: Index, corpus: Corpus, paths: set[str]) -> PinnedSymbols:

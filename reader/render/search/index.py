@@ -55,9 +55,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from reader.cache import Cache, kept_object
+from reader.cache import Cache
+from reader.extract.index import LINES, SCAN
 from reader.model import SourceFile, split_lines
 from reader.packed import Packing, packed, unpacked
+from reader.providers import Provider, how, is_kept, keep, kept, pickled, provide, running_cache
 from reader.render.code.annotated import INDEXED
 from reader.render.code.entries import searchable
 from reader.render.common.model import Asset, Page, SearchEntry
@@ -132,16 +134,47 @@ def text_shard(word: str) -> int:
     return h
 
 
-CODE_PACKS_KIND = "search-packs"
+@dataclass(frozen=True)
+class Coded:
+    """What the code's part of the index reads: each pinned file's pin, path, blob and whether it
+    is a `context` file, and the packs' size; the producer's way to them (`how`): the files' texts
+    (known by their blobs), their source pages (whose search entries are their definitions, the
+    files' own), the part made before (`lines`) and the qualified names (of the files)."""
+
+    files: tuple[tuple[str, str, str, bool], ...]
+    blocks: tuple[int, int] = (PACK_BLOCKS, BLOCK)
+    sources: Sequence[SourceFile] = how(())
+    pages: Sequence[Page] = how(())
+    lines: CodeLines | None = how()
+    names: Callable[[], Qualified] = how(dict)
 
 
-def _packs_key(files: Sequence[SourceFile], context: frozenset[str]) -> str:
-    return f"{_code_key(files, context)}-{PACK_BLOCKS}x{BLOCK}"
+def _coded(files: Sequence[SourceFile], context: frozenset[str], pages: Sequence[Page] = (),
+           lines: CodeLines | None = None, names: Callable[[], Qualified] = dict) -> Coded:
+    return Coded(tuple((f.pin, f.path, f.blob, f.path in context) for f in files), (PACK_BLOCKS, BLOCK),
+                 files, pages, lines, names)
+
+
+def _context(files: Sequence[tuple[str, str, str, bool]]) -> frozenset[str]:
+    """The `context` files' paths among `Coded.files`."""
+    return frozenset(path for _pin, path, _blob, inside in files if inside)
+
+
+def _code_packs(inputs: Coded) -> tuple[dict[str, object], list[tuple[str, str]]]:
+    files, lines, context = inputs.sources, inputs.lines, _context(inputs.files)
+    if lines is None or lines.key != _code_key(files, context):
+        lines = code_lines(files, context)
+    return lines.joined(_entries(files, inputs.pages), inputs.names())
+
+
+CODE_PACKS: Provider[Coded, tuple[dict[str, object], list[tuple[str, str]]]] = Provider(
+    "search-packs", Coded, _code_packs, pickled(tuple, frozen=True), (SCAN, LINES))
+"""The code's part of the index: (the files table, the code's packs)."""
 
 
 def code_packs_kept(files: Sequence[SourceFile], cache: Cache | None, context: frozenset[str] = frozenset()) -> bool:
     """Whether the cache holds the code's packs of these files (`search_assets` reads them back)."""
-    return cache is not None and cache.has(CODE_PACKS_KIND, _packs_key(files, context))
+    return cache is not None and is_kept(CODE_PACKS, _coded(files, context), cache)
 
 
 Qualified = Mapping[str, tuple[str, int]]
@@ -156,23 +189,25 @@ def search_assets(files: Sequence[SourceFile], pages: Sequence[Page], cache: Cac
     files made of the pages it shares with this one, `ProseMemo`; `keys`: the pages' page-cache
     keys by `src_uri`; `lines`: the code's part that the pages do not change, made before, for
     these files; `names`: the qualified names, asked for when the code's packs are made)."""
-    key = _packs_key(files, context)
-    kept = cache.get_frozen(CODE_PACKS_KIND, key) if cache else None
-    if not isinstance(kept, tuple):  # (the files table, the code's packs)
-        if lines is None or lines.key != _code_key(files, context):
-            lines = code_lines(files, context)
-        kept = lines.joined(_entries(files, pages), names())
-        if cache:
-            cache.put_object(CODE_PACKS_KIND, key, kept)
+    coded = _coded(files, context, pages, lines, names)
+    kept = provide(CODE_PACKS, coded, cache)
     table, packs = kept
-    memo = ProseMemo.load(cache, key)
+    memo = ProseMemo.load(cache, coded)
     docs = memo.documents(pages, keys or {})
     prose = _packs({k: _json(data) for k, data in _text_pieces(docs, memo.words(docs))}, memo.packed)
-    memo.save(cache, key)
+    memo.save(cache, coded)
     return _scripts(dict(table), packs + prose)
 
 
-PROSE_MEMO_KIND = "search-prose"
+def _no_memo(_inputs: Coded) -> tuple[dict, dict, dict]:
+    return {}, {}, {}
+
+
+PROSE_MEMO: Provider[Coded, tuple[dict, dict, dict]] = Provider(
+    "search-prose", Coded, _no_memo, pickled(tuple, frozen=True))
+"""What a build with these files made of the prose (`ProseMemo`): a memo of pure functions'
+results (a page's documents by its page-cache key, a document's words, a pack's text by its
+bytes' hash), so that any memo is right; the files key it so that one build's is read by the next."""
 
 
 class ProseMemo:
@@ -190,13 +225,13 @@ class ProseMemo:
         self._packs: dict[bytes, str] = {}
 
     @classmethod
-    def load(cls, cache: Cache | None, key: str) -> ProseMemo:
-        found = cache.get_frozen(PROSE_MEMO_KIND, key) if cache is not None else None
-        return cls(*found) if isinstance(found, tuple) and len(found) == 3 else cls()
+    def load(cls, cache: Cache | None, coded: Coded) -> ProseMemo:
+        found = kept(PROSE_MEMO, coded, cache)
+        return cls(*found) if found is not None and len(found) == 3 else cls()
 
-    def save(self, cache: Cache | None, key: str) -> None:
-        if cache is not None and (self._docs, self._words, self._packs) != self._old:
-            cache.put_object(PROSE_MEMO_KIND, key, (self._docs, self._words, self._packs))
+    def save(self, cache: Cache | None, coded: Coded) -> None:
+        if (self._docs, self._words, self._packs) != self._old:
+            keep(PROSE_MEMO, coded, (self._docs, self._words, self._packs), cache)
 
     def documents(self, pages: Iterable[Page], keys: Mapping[str, str]) -> list[Document]:
         """`documents(pages)`, a page with a page-cache key (in `keys`) read back when known."""
@@ -230,7 +265,27 @@ class ProseMemo:
         return text
 
 
-SEARCH_KIND = "search"
+@dataclass(frozen=True)
+class Searched:
+    """What the whole index reads: the code's inputs (`Coded`) and each page, known by its
+    page-cache key (a kind's page: what it is rendered from) or its content (the outline's
+    pages); the producer's way to them: the pages, and the cache their parts are kept in."""
+
+    coded: Coded
+    pages: tuple[tuple[str, str], ...]
+    shown: Sequence[Page] = how(())
+    keys: Mapping[str, str] = how(None)
+
+
+def _search(inputs: Searched) -> list[tuple[str, bytes]]:
+    coded = inputs.coded
+    return [(a.src_uri, a.data) for a in search_assets(
+        coded.sources, inputs.shown, running_cache(), _context(coded.files), inputs.keys, coded.lines, coded.names)]
+
+
+SEARCH: Provider[Searched, list[tuple[str, bytes]]] = Provider(
+    "search", Searched, _search, pickled(list), (CODE_PACKS, PROSE_MEMO))
+"""The search index's files (`search_assets`)."""
 
 
 def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys: Mapping[str, str],
@@ -238,13 +293,10 @@ def kept_search_assets(files: Sequence[SourceFile], pages: Sequence[Page], keys:
                        lines: CodeLines | None = None, names: Callable[[], Qualified] = dict) -> list[Asset]:
     """`search_assets`, read back while the pinned files and the pages are the same: a kind's page
     known by its page-cache key (`keys`, by `src_uri`), the outline's by its text."""
-    h = hashlib.sha1(_code_key(files, context).encode())
-    for page in pages:
-        own = keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search))
-        h.update(f"\0{page.src_uri}\0{own}".encode())
-    kept = kept_object(cache, SEARCH_KIND, h.hexdigest(), list, lambda: [
-        (a.src_uri, a.data) for a in search_assets(files, pages, cache, context, keys, lines, names)])
-    return [Asset(uri, data) for uri, data in kept]
+    shown = tuple((page.src_uri, keys.get(page.src_uri) or repr((page.title, page.markdown, page.html, page.search)))
+                  for page in pages)
+    found = provide(SEARCH, Searched(_coded(files, context, (), lines, names), shown, pages, keys), cache)
+    return [Asset(uri, data) for uri, data in found]
 
 
 def search_pieces(files: Sequence[SourceFile], pages: Sequence[Page],

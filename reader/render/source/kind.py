@@ -8,14 +8,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from reader.cache import kept_object
 from reader.editions import FileDiff
 from reader.extract import Index
+from reader.extract.index import SCAN
 from reader.labs import LabInfo
 from reader.model import Reference, module_of
+from reader.providers import Provider, how, pickled, provide
 from reader.render.code.annotated import Since, source_page
 from reader.render.code.uses import Cited, citations
-from reader.render.common.keys import page_key
 from reader.render.common.links import ShownFile, uses_from
 from reader.render.common.model import NoteView, Page, TitledPage, UseView
 from reader.render.common.urls import diff_page, lab_page, rel_file
@@ -159,12 +159,28 @@ def labs_by_file(index: Index, labs: Sequence[LabInfo],
     return {path: tuple(sorted(links)) for path, links in out.items()}
 
 
-LABS_BY_FILE_KIND = "labs-by-file"
+@dataclass(frozen=True)
+class LabsOfFiles:
+    """What `labs_by_file` reads: the world (the pinned blobs) and the labs (their texts: their
+    references); the producer's way to them: the labs' references resolved, the corpus's index."""
+
+    world: str
+    labs: tuple[LabInfo, ...]
+    refs: Mapping[str, Sequence[Reference]] = how()
+    index: Index | None = how()
+
+
+def _labs_of_files(inputs: LabsOfFiles) -> dict[str, tuple[TitledPage, ...]]:
+    assert inputs.index is not None
+    return labs_by_file(inputs.index, inputs.labs, inputs.refs)
+
+
+LABS_BY_FILE: Provider[LabsOfFiles, dict[str, tuple[TitledPage, ...]]] = Provider(
+    "labs-by-file", LabsOfFiles, _labs_of_files, pickled(dict), (SCAN,))
+"""Each pinned file's labs (`labs_by_file`)."""
 
 
 def _labs_by_file(index: Index, labs: Sequence[LabInfo], refs: Mapping[str, Sequence[Reference]],
                   world: World) -> dict[str, tuple[TitledPage, ...]]:
-    """`labs_by_file`, read back while the world and the labs (their texts: their references)
-    are unchanged."""
-    return kept_object(world.cache, LABS_BY_FILE_KIND, page_key(world.key, LABS_BY_FILE_KIND, labs), dict,
-                       lambda: labs_by_file(index, labs, refs))
+    """`labs_by_file`, read back while the world and the labs are unchanged."""
+    return provide(LABS_BY_FILE, LabsOfFiles(world.key, tuple(labs), refs, index), world.cache)
