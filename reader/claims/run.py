@@ -85,16 +85,17 @@ class Claimed:
     spec: Spec | None = how()
     where: Env | None = how()
     timeout: float = how(0.0)
+    pythons: Pythons | None = how()
 
 
 def _claim(inputs: Claimed) -> Outcome:
-    assert inputs.spec is not None and inputs.where is not None
-    return _run_batch([("", inputs.spec)], inputs.where, inputs.timeout)[""]
+    assert inputs.spec is not None and inputs.where is not None and inputs.pythons is not None
+    return _run_batch([("", inputs.spec)], inputs.where, inputs.timeout, inputs.pythons)[""]
 
 
-def claimed(spec: Spec, env: Env, pins: str, timeout: float = 0.0) -> Claimed:
+def claimed(spec: Spec, env: Env, pins: str, timeout: float = 0.0, pythons: Pythons | None = None) -> Claimed:
     """A claim's outcome's inputs."""
-    return Claimed(RUNNER, env.fingerprint(), pins, spec.setup, spec.text, spec, env, timeout)
+    return Claimed(RUNNER, env.fingerprint(), pins, spec.setup, spec.text, spec, env, timeout, pythons)
 
 
 def _outcome(data: Mapping[str, Any]) -> Outcome:
@@ -123,7 +124,7 @@ def run_claims(specs: Sequence[Spec], env: Env, pins: str, cache: Cache | None, 
     """Each claim's outcome in `env`, in order: from the cache, or run in `jobs` child processes
     that `pythons` starts (a claim that runs past `timeout` seconds fails, and its batch goes on in
     a new process)."""
-    each = [claimed(s, env, pins, timeout) for s in specs]
+    each = [claimed(s, env, pins, timeout, pythons) for s in specs]
     keys = [providers.key(CLAIM, c) for c in each]
     inputs = dict(zip(keys, each, strict=True))  # equal claims: one run
     found: dict[str, Outcome] = {}
