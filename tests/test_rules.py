@@ -544,3 +544,54 @@ def test_cli_rules_json_and_cache(capsys, monkeypatch):
     assert main(["-C", str(ROOT), "rules", "--backend", "tpu"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("tpu [TC]: ") and "jax._src.pallas.primitives.load_p" in out
+
+
+def test_releases_read_in_turn_share_the_trees_of_files_they_repeat(monkeypatch):
+    """The rule history's releases read one after the other (`Parses`): a file at the same text
+    is parsed once, the tables are those read alone, and a tree the last reader did not read
+    is let go."""
+    from reader.extract.parse import Parses
+    from reader.extract.tree import Tree
+
+    parsed: list[str] = []
+    parse = Tree.parse.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, text, path, name="", bodies=True):
+        parsed.append(path)
+        return parse(cls, text, path, name, bodies)
+
+    changed = {**SOURCES, "jax/_src/pallas/triton/lowering.py": TRITON_LOWERING + "\nEXTRA = 1\n"}
+    alone = [_tables_of(SOURCES), _tables_of(changed), _tables_of(SOURCES)]
+    monkeypatch.setattr(Tree, "parse", classmethod(counting))
+    parses, shared, per_release = Parses(), [], []
+    for sources in (SOURCES, changed, SOURCES):
+        parses.turn()
+        texts = {module_of(p): t for p, t in sources.items()}
+        shared.append(rule_tables(index_from_sources(sources), texts.__getitem__, parses))
+        per_release.append(sorted(parsed))
+        parsed.clear()
+    assert shared == alone
+    assert per_release[0] and "jax/_src/pallas/triton/lowering.py" in per_release[0]
+    # the second release parses only the file whose text changed; the third, that file again
+    # (its text in the first release was let go when the second did not read it)
+    assert per_release[1] == ["jax/_src/pallas/triton/lowering.py"]
+    assert per_release[2] == ["jax/_src/pallas/triton/lowering.py"]
+
+
+def test_a_calls_source_text_is_made_when_read_and_compares_as_text():
+    from reader.extract.values import Const, Result, Source
+
+    made: list[str] = []
+
+    def make(text: str) -> Source:
+        def text_of() -> str:
+            made.append(text)
+            return text
+        return Source(text_of)
+
+    first, second = Result(Const("f"), make("f(x)"), 3), Result(Const("f"), make("f(x)"), 3)
+    assert made == []
+    assert first == second and hash(first) == hash(second) and made == ["f(x)", "f(x)"]
+    assert first != Result(Const("f"), make("f(y)"), 3)
+    assert repr(first) == "Result(func=Const(value='f'), text='f(x)', line=3)"
+    assert f"{first.text}" == str(first.text) == "f(x)" and made.count("f(x)") == 2

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 
 from reader.extract.index import Index
 from reader.extract.names import Target
-from reader.extract.parse import ParseError, located
+from reader.extract.parse import ParseError, Parses, located
 from reader.extract.tree import Tree, assignments
 from reader.extract.values import (
     BoundMethod,
@@ -33,6 +34,7 @@ from reader.extract.values import (
     Partial,
     Result,
     Seq,
+    Source,
     Value,
 )
 
@@ -46,7 +48,8 @@ class Call:
     kwargs: tuple[Keyword, ...]
     module: str
     line: int
-    text: str
+    text: Source
+    """Its source text, as written (made when first read)."""
     form: str = "call"
     """`call`, or `decorator` when the call is a decorator applied to a function."""
 
@@ -75,7 +78,7 @@ class Evaluator:
     """Evaluates module-level statements of corpus modules, in source order."""
 
     def __init__(self, index: Index, read: Callable[[str], str], hooks: Hooks | None = None,
-                 runs: Collection[str] | None = None):
+                 runs: Collection[str] | None = None, parses: Parses | None = None):
         self.index = index
         self.read = read
         """module -> its source text."""
@@ -83,6 +86,8 @@ class Evaluator:
         self.runs = runs
         """The modules `run_module` may run (None: any); of the others it reads only the
         module-level assignments (`tree.assignments`)."""
+        self.parses = parses
+        """Trees shared with the evaluators before this one (None: each parsed here)."""
         self._trees: dict[str, Tree] = {}
         self._vars: dict[tuple[str, str], Value] = {}
         self._env: dict[str, dict[str, Value]] = {}
@@ -90,17 +95,25 @@ class Evaluator:
     def tree(self, module: str) -> Tree:
         if module not in self._trees:
             pin, path = self.index.files[module]
-            text, name = self.read(module), located(pin, path)
-            looked_up = None if self.runs is None or module in self.runs else assignments(
-                text, [(s.span.start, s.span.end) for s in self.index.summaries[module].symbols
-                       if s.kind == "variable" and "." not in s.qualname])
-            try:
-                tree = Tree.parse(looked_up, path, name) if looked_up is not None else None
-            except ParseError:
-                tree = None  # the whole file's parse says where
-            # it runs module-level code only: the skeleton, without the bodies of defs
-            self._trees[module] = tree or Tree.parse(text, path, name, bodies=False)
+            text, runs = self.read(module), self.runs is None or module in self.runs
+            parse = partial(self._parse, module, located(pin, path), text, runs)
+            self._trees[module] = parse() if self.parses is None else self.parses.get((path, runs, text), parse)
         return self._trees[module]
+
+    def _parse(self, module: str, name: str, text: str, runs: bool) -> Tree:
+        """The tree of a module it runs (the skeleton: without the bodies of defs, as it runs
+        module-level code only), or of a module it only looks variables up in (their
+        assignments' lines, when they parse alone). Both are functions of the file's text, the
+        lines its variables span being its scan's."""
+        path = self.index.files[module][1]
+        looked_up = None if runs else assignments(
+            text, [(s.span.start, s.span.end) for s in self.index.summaries[module].symbols
+                   if s.kind == "variable" and "." not in s.qualname])
+        try:
+            tree = Tree.parse(looked_up, path, name) if looked_up is not None else None
+        except ParseError:
+            tree = None  # the whole file's parse says where
+        return tree or Tree.parse(text, path, name, bodies=False)
 
     # running modules ---------------------------------------------------------------
     def run_module(self, module: str) -> None:
@@ -164,7 +177,7 @@ class Evaluator:
         for dec in reversed(node.decorators):
             deco = self.eval(dec.decorator, module)
             result = self.apply(deco, (value,), (), module, tree.line(dec.decorator),
-                                tree.text(dec.decorator), "decorator")
+                                Source(partial(tree.text, dec.decorator)), "decorator")
             if not isinstance(result, (Result, Opaque)):
                 value = result
         return value
@@ -246,10 +259,10 @@ class Evaluator:
         kwargs = tuple(Keyword(a.keyword.value, self.eval(a.value, module))
                        for a in node.args if a.keyword is not None)
         tree = self.tree(module)
-        return self.apply(func, args, kwargs, module, tree.line(node), tree.text(node))
+        return self.apply(func, args, kwargs, module, tree.line(node), Source(partial(tree.text, node)))
 
     def apply(self, func: Value, args: tuple[Value, ...], kwargs: tuple[Keyword, ...],
-              module: str, line: int, text: str, form: str = "call") -> Value:
+              module: str, line: int, text: Source, form: str = "call") -> Value:
         """The value of calling `func`; hooks first, then partial and dict methods."""
         hooked = self.hooks.call(self, Call(func, args, kwargs, module, line, text, form))
         if hooked is not None:

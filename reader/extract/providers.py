@@ -13,6 +13,7 @@ from reader.corpus import Corpus
 from reader.errors import Location
 from reader.extract.fact import Fact, Facts, Unknown
 from reader.extract.index import LINES, REFS, SCAN, USES, USES_OF, Index
+from reader.extract.parse import Parses
 from reader.extract.ruletable import RuleTable
 from reader.providers import Provider, as_json, how, provide, running_cache
 from reader.workers import Workers
@@ -20,12 +21,13 @@ from reader.workers import Workers
 
 @dataclass(frozen=True)
 class Pinned:
-    """What an extraction reads: the pinned files; their index (None: the producer builds one)
-    and the processes it may use."""
+    """What an extraction reads: the pinned files; their index (None: the producer builds one),
+    the processes it may use and the trees it may share with readers of other corpora."""
 
     corpus: Corpus
     index: Index | None = how()
     workers: Workers | None = how()
+    parses: Parses | None = how()
 
 
 def _rule_tables(inputs: Pinned) -> list[RuleTable]:
@@ -33,7 +35,7 @@ def _rule_tables(inputs: Pinned) -> list[RuleTable]:
 
     corpus, index = inputs.corpus, inputs.index
     assert index is not None, "the rule tables are read through the corpus's index"
-    return rule_tables(index, lambda m: corpus.read_text(*index.files[m]))
+    return rule_tables(index, lambda m: corpus.read_text(*index.files[m]), inputs.parses)
 
 
 RULES: Provider[Pinned, list[RuleTable]] = Provider(
@@ -65,9 +67,10 @@ FACTS: Provider[Pinned, Facts] = Provider("facts", Pinned, _facts, as_json(dict,
 """Every fact for `{{fact:NAME}}` (`facts.compute_facts`), an `Unknown` for those the pins do not give."""
 
 
-def load_rules(corpus: Corpus, index: Index) -> list[RuleTable]:
-    """The rule tables of the pinned corpus: computed once per set of blobs, then kept."""
-    return provide(RULES, Pinned(corpus, index), corpus.cache)
+def load_rules(corpus: Corpus, index: Index, parses: Parses | None = None) -> list[RuleTable]:
+    """The rule tables of the pinned corpus: computed once per set of blobs (their trees shared
+    through `parses`), then kept."""
+    return provide(RULES, Pinned(corpus, index, parses=parses), corpus.cache)
 
 
 def load_facts(corpus: Corpus, index: Index | None = None, workers: Workers | None = None) -> Facts:

@@ -12,6 +12,7 @@ from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import Location, ReaderError
 from reader.extract.index import REFS, SCAN
+from reader.extract.parse import Parses
 from reader.extract.providers import RULES, load_rules
 from reader.extract.ruletable import BACKEND_NAMES, BACKENDS, PrimRef, RuleTable
 from reader.pins import Pin
@@ -207,18 +208,20 @@ class ReleaseSource[R: Release](Protocol):
         ...
 
 
-def _read_release(releases: ReleaseSource[Any], pin: Pin, cache: Cache | None,
+def _read_release(releases: ReleaseSource[Any], pin: Pin, cache: Cache | None, parses: Parses,
                   spec: str) -> ReleaseTables:
     """One release's tables from its archive, the files they read scanned here (the releases are
-    what runs in parallel); a failure is kept, located."""
+    what runs in parallel), the trees of files it shares with the release read before it in this
+    process parsed once (`parses`); a failure is kept, located."""
     from reader.extract.index import lazy_index
 
     commit = ""
+    parses.turn()
     try:
         rel = releases.release(pin, spec)
         commit = rel.pin.commit
         corpus = releases.corpus(rel)
-        return ReleaseTables(ReleaseRead(spec, commit), load_rules(corpus, lazy_index(corpus, cache)))
+        return ReleaseTables(ReleaseRead(spec, commit), load_rules(corpus, lazy_index(corpus, cache), parses))
     except ReaderError as e:
         where = e.location or Location(spec)
         return ReleaseTables(ReleaseRead(spec, commit, e.message, where.path, where.line), None)
@@ -240,7 +243,8 @@ class History:
 
 
 def _reads(inputs: History) -> Reads:
-    return [_read_release(inputs.releases, inputs.pin, running_cache(), spec) for spec in inputs.specs]
+    parses = Parses()
+    return [_read_release(inputs.releases, inputs.pin, running_cache(), parses, spec) for spec in inputs.specs]
 
 
 HISTORY: Provider[History, Reads] = Provider("rule-history", History, _reads, pickled(list), (SCAN, REFS, RULES))
@@ -269,7 +273,7 @@ def start_history(corpus: Corpus, workers: Workers, releases: ReleaseSource[Any]
     history = History(pin.name, tuple(pin.paths), tuple(specs), pin, releases)
     kept_reads = kept(HISTORY, history, cache)
     started = None if kept_reads is not None else workers.start(
-        partial(_read_release, releases, pin, cache), specs)
+        partial(_read_release, releases, pin, cache, Parses()), specs)
 
     def finish(pinned: Iterable[RuleTable]) -> RuleHistory:
         if started is None:

@@ -19,6 +19,7 @@ from reader.extract.evaluate import Call, Evaluator, Hooks, assignment_at
 from reader.extract.fact import ExtractError
 from reader.extract.index import Index
 from reader.extract.names import Target, resolve_chain
+from reader.extract.parse import Parses
 from reader.extract.ruletable import (
     BACKEND_NAMES,
     BACKENDS,
@@ -184,7 +185,7 @@ class _Registry(Hooks):
         """The rule `value` comes down to; `module` and `line` locate the registration."""
         if isinstance(value, (Partial, Result)):
             default = "partial" if isinstance(value, Partial) else "call"
-            return self._rule(value.func, module, line, text or one_line(value.text),
+            return self._rule(value.func, module, line, text or one_line(str(value.text)),
                               kind or default)
         if isinstance(value, Obj) and (sym := self.index.symbol(value.module, value.qualname)):
             return RuleRef(text or value.qualname, kind or _KINDS.get(value.kind, "variable"),
@@ -296,11 +297,12 @@ def _imports(index: Index, module: str) -> set[str]:
     return deps
 
 
-def rule_tables(index: Index, read: Callable[[str], str]) -> list[RuleTable]:
-    """Every backend's tables, each the state after all registering modules ran, by key."""
+def rule_tables(index: Index, read: Callable[[str], str], parses: Parses | None = None) -> list[RuleTable]:
+    """Every backend's tables, each the state after all registering modules ran, by key; the
+    trees shared through `parses` when given."""
     registry = _Registry(index, {m: p for m, (_, p) in index.files.items()})
     order = registering_modules(index, read)
-    ev = Evaluator(index, read, registry, runs=frozenset(order))
+    ev = Evaluator(index, read, registry, runs=frozenset(order), parses=parses)
     for module in order:
         ev.run_module(module)
     return _tables(registry.log)

@@ -6,12 +6,39 @@ a table's keys told apart; anything the evaluator cannot know is `Opaque`, never
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 
 class Value:
     """Base of the evaluator's values."""
+
+
+class Source:
+    """An expression's source text as written, made when first read: most calls' texts never
+    are (made for each call, they took a tenth of the rule tables' time). It compares, hashes and
+    prints as the text."""
+
+    __slots__ = ("_make", "_text")
+
+    def __init__(self, make: Callable[[], str]):
+        self._make: Callable[[], str] | None = make
+        self._text = ""
+
+    def __str__(self) -> str:
+        if self._make is not None:
+            self._text, self._make = self._make(), None
+        return self._text
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Source) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
 
 
 @dataclass(frozen=True)
@@ -89,8 +116,8 @@ class Partial(Value):
     func: Value
     args: tuple[Value, ...]
     kwargs: tuple[Keyword, ...]
-    text: str
-    """The call's source text, as written (so are the texts below)."""
+    text: Source
+    """The call's source text, as written (so is `Result`'s)."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +125,7 @@ class Result(Value):
     """What a call returned, when nothing more is known about it."""
 
     func: Value
-    text: str
+    text: Source
     line: int
 
 
