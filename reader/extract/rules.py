@@ -247,14 +247,22 @@ def _reaching(index: Index, chosen: set[str], names: set[str]) -> set[str]:
     wanted = {Target("def", b.module, n) for b in BACKENDS for n in (b.registrar, b.table)}
     found = {b.module for b in BACKENDS} & chosen
     read = set(names)
+    # each chain's names, and what it resolves to once resolved: the same on every pass
+    parts = {m: [frozenset(p.name for p in c.parts) for c in index.summaries[m].chains]
+             for m in sorted(chosen)}
+    resolved: dict[tuple[str, int], set[Target]] = {}
     grew = True
     while grew:
         grew = False
         for m in sorted(chosen):
             fs = index.summaries[m]
-            for chain in fs.chains:
-                if not any(p.name in read for p in chain.parts) or not any(
-                        t in wanted for _, t in resolve_chain(index, fs, chain)):
+            for i, chain in enumerate(fs.chains):
+                if read.isdisjoint(parts[m][i]):
+                    continue
+                targets = resolved.get((m, i))
+                if targets is None:
+                    targets = resolved[m, i] = {t for _, t in resolve_chain(index, fs, chain)}
+                if wanted.isdisjoint(targets):
                     continue
                 found.add(m)
                 line = chain.parts[0].line
