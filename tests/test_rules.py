@@ -546,9 +546,10 @@ def test_cli_rules_json_and_cache(capsys, monkeypatch):
     assert out.startswith("tpu [TC]: ") and "jax._src.pallas.primitives.load_p" in out
 
 
-def test_releases_read_in_turn_share_the_trees_of_files_they_repeat(monkeypatch):
-    """The rule history's releases read one after the other (`Parses`): a file at the same text
-    is parsed once, the tables are those read alone, and a tree the last reader did not read
+def test_releases_read_in_turn_share_the_trees_of_code_they_repeat(monkeypatch):
+    """The rule history's releases read one after the other (`Parses`): code parsed by the
+    release before is not parsed again, even at other lines of a changed file (numbered as this
+    file numbers them), the tables are those read alone, and a tree the last reader did not read
     is let go."""
     from reader.extract.parse import Parses
     from reader.extract.tree import Tree
@@ -560,22 +561,24 @@ def test_releases_read_in_turn_share_the_trees_of_files_they_repeat(monkeypatch)
         parsed.append(path)
         return parse(cls, text, path, name, bodies)
 
-    changed = {**SOURCES, "jax/_src/pallas/triton/lowering.py": TRITON_LOWERING + "\nEXTRA = 1\n"}
-    alone = [_tables_of(SOURCES), _tables_of(changed), _tables_of(SOURCES)]
+    triton = "jax/_src/pallas/triton/lowering.py"
+    body = TRITON_LOWERING.replace("def _add(x, y):\n    pass", "def _add(x, y):\n    x = 1\n    y = 2\n    pass")
+    releases = [SOURCES, {**SOURCES, triton: body}, {**SOURCES, triton: TRITON_LOWERING + "\nEXTRA = 1\n"}, SOURCES]
+    alone = [_tables_of(sources) for sources in releases]
+    assert alone[1] != alone[0]  # the registrations after `_add` two lines down
     monkeypatch.setattr(Tree, "parse", classmethod(counting))
     parses, shared, per_release = Parses(), [], []
-    for sources in (SOURCES, changed, SOURCES):
+    for sources in releases:
         parses.turn()
         texts = {module_of(p): t for p, t in sources.items()}
         shared.append(rule_tables(index_from_sources(sources), texts.__getitem__, parses))
         per_release.append(sorted(parsed))
         parsed.clear()
     assert shared == alone
-    assert per_release[0] and "jax/_src/pallas/triton/lowering.py" in per_release[0]
-    # the second release parses only the file whose text changed; the third, that file again
-    # (its text in the first release was let go when the second did not read it)
-    assert per_release[1] == ["jax/_src/pallas/triton/lowering.py"]
-    assert per_release[2] == ["jax/_src/pallas/triton/lowering.py"]
+    assert triton in per_release[0]
+    # only the bodies changed: the same skeleton; then a module-level line: parsed; then the
+    # first text again, let go when the third release did not read it
+    assert per_release[1:] == [[], [triton], [triton]]
 
 
 def test_a_calls_source_text_is_made_when_read_and_compares_as_text():

@@ -17,7 +17,7 @@ import libcst as cst
 from reader.extract.index import Index
 from reader.extract.names import Target
 from reader.extract.parse import ParseError, Parses, located
-from reader.extract.tree import Tree, assignments
+from reader.extract.tree import Kept, Tree, assignments, skeleton_kept
 from reader.extract.values import (
     BoundMethod,
     Const,
@@ -93,27 +93,29 @@ class Evaluator:
         self._env: dict[str, dict[str, Value]] = {}
 
     def tree(self, module: str) -> Tree:
+        """The tree of a module it runs: its skeleton (without the bodies of defs: it runs
+        module-level code only); of a module it only looks variables up in: their assignments'
+        lines, when they parse alone. Shared through `parses` by the lines parsed: a release's
+        file often changes only in bodies or lines it does not read."""
         if module not in self._trees:
             pin, path = self.index.files[module]
-            text, runs = self.read(module), self.runs is None or module in self.runs
-            parse = partial(self._parse, module, located(pin, path), text, runs)
-            self._trees[module] = parse() if self.parses is None else self.parses.get((path, runs, text), parse)
+            text, name = self.read(module), located(pin, path)
+            looked_up = None if self.runs is None or module in self.runs else assignments(
+                text, [(s.span.start, s.span.end) for s in self.index.summaries[module].symbols
+                       if s.kind == "variable" and "." not in s.qualname])
+            try:
+                tree = self._parse(looked_up, path, name) if looked_up is not None else None
+            except ParseError:
+                tree = None  # the whole file's parse says where
+            self._trees[module] = tree or self._parse(skeleton_kept(text), path, name)
         return self._trees[module]
 
-    def _parse(self, module: str, name: str, text: str, runs: bool) -> Tree:
-        """The tree of a module it runs (the skeleton: without the bodies of defs, as it runs
-        module-level code only), or of a module it only looks variables up in (their
-        assignments' lines, when they parse alone). Both are functions of the file's text, the
-        lines its variables span being its scan's."""
-        path = self.index.files[module][1]
-        looked_up = None if runs else assignments(
-            text, [(s.span.start, s.span.end) for s in self.index.summaries[module].symbols
-                   if s.kind == "variable" and "." not in s.qualname])
-        try:
-            tree = Tree.parse(looked_up, path, name) if looked_up is not None else None
-        except ParseError:
-            tree = None  # the whole file's parse says where
-        return tree or Tree.parse(text, path, name, bodies=False)
+    def _parse(self, kept: Kept, path: str, name: str) -> Tree:
+        """The tree of `kept`, shared by its text (the lines kept are often the same lines of
+        code at other places in another release's file: numbered here as they are in this)."""
+        if self.parses is None:
+            return Tree.parse(kept, path, name)
+        return self.parses.get((path, kept.text), partial(Tree.parse, kept, path, name)).numbered(kept.numbers)
 
     # running modules ---------------------------------------------------------------
     def run_module(self, module: str) -> None:

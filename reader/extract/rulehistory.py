@@ -211,8 +211,8 @@ class ReleaseSource[R: Release](Protocol):
 def _read_release(releases: ReleaseSource[Any], pin: Pin, cache: Cache | None, parses: Parses,
                   spec: str) -> ReleaseTables:
     """One release's tables from its archive, the files they read scanned here (the releases are
-    what runs in parallel), the trees of files it shares with the release read before it in this
-    process parsed once (`parses`); a failure is kept, located."""
+    what runs in parallel), the code it shares with the release read before it in this process
+    parsed once (`parses`); a failure is kept, located."""
     from reader.extract.index import lazy_index
 
     commit = ""

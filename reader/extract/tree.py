@@ -11,6 +11,7 @@ expressions, parameters, arguments.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -44,6 +45,13 @@ class Tree:
         kept = text if isinstance(text, Kept) else Kept(text) if bodies else skeleton_kept(text)
         module = parse_module(kept.text, name or path)
         return cls(path, module, Lines(module, kept.numbers))
+
+    def numbered(self, numbers: Sequence[int] | None) -> Tree:
+        """The tree of the same lines kept at other places of the file (`Kept.numbers`): the
+        same module, its nodes' lines numbered `numbers`."""
+        if numbers == self.lines.numbers:
+            return self
+        return Tree(self.path, self.module, self.lines.numbered(numbers))
 
     def text(self, node: cst.CSTNode) -> str:
         """The node's code as written (its parentheses, quotes, line breaks and comments)."""
@@ -234,6 +242,16 @@ class Lines:
         with no_gc():  # a dict entry per node, no cycles: the collector would only rescan them
             module._codegen(state)
         return state
+
+    @property
+    def numbers(self) -> Sequence[int] | None:
+        return self._numbers
+
+    def numbered(self, numbers: Sequence[int] | None) -> Lines:
+        """These lines, numbered `numbers` (the nodes' spans shared)."""
+        other = copy.copy(self)
+        other._numbers = numbers
+        return other
 
     def line(self, node: cst.CSTNode) -> int:
         return self._number(self._spans[node][0])
