@@ -64,6 +64,8 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         """Pages through the theme (a stage of `reader build`'s progress)."""
         self.switcher: Switcher | None = None
         """Set by `reader build` when the site has older editions: every page's version switcher."""
+        self.cache: Cache | None = None
+        """Set by `reader build`: its cache, inside the build's staging (a failed build keeps nothing)."""
         self.bundled: dict[str, list[str]] = {}
         """`BUNDLE_CSS` and `BUNDLE_JS`: the files each is made of (mkdocs.yml's lists)."""
         self.notes: list[str] = []
@@ -87,7 +89,7 @@ class ReaderPlugin(BasePlugin[ReaderConfig]):
         """The theme's templates compile once, not on every build (jinja checks their source);
         and the stencils join the theme's environment."""
         if env.bytecode_cache is None:
-            env.bytecode_cache = compiled_in(Cache())
+            env.bytecode_cache = compiled_in(self.cache or Cache())
         self.stencils = Stencils()
         self.laying_out = stage("laying out pages", len(files.documentation_pages()))
         return self.stencils.install(env)

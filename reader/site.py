@@ -430,6 +430,7 @@ def _mkdocs_build(project: OpenedProject, out: Path, jobs: int | None, keep_goin
             steps.append(StepTime("pages", time.perf_counter() - t))
         plugin.preloaded = generated
         plugin.switcher = switcher
+        plugin.cache = cache  # the build's: what it keeps is staged with the rest
         if generated.failures and not keep_going:
             generated.finished()  # (its search index's process ended)
             return _Built(steps, generated.counts, generated.failures)
