@@ -4,7 +4,7 @@
                               [--edges]
 
 Reads the package's sources under `--tree` (default: this checkout; any copy works, e.g.
-`git archive 3189c1c | tar -x -C /tmp/before`) with `ast`, imports nothing from them, and walks
+`git archive REV | tar -x -C DIR`) with `ast`, imports nothing from them, and walks
 depth first from the start function, each function entered once. It prints:
 
 - the layout: each package folder of reader/ with its modules and lines (own, then with subfolders);
