@@ -1,6 +1,6 @@
 """Benchmarks: reader against a peer, side by side on this machine, printed as ratios.
 
-    python benchmarks/run.py [--only NAME ...] [--runs N]
+    python benchmarks/run.py [--only NAME ...] [--runs N] [--before REV]
 
 Each section runs reader and its peer in the same process tree, one after the other, and prints
 the two numbers, their ratio and, where issue 18 sets one, the target and whether it is met.
@@ -9,7 +9,8 @@ times (default 3), alternating, and their rows give the medians. Sections: `git_
 (from a fresh clone of HEAD and an empty cache: the first run and the lines it prints; then the
 cold build all in and the source pages' cold build beside Pycco on the same files; the first
 rebuild after a cold build, warm, one note, a section's body and a lab's docstring edited, the
-note's edit saved while `reader serve` runs; the site's bytes and files; peak memory), `editions`
+note's edit saved while `reader serve` runs; the site's bytes and files; peak memory; the cold
+build's `--profile`, and with `--before REV` that revision's before it), `editions`
 (cold and warm, with and without the older editions: on the checkout itself, whose git history
 they are read from), `check` (cold, warm), `scaling` (a quarter, half and all of the files: time
 per 1000 lines), `history` (the build with the rule history and without, cold and warm). Run it
@@ -339,13 +340,35 @@ def build(tmp: Path) -> None:
         pycco.max_rss_mb, "MB", "pycco", "<= 1 GB", memory.peak_mb <= 1024)
     note(f"a run of its own (sampling costs CPU); its largest single process: "
          f"{memory.max_rss_mb:.0f} MB resident; pycco is one process ({pycco.max_rss_mb:.0f} MB)")
+    _profiles(tmp, clone, seed)
 
 
-def _clone(dest: Path) -> Path:
-    """A fresh clone of the checkout's HEAD (its history holds the older editions' projects),
-    byte-compiled as `scripts/venv` leaves a checkout (where PYTHONDONTWRITEBYTECODE is set, each
-    run would compile reader again: about 0.4 s of every warm build)."""
+BEFORE = ""
+"""`--before REV`: the revision whose cold build's profile is printed before this tree's."""
+
+
+def _profiles(tmp: Path, clone: Path, seed: Path) -> None:
+    """`reader build --profile` of a cold build (untimed rows: the profile times each scan alone),
+    of `BEFORE`'s fresh clone first when given, then of this tree's: where the CPU went."""
+    sides = [(f"before ({BEFORE})", _clone(tmp / "before", BEFORE))] if BEFORE else []
+    for n, (label, project) in enumerate([*sides, ("this tree", clone)]):
+        cache = _cold_cache(tmp / f"cache-profile-{n}", sources=seed)
+        out = run(_reader(project, "build", "--site", str(tmp / f"site-profile-{n}"), "--profile",
+                          verbose=False), _env(cache, project), cwd=project)
+        print(f"  the profile of a cold build, {label}: {out.seconds:.1f} s, CPU {out.cpu:.1f} s")
+        lines = out.stdout.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("profile:")), len(lines))
+        for line in lines[start:]:
+            print(f"    {line.strip()}")
+
+
+def _clone(dest: Path, rev: str = "") -> Path:
+    """A fresh clone of the checkout's HEAD (or `rev`; its history holds the older editions'
+    projects), byte-compiled as `scripts/venv` leaves a checkout (where PYTHONDONTWRITEBYTECODE is
+    set, each run would compile reader again: about 0.4 s of every warm build)."""
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(dest)], check=True)
+    if rev:
+        subprocess.run(["git", "checkout", "--quiet", rev], cwd=dest, check=True)
     subprocess.run([PY, "-m", "compileall", "-q", "reader", "kernels"], cwd=dest, check=True,
                    stdout=subprocess.DEVNULL)
     return dest
@@ -637,13 +660,16 @@ def _share_project(dest: Path, corpus, chosen: list[tuple[str, str]]) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global RUNS
+    global RUNS, BEFORE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=sorted(SECTIONS), help="run only these sections")
     parser.add_argument("--runs", type=int, default=RUNS, metavar="N",
                         help=f"cold builds and Pycco runs per row, alternating; the median is shown (default {RUNS})")
+    parser.add_argument("--before", metavar="REV", default="",
+                        help="also profile a cold build of this revision, printed before this tree's "
+                             "(build section)")
     args = parser.parse_args(argv)
-    RUNS = max(1, args.runs)
+    RUNS, BEFORE = max(1, args.runs), args.before
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{os.cpu_count()} cores, load average {load:.2f} at the start "
           "(other work on the machine slows both sides)")

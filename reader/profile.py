@@ -50,6 +50,8 @@ class Mark:
     cpu: float
     children: float
     """CPU seconds of the child processes that had ended (and been waited for) by then."""
+    resident: float = 0.0
+    """This process's resident memory then, in MB."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,8 @@ class StageTime:
     ended_cpu: float
     """CPU seconds of the child processes that ended during the stage (a pool's workers count
     where the pool is shut down; the labs' jax run where it is waited for)."""
+    resident: float = 0.0
+    """This process's resident memory at the stage's end, in MB."""
 
 
 @dataclass
@@ -77,7 +81,7 @@ class Profile:
     def mark(self, stage: str) -> None:
         if os.getpid() == self.pid:  # a forked worker marks nothing
             self.marks.append(Mark(stage, time.perf_counter(), time.process_time(),
-                                   _children_cpu()))
+                                   _children_cpu(), _resident_mb()))
 
     def tasks(self) -> list[Task]:
         out = []
@@ -94,7 +98,7 @@ class Profile:
         for a, b in zip(self.marks, self.marks[1:], strict=False):
             share = sum(t.cpu * _overlap(t, a.wall, b.wall) for t in elsewhere)
             out.append(StageTime(a.stage, b.wall - a.wall, b.cpu - a.cpu, share,
-                                 b.children - a.children))
+                                 b.children - a.children, b.resident))
         return out
 
     def report(self, slowest: int = 10) -> list[str]:
@@ -104,12 +108,14 @@ class Profile:
         stages = self.stages(tasks)
         lines = ["profile: seconds per stage; cpu: this process; tasks cpu: what the workers' "
                  "tasks reported while the stage ran; ended cpu: child processes that ended in it "
-                 "(pools where they shut down, the labs' jax run where it is waited for)",
-                 f"  {'stage':<12} {'wall':>8} {'cpu':>8} {'tasks cpu':>10} {'ended cpu':>10}"]
+                 "(pools where they shut down, the labs' jax run where it is waited for); "
+                 "MB: this process's resident memory at the stage's end (total: its peak)",
+                 f"  {'stage':<12} {'wall':>8} {'cpu':>8} {'tasks cpu':>10} {'ended cpu':>10} {'MB':>6}"]
         total = StageTime("total", *(sum(getattr(s, k) for s in stages)
-                                     for k in ("wall", "cpu", "workers_cpu", "ended_cpu")))
+                                     for k in ("wall", "cpu", "workers_cpu", "ended_cpu")),
+                          _peak_mb())
         lines += [f"  {s.stage:<12} {s.wall:>8.2f} {s.cpu:>8.2f} {s.workers_cpu:>10.2f} "
-                  f"{s.ended_cpu:>10.2f}" for s in [*stages, total]]
+                  f"{s.ended_cpu:>10.2f} {s.resident:>6.0f}" for s in [*stages, total]]
         lines += _task_lines(tasks)
         lines += slowest_lines(tasks, slowest)
         return lines
@@ -124,6 +130,20 @@ def _overlap(task: Task, start: float, end: float) -> float:
     if task.wall <= 0:
         return 1.0 if start <= task.start < end else 0.0
     return max(0.0, min(task.end, end) - max(task.start, start)) / task.wall
+
+
+def _resident_mb() -> float:
+    """This process's resident memory now (Linux's /proc; elsewhere its peak so far)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return _peak_mb()
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory (Linux reports KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _children_cpu() -> float:

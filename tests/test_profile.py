@@ -31,7 +31,7 @@ def _stages(rows: dict[str, list[float]]) -> list[str]:
 def _stage_rows(out: str) -> dict[str, list[float]]:
     rows = {}
     for line in out.splitlines():
-        if m := re.fullmatch(r"  (\w[\w ]*?) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)", line):
+        if m := re.fullmatch(r"  (\w[\w ]*?) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +(\d+)", line):
             rows[m.group(1)] = [float(v) for v in m.groups()[1:]]
     return rows
 
@@ -46,7 +46,9 @@ def test_a_cold_profiled_build_times_each_stage_and_names_the_ten_slowest_files(
     small, out = _profiled(tmp_path, "2")
     rows = _stage_rows(out)
     assert _stages(rows) == [*STAGES, "total"]
-    assert all(wall >= 0 and cpu >= 0 for wall, cpu, _, _ in rows.values())
+    assert all(wall >= 0 and cpu >= 0 for wall, cpu, _, _, _ in rows.values())
+    # the build's resident memory at each stage's end, its peak on the total's row
+    assert all(20 < mb <= rows["total"][4] for *_, mb in rows.values())
     assert abs(rows["total"][0] - sum(v[0] for s, v in rows.items() if s != "total")) < 0.05
     assert rows["index"][2] + rows["notes"][2] + rows["facts"][2] + rows["pages"][2] > 0  # workers
     assert re.search(r"\n  scan: 14 task\(s\)", out) and re.search(r"\n  render: 1\d task\(s\)", out)
