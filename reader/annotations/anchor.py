@@ -65,7 +65,7 @@ def resolve_text(note: Note, text: str, where: str = "the file",
 
     `symbols` are `symbols_in(text)` when the caller has them already (from a cache).
     """
-    text = text.replace("\r\n", "\n")
+    text = _unix(text)
     lines = list(_lines_of(text))
     syms = tuple(symbols) if symbols is not None else symbols_in(text)
     return _judge(note, lines, _locate(note, text, lines, where, syms))
@@ -155,6 +155,13 @@ class _Match:
     span: Span
     score: int
     context_ok: bool
+
+
+@lru_cache(maxsize=8)
+def _unix(text: str) -> str:
+    """`text` with CRLF line ends as LF, once per text while its notes are resolved one after
+    another (the whole file searched for each note cost a warm `reader check` a fifth)."""
+    return text.replace("\r\n", "\n")
 
 
 @lru_cache(maxsize=8)
