@@ -129,9 +129,9 @@ def _no_lines(unhad: Mapping[str, str]) -> LineHistory | None:
 
 def _assemble(world: World, track: Track, files: list[SourceFile], rendered: list[Rendered],
               pages_cache: PageCache, notebooks: Mapping[str, str] | None = None) -> Generated:
-    """The rendered pages with the outline's pages, the nav, the labs' images and `notebooks` (by
-    lab name; an older edition links the current labs'), the warnings and the failures (the labs
-    that raised: each page says so, and the build fails unless told not to)."""
+    """The rendered pages with the outline's pages, the nav, and the files, warnings and failures
+    the kinds add to the site (`registry.site_files`: the labs' images and `notebooks`, by lab name,
+    an older edition linking the current labs'; the failures fail the build unless told not to)."""
     figures = figures_of(world)
     assets = registry.site_files(world, notebooks)
     assets += figures.assets(figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
