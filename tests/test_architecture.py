@@ -3,6 +3,7 @@ of its own, a package's module in its package's row), and the import layers hold
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -180,3 +181,26 @@ def test_a_package_the_layers_leave_out_is_named(tmp_path: Path):
     pyproject = ('[[tool.importlinter.contracts]]\nid = "layers"\n'
                  'layers = ["reader.cli", "reader.cache | reader.errors"]\n')
     assert top_level(tmp_path) - layered(pyproject) == {"reader.new"}
+
+
+def imported(path: Path) -> set[str]:
+    """The modules `path` imports anywhere in it (inside functions and `TYPE_CHECKING` too)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return out
+
+
+def test_the_recipe_reaches_the_page_kinds_through_the_registry_alone():
+    """generate.py imports no kind's package and nothing of the labs: what a kind adds to the build
+    besides its pages is a function the registry calls (render/recipe/registry.py)."""
+    from reader.render.recipe.registry import KINDS
+
+    packages = {type(kind).__module__.rsplit(".", 1)[0] for kind in KINDS.values()}
+    assert "reader.render.lab" in packages and "reader.render.source" in packages
+    found = imported(ROOT / "reader" / "render" / "recipe" / "generate.py")
+    assert {m for m in found for p in (*packages, "reader.labs") if m == p or m.startswith(f"{p}.")} == set()
+    assert "reader.render.recipe.registry" in found

@@ -21,7 +21,7 @@ kind's data.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from reader.annotations import Article
@@ -54,11 +54,37 @@ class Content:
 
 
 @dataclass(frozen=True)
+class Labs:
+    """The labs the pages show (`reader.labs`): an older edition's are the current edition's, which
+    it runs none of (`lab/build.py`)."""
+
+    by_name: Mapping[str, LabInfo]
+    artifacts: ArtifactRun
+    """Their run: the artifacts from the cache and the child process for the rest."""
+    colab: ColabSource
+    """The project's repository and commit their Colab links name (none known: empty)."""
+    refs: Mapping[str, Sequence[Reference]] = field(default_factory=dict)
+    """Lab name -> its references into the corpus (a lab's page reads them), once the world is gathered."""
+
+
+@dataclass(frozen=True)
+class Editions:
+    """What the pages show of the editions and releases before the pins (`reader.editions`)."""
+
+    past: Past
+    """The recorded pin moves and the edition before the last."""
+    history: RuleHistory | None
+    """The lowering rules across the releases of the rules' pin (`rulehistory`), or None."""
+    blame: LineHistory | None = None
+    """Each read file's lines across the releases read (`editions.blame`), or None."""
+
+
+@dataclass(frozen=True)
 class World:
     """What every kind may read: what the recipe opened and what the kinds share. A page's render
     reads of it only functions of what the world key hashes (`pagecache.world_key`: the pinned
     files with their pins, the labs' names, titles, phases and files, the pages' titles) and what
-    its inputs name: the labs' text (`lab_refs`: a lab's page), the labs' artifacts (by their
+    its inputs name: the labs' text (`Labs.refs`: a lab's page), the labs' artifacts (by their
     digest), the notes, the previous edition's files (by their blobs)."""
 
     key: str
@@ -68,20 +94,11 @@ class World:
     docs: Docs
     """Every pinned file as pages show it, without notes."""
     prose: Prose
-    labs: Mapping[str, LabInfo]
-    lab_refs: Mapping[str, Sequence[Reference]]
-    artifacts: ArtifactRun
     ir: IrPages
     """The lowering rules behind the ops; the lowered views, from the artifacts."""
     content: Content
-    past: Past
-    """The recorded pin moves and the edition before the last (`reader.editions`)."""
-    history: RuleHistory | None
-    """The lowering rules across the releases of the rules' pin (`rulehistory`), or None."""
-    colab: ColabSource
-    """The project's repository and commit its labs' Colab links name (none known: empty)."""
-    blame: LineHistory | None = None
-    """Each read file's lines across the releases read (`editions.blame`), or None."""
+    labs: Labs
+    editions: Editions
 
 
 class PageKind(Protocol[C, I]):

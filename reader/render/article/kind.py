@@ -66,7 +66,7 @@ class ArticleKind:
                              tuple(FileNotes(p, tuple(content.on_file.get(p, ()))) for p in shown), lowered)
 
     def render(self, world: World, inputs: ArticleInputs) -> Page:
-        links = {n: TitledPage(lab_page(n), lab.heading) for n, lab in world.labs.items()}
+        links = {n: TitledPage(lab_page(n), lab.heading) for n, lab in world.labs.by_name.items()}
         docs = _Shown(world.docs, dict(inputs.files), dict(inputs.lowered))
         doc = article_doc(inputs.article, inputs.notes, docs, world.index, links, inputs.commit,
                           label(world.corpus.pins))

@@ -32,17 +32,18 @@ class ChangesKind:
         return world
 
     def pages(self, world: World, artifacts: bool) -> Iterable[str]:
-        return [] if artifacts else [stem for stem, _ in world.past.moves]
+        return [] if artifacts else [stem for stem, _ in world.editions.past.moves]
 
     def inputs(self, world: World, name: str) -> ChangesInputs:
-        record = dict(world.past.moves)[name]
+        past = world.editions.past
+        record = dict(past.moves)[name]
         named = {article_page(f.article) for f in record.fates}
         named |= {source_page(c["path"]) for c in record.changes if c["section"] == "symbols"}
         pages = {article_page(slug) for slug in world.content.articles} | {source_page(p) for p in world.docs}
         files = None
-        previous = world.past.previous
+        previous = past.previous
         if previous is not None and previous.record is record:
-            files = world.past.files
+            files = past.files
             assert files is not None
             pages |= {diff_page(path) for path, _a, _r in files.changed if path in world.docs}
             named |= {diff_page(path) for path, _a, _r in files.changed}

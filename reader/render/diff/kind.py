@@ -63,32 +63,33 @@ class DiffKind:
     name = "diff"
 
     def collect(self, world: World) -> DiffPlan:
-        previous = world.past.previous
+        past = world.editions.past
+        previous = past.previous
         if previous is None:
             return DiffPlan(world, {})
-        shown = tuple((p, d) for p, d in sorted(world.past.diffs.items()) if p in world.docs)
+        shown = tuple((p, d) for p, d in sorted(past.diffs.items()) if p in world.docs)
         files = tuple(ChangedFile(p, d.added, d.removed) for p, d in shown)
         blocks = tuple((p, d.blocks()) for p, d in shown)
         listed = repr(files)
         return DiffPlan(world, {path: tuple(v for old in notes for v in note_views(old.article, [old.resolved],
                                                                                     previous.corpus))
-                                for path, notes in world.past.notes.items()},
+                                for path, notes in past.notes.items()},
                         shown, files, blocks, (_sha(f"{listed}\0{blocks!r}"), _sha(f"{listed}\0{()!r}")))
 
     def pages(self, plan: DiffPlan, artifacts: bool) -> Iterable[str]:
-        return [] if artifacts else [path for path in plan.world.past.diffs if path in plan.world.docs]
+        return [] if artifacts else [path for path in plan.world.editions.past.diffs if path in plan.world.docs]
 
     def inputs(self, plan: DiffPlan, name: str) -> DiffInputs:
-        world = plan.world
+        world, past = plan.world, plan.world.editions.past
         pin = world.docs.files[name].pin
         first = bool(plan.shown) and plan.shown[0][0] == name
-        return DiffInputs(name, world.past.since.get(pin, pin), world.past.diffs[name],
+        return DiffInputs(name, past.since.get(pin, pin), past.diffs[name],
                           tuple(world.content.on_file.get(name, ())), plan.was_on_file.get(name, ()),
-                          plan.files, move_uri(world.past.moves[-1].stem) if world.past.moves else "",
+                          plan.files, move_uri(past.moves[-1].stem) if past.moves else "",
                           plan.blocks if first else (), plan.listed[0 if first else 1])
 
     def render(self, world: World, inputs: DiffInputs) -> Page:
-        previous = world.past.previous
+        previous = world.editions.past.previous
         assert previous is not None, "diff pages exist only with a previous edition"
         doc = replace(world.docs[inputs.path], notes=inputs.notes, page=diff_page(inputs.path))
         old_text = previous.text(doc.pin, doc.path)

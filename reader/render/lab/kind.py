@@ -27,7 +27,7 @@ class LabInputs:
     readers: tuple[TitledPage, ...]
     """The articles that link the lab."""
     artifacts: str
-    """The digest of the lab's artifacts (`digest`): the page reads them from `World.artifacts`."""
+    """The digest of the lab's artifacts (`digest`): the page reads them from `Labs.artifacts`."""
     colab: Colab
     """Its notebook's "Open in Colab" link, or why there is none."""
     labs: str
@@ -41,19 +41,20 @@ class LabKind:
         return world
 
     def pages(self, world: World, artifacts: bool) -> Iterable[str]:
-        return list(world.labs) if artifacts else []
+        return list(world.labs.by_name) if artifacts else []
 
     def inputs(self, world: World, name: str) -> LabInputs:
         readers = tuple(TitledPage(article_page(a.slug), a.title) for a in world.content.articles.values()
                         if name in a.kernels)
-        colab = colab_link(world.colab, name)
-        return LabInputs(world.labs[name], readers, digest(world.artifacts.results().get(name)), colab,
+        labs = world.labs
+        return LabInputs(labs.by_name[name], readers, digest(labs.artifacts.results().get(name)),
+                         colab_link(labs.colab, name),
                          world.ir.labs_digest(lab_page(name)))
 
     def render(self, world: World, inputs: LabInputs) -> Page:
         lab = inputs.lab
-        doc = lab_doc(lab, world.index, world.lab_refs[lab.name], world.prose.source,
-                      world.artifacts.results(), inputs.readers, inputs.colab)
+        doc = lab_doc(lab, world.index, world.labs.refs[lab.name], world.prose.source,
+                      world.labs.artifacts.results(), inputs.readers, inputs.colab)
         return render_lab(doc, world.cache, world.prose, world.ir.site)[0]
 
     def prose(self, world: World, inputs: LabInputs) -> Iterable[str]:

@@ -31,13 +31,13 @@ class CurrentLabKind:
         return world
 
     def pages(self, world: World, artifacts: bool) -> Iterable[str]:
-        return [] if artifacts else list(world.labs)
+        return [] if artifacts else list(world.labs.by_name)
 
     def inputs(self, world: World, name: str) -> CurrentLabInputs:
         return CurrentLabInputs(name, self.to_current)
 
     def render(self, world: World, inputs: CurrentLabInputs) -> Page:
-        lab = world.labs[inputs.name]
+        lab = world.labs.by_name[inputs.name]
         uri = lab_page(lab.name)
         href = "../" + inputs.to_current + html_of(uri)  # from labs/<name>.html
         body = (f'<p class="rd-edition-lab">This older edition runs no labs of its own: '

@@ -4,27 +4,15 @@ site's pages and files. Only the first step reads git, fetches or starts a proce
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
 from reader.annotations import load_articles
-from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.editions import LineHistory, line_history, load_past
 from reader.editions.opened import OpenedProject
-from reader.errors import InputError
-from reader.extract import Index
-from reader.extract.index import SCAN
-from reader.labs import (
-    LabInfo,
-    lab_failure,
-    unknown_exercises,
-)
-from reader.labs.colab import ColabSource, colab_build_note
-from reader.labs.notebook import start_shipped
-from reader.model import SourceFile, line_count, module_of
-from reader.providers import Provider, how, pickled, provide
+from reader.model import SourceFile, line_count
 from reader.render.common.templates import keep_compiled
 from reader.render.common.urls import RULES
 from reader.render.figures.registry import NOT_COMPUTED
@@ -36,7 +24,7 @@ from reader.render.recipe.schedule import Schedule, Started
 from reader.render.recipe.world import Opened, Pages, figures_in, figures_of, gather
 from reader.render.search.index import code_lines, code_packs_kept, kept_search_assets
 from reader.render.search.qualified import qualified_names
-from reader.render.track.navigation import Generated, PageCount, Written, assemble
+from reader.render.track.navigation import Generated, PageCount, assemble
 from reader.render.track.overview import FileInfo
 from reader.track import Track, load_track
 from reader.workers import Workers
@@ -60,7 +48,7 @@ class Older:
     it runs no labs, and its lab pages link `labs`, the current edition's, `to_current` above its root."""
 
     corpus: Corpus
-    labs: tuple[LabInfo, ...]
+    labs: registry.CurrentLabs
     to_current: str
 
 
@@ -90,18 +78,17 @@ def generate(project: OpenedProject, corpus: Corpus, track: Track, schedule: Sch
                           needed=lambda: not code_packs_kept(files, cache, context))
         # open: what comes from outside the process (the labs' child, the rule history's reads,
         # git for the previous edition), the pinned files scanned meanwhile
-        slow = run.slow(project, corpus, editions, labs=None if older is None else [])
+        slow = run.slow(project, corpus, editions, current=older is None)
         opened = open_sources(project, corpus, files, run, older, slow, editions)
         # the labs' notebooks the cache lacks (a lab's edit), made beside the rest
-        notebooks = start_shipped(corpus.project.root, opened.labs, corpus.pins, cache, run.workers) \
-            if older is None else None
+        notebooks = registry.start_notebooks(opened.labs, corpus, cache, run.workers) if older is None else None
         # gather: the world the kinds share (the notes at the pins, the files as pages show
         # them, the prose's resolver and facts, the lowered views)
         world = gather(corpus, track, cache, files, opened, run)
         # collect: what each kind plans its pages from
         plans = {name: kind.collect(world) for name, kind in kinds.items()}
         # render: every kind's pages, rendered or read back from the page cache
-        pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=world.artifacts.running)
+        pages = run.pages(Pages(world, kinds, plans), pages_cache, wait=registry.waiting(world))
         served = notebooks() if notebooks is not None else None
         # assemble: the outline's pages, the nav, the labs' images and notebooks
         out = _assemble(world, track, files, pages, pages_cache, served)
@@ -110,44 +97,6 @@ def generate(project: OpenedProject, corpus: Corpus, track: Track, schedule: Sch
                     lines() if lines is not None else None, partial(qualified_names, world.index))
     beside = run.later(lambda: tuple(index()))
     return replace(out, later=beside) if beside is not None else replace(out, assets=out.assets + tuple(index()))
-
-
-def _defines(index: Index, path: str, symbol: str) -> bool:
-    """Whether `path` is a pinned file that defines `symbol` (any symbol when empty)."""
-    module = module_of(path)
-    found = index.files.get(module)
-    return found is not None and found[1] == path and (not symbol or index.symbol(module, symbol) is not None)
-
-
-def _defined(labs: Sequence[LabInfo], index: Index, corpus: Corpus,
-             cache: Cache | None) -> Callable[[str, str], bool]:
-    """`_defines` for the labs' exercises, the answers kept by the files they name (their pins and
-    blobs): a warm build loads none of those files' scans."""
-    asked = sorted({(e.path, e.symbol) for lab in labs for e in lab.exercises})
-    where = [(path, symbol, found, corpus.blob(*found) if found and corpus.has(*found) else "")
-             for path, symbol in asked for found in [index.files.get(module_of(path))]]
-    known = provide(EXERCISES, Exercised(tuple(where), index), cache)
-    return lambda path, symbol: (path, symbol) in known
-
-
-@dataclass(frozen=True)
-class Exercised:
-    """What the answers to whether the labs' exercises name definitions read: each exercise's path
-    and symbol, with the pinned file and blob it names; the producer's way to them: the index."""
-
-    where: tuple[tuple[str, str, tuple[str, str] | None, str], ...]
-    index: Index | None = how()
-
-
-def _exercised(inputs: Exercised) -> frozenset[tuple[str, str]]:
-    index = inputs.index
-    assert index is not None
-    return frozenset((p, s) for p, s, _, _ in inputs.where if _defines(index, p, s))
-
-
-EXERCISES: Provider[Exercised, frozenset[tuple[str, str]]] = Provider(
-    "exercises", Exercised, _exercised, pickled(frozenset), (SCAN,))
-"""The labs' exercises that name a definition of the pins."""
 
 
 def pinned_files(corpus: Corpus) -> list[SourceFile]:
@@ -162,21 +111,16 @@ def open_sources(project: OpenedProject, corpus: Corpus, files: Sequence[SourceF
     pinned files are scanned (the previous edition's pins and notes from the `project`'s git history)."""
     cache = project.cache
     root = corpus.project.root
-    labs = started.labs if older is None else list(older.labs)
-    artifacts, history = started.artifacts, started.history
     # index: every pinned file scanned, while the annotations' YAML and the previous edition are read
     index, (articles, past) = run.index(corpus, cache, meanwhile=lambda: (
         load_articles(root, cache), load_past(corpus, files, cache, project.history, editions)))
-    if older is None:  # an older edition shows the current labs' exercises it lacks as such
-        try:
-            unknown_exercises(labs, _defined(labs, index, corpus, cache))
-        except InputError:
-            artifacts.stop()
-            raise
-    colab = project.colab if older is None else ColabSource("", "")
+    # the labs: the current edition's checked against the index (an input error stops their run);
+    # an older edition shows the current edition's
+    labs = registry.opened_labs(started.labs, started.artifacts, project.colab, index, corpus, cache,
+                                older.labs if older is not None else None)
     lines = partial(line_history, corpus, past.previous, cache, project.releases) if older is None \
         else _no_lines
-    return Opened(labs, artifacts, history, index, articles, past, colab, lines)
+    return Opened(labs, started.history, index, articles, past, lines)
 
 
 def _no_lines(unhad: Mapping[str, str]) -> LineHistory | None:
@@ -185,38 +129,29 @@ def _no_lines(unhad: Mapping[str, str]) -> LineHistory | None:
 
 def _assemble(world: World, track: Track, files: list[SourceFile], rendered: list[Rendered],
               pages_cache: PageCache, notebooks: Mapping[str, str] | None = None) -> Generated:
-    """The rendered pages with the outline's pages, the nav, the labs' images and `notebooks` (by
-    lab name; an older edition links the current labs'), the warnings and the failures (the labs
-    that raised: each page says so, and the build fails unless told not to)."""
-    ready = world.artifacts.results()
+    """The rendered pages with the outline's pages, the nav, and the files, warnings and failures
+    the kinds add to the site (`registry.site_files`: the labs' images and `notebooks`, by lab name,
+    an older edition linking the current labs'; the failures fail the build unless told not to)."""
     figures = figures_of(world)
-    assets = registry.site_files(world, ready, notebooks)
+    assets = registry.site_files(world, notebooks)
     assets += figures.assets(figures_in(text for a in world.content.articles.values() for text, _ in a.prose()))
     assets += [a for r in rendered for a in r.page.assets]  # the source pages' hover-card data
-    failures = tuple(e for name, r in ready.items()
-                     if name in world.labs and (e := lab_failure(world.labs[name], r)))
     warnings = [f"{p} links nowhere yet" for p in sorted(set(world.prose.unresolved))]
-    warnings += registry.site_warnings(ready)
     warnings += [f"figure {name}{NOT_COMPUTED}: {e}"
                  for name, e in sorted(figures.failures.items())]
-    warnings += [note for note in [colab_build_note(world.colab)] if note and world.labs]
-    # A `kind: lab` page is the walkthrough of its lab: the lab's page links it, the nav does not.
-    articles, labs = world.content.articles.values(), world.labs.values()
-    written = [Written("article", a.slug, a.title, a.phase, a.order, a.summary) for a in articles
-               if not (a.kind == "lab" and a.kernels and set(a.kernels) <= set(world.labs))]
-    written += [Written("lab", lab.name, lab.heading, lab.phase) for lab in labs]
+    warnings += registry.site_warnings(world)
     infos = [FileInfo(f.pin, f.path, line_count(f.text), len(world.content.on_file.get(f.path, ())))
              for f in files]
     pages = [r.page for r in rendered if r.kind not in registry.APART]
     changes = [r.page for r in rendered if r.kind in registry.APART]
-    out = assemble(track, world.corpus, pages, written, infos, {"Lowering rules": RULES}, assets,
+    out = assemble(track, world.corpus, pages, registry.outlined(world), infos, {"Lowering rules": RULES}, assets,
                    warnings, changes)
     counts = tuple(PageCount(kind, pages_cache.rendered[kind], pages_cache.cached[kind])
                    for kind in registry.COUNTED)
     pins = world.corpus.pins
     by_id = {id(r.page): r.key for r in rendered if r.key}
     keys = {p.src_uri: key for p in out.pages if (key := by_id.get(id(p)))}
-    return replace(out, counts=counts, failures=failures,
+    return replace(out, counts=counts, failures=registry.site_failures(world),
                    coverage=tuple(world.ir.coverage()), keys=keys,
                    missing=tuple(p for pin in sorted(pins) for p in world.corpus.missing(pin)))
 

@@ -6,7 +6,7 @@ processes, one meaning all in this process) and their pool for the first steps, 
 mkdocs (`later`); on a failure it ends what it started. Its methods, in order:
 
 - `early(part, needed)`: a part of the last step started now, beside the pages.
-- `slow(project, corpus, editions)`: the slow readers (`start_slow`: the labs' run, the rule
+- `slow(project, corpus, editions, current)`: the slow readers (`start_slow`: the labs' run, the rule
   history's reads), those the caller started or started now.
 - `index(corpus, cache, meanwhile)`: the files no earlier build scanned, scanned on the pool
   while `meanwhile()` (reading the notes) runs here; gives the `Index` and that result.
@@ -139,13 +139,13 @@ class Schedule:
             self._later.close()  # (ends the part of the last step started early)
 
     def slow(self, project: OpenedProject, corpus: Corpus, editions: Sequence[Corpus],
-             labs: list[LabInfo] | None = None) -> Started:
+             current: bool = True) -> Started:
         """The slow readers: those the caller started, else `corpus`'s started now on these workers
-        from the sources the command opened (`start_slow`: `editions` the older editions' files,
-        `labs` the labs to run, None: the project's)."""
+        from the sources the command opened (`start_slow`: `editions` the older editions' files;
+        the project's labs run for the `current` edition, none for an older one)."""
         if self._started is None:
             self._started = start_slow(corpus, project.cache, self.workers, editions, project.releases,
-                                       project.children, labs)
+                                       project.children, None if current else [])
             self._mine = True
         return self._started
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -23,12 +23,7 @@ from reader.extract.index import REFS, SCAN
 from reader.extract.providers import load_facts, load_rules
 from reader.extract.rulehistory import RuleHistory
 from reader.extract.ruletable import RuleTable
-from reader.labs import (
-    ArtifactRun,
-    LabInfo,
-    code_of,
-)
-from reader.labs.colab import ColabSource
+from reader.labs import LabInfo, code_of
 from reader.model import Reference, SourceFile, module_of
 from reader.progress import unsaid
 from reader.providers import Provider, how, key, pickled, provide
@@ -39,7 +34,7 @@ from reader.render.common.model import NoteView, Page
 from reader.render.common.notes import note_views
 from reader.render.common.prose import Prose
 from reader.render.figures.registry import Figures
-from reader.render.kind import Content, PageKind, World
+from reader.render.kind import Content, Editions, Labs, PageKind, World
 from reader.render.recipe import registry
 from reader.render.recipe.pagecache import PAGE, Shown
 from reader.render.recipe.parallel import Job
@@ -49,18 +44,16 @@ from reader.track import Track
 
 @dataclass(frozen=True)
 class Opened:
-    """What a build reads from outside its process, all at its start: the labs and their run (a
-    child process), the rule history's releases (read on processes of their own), the corpus's
-    index, the annotations, the previous edition (git, fetches) and the project's repository."""
+    """What a build reads from outside its process, all at its start: the labs, their run (a child
+    process) and the project's repository their Colab links name, the rule history's releases (read
+    on processes of their own), the corpus's index, the annotations, the previous edition (git, fetches)."""
 
-    labs: list[LabInfo]
-    artifacts: ArtifactRun
+    labs: Labs
     history: Callable[[Iterable[RuleTable]], RuleHistory | None]
     """The rule history given the pins' tables: waits for its releases' reads."""
     index: Index
     articles: list[Article]
     past: Past
-    colab: ColabSource
     lines: Callable[[Mapping[str, str]], LineHistory | None] = lambda unhad: None
     """The current edition's lines across the releases read (`editions.blame`), once the rule
     history's reads have put those releases in the cache."""
@@ -70,7 +63,8 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
            run: Schedule) -> World:
     """The world every kind renders from: the notes at the pins, the files as pages show them, the
     prose's resolver, the lowered views; the highlighting runs in the background meanwhile."""
-    index, labs, articles = opened.index, opened.labs, opened.articles
+    index, articles = opened.index, opened.articles
+    labs = list(opened.labs.by_name.values())
     # highlight: pygments once per file, in the background
     run.highlight(files, cache)
     outlined = {e.slug: e.title for ph in track.phases for e in ph.entries if e.slug}
@@ -90,8 +84,7 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
     prose = Prose(source_resolver(index, docs), titles, {lab.name: lab.heading for lab in labs},
                   lambda: {f.name: f.value for f in facts()}, figures,
                   absent=lambda name: _absent(facts(), name), figure_absent=figures.absent, cache=cache)
-    by_name = {lab.name: lab for lab in labs}
-    ir = registry.IrPages(corpus, index, docs.files, by_name, opened.artifacts.results)
+    ir = registry.IrPages(corpus, index, docs.files, opened.labs.by_name, opened.labs.artifacts.results)
     # the rule tables, the facts when a text cites one, the where-used lists: now on a cold build;
     # else when a page first needs them (`Pages.prepare`: before the workers fork)
     cited = _cite_facts([*(text for a in articles for text, _ in a.prose()), *(lab.text for lab in labs)])
@@ -100,9 +93,8 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
     with unsaid():
         history = opened.history(load_rules(corpus, index))
         blame = opened.lines({r.spec: r.failure for r in history.failures if not r.commit} if history else {})
-    return World(world, corpus, cache, index, docs, prose, by_name, lab_refs, opened.artifacts, ir,
-                 Content({a.slug: a for a in articles}, notes, on_file), opened.past, history, opened.colab,
-                 blame)
+    return World(world, corpus, cache, index, docs, prose, ir, Content({a.slug: a for a in articles}, notes, on_file),
+                 replace(opened.labs, refs=lab_refs), Editions(opened.past, history, blame))
 
 
 def _cite_facts(texts: Iterable[str]) -> bool:
@@ -155,8 +147,8 @@ class Pages:
         texts = [text for job in todo for text in self.kinds[job.kind].prose(world, job.inputs)]
         if _cite_facts(texts):
             world.prose.load_facts()
-            if world.past.previous is not None:
-                world.past.previous.facts  # noqa: B018  (once, before the workers fork: the diff pages' older notes)
+            if world.editions.past.previous is not None:
+                world.editions.past.previous.facts  # noqa: B018  (once, before the workers fork: the diff pages' older notes)
         for name in figures_in(texts):
             figures_of(world)(name)
 

@@ -32,7 +32,7 @@ class RulesKind:
         return [] if artifacts else [RULES]
 
     def inputs(self, world: World, name: str) -> RulesInputs:
-        return RulesInputs(world.history)
+        return RulesInputs(world.editions.history)
 
     def render(self, world: World, inputs: RulesInputs) -> Page:
         index = world.index

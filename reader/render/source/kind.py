@@ -70,9 +70,9 @@ class SourceKind:
     name = "source"
 
     def collect(self, world: World) -> SourcePlan:
-        labs = list(world.labs.values())
-        return SourcePlan(world, lab_uses(labs, world.lab_refs),
-                          _labs_by_file(world.index, labs, world.lab_refs, world),
+        labs = list(world.labs.by_name.values())
+        return SourcePlan(world, lab_uses(labs, world.labs.refs),
+                          _labs_by_file(world.index, labs, world.labs.refs, world),
                           citations([n for views in world.content.notes.values() for n in views]))
 
     def pages(self, plan: SourcePlan, artifacts: bool) -> Iterable[str]:
@@ -85,7 +85,7 @@ class SourceKind:
 
     def inputs(self, plan: SourcePlan, name: str) -> SourceInputs:
         world = plan.world
-        ir, past = world.ir, world.past
+        ir, past, blame = world.ir, world.editions.past, world.editions.blame
         emitted, lowered = ir.source_inputs(name) if name in ir.deferred else ((), ())
         uses = plan.lab_uses.get(module_of(name), {})
         diff = past.diffs.get(name)
@@ -93,7 +93,7 @@ class SourceKind:
                             tuple(LabUses(*u) for u in sorted(uses.items())), plan.used_by.get(name, ()),
                             past.since.get(world.docs.files[name].pin, "") if diff else "", diff,
                             tuple(plan.cited.get(name, ())),
-                            world.blame.releases if world.blame is not None and name in world.blame.now else ())
+                            blame.releases if blame is not None and name in blame.now else ())
 
     def render(self, world: World, inputs: SourceInputs) -> Page:
         doc = world.docs[inputs.path]
