@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import queue
+import shutil
+import tempfile
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from reader.progress import counted
@@ -131,8 +135,9 @@ class _Forked:
         context = multiprocessing.get_context("fork")
         self.chunks = [items[i:i + chunk] for i in range(0, len(items), chunk)]
         self.tasks, self.queue = context.SimpleQueue(), context.Queue()  # no thread here: nothing to fork with
-        self.workers = [context.Process(target=_serve, args=(fn, self.chunks, self.tasks, self.queue),
-                                        daemon=True)
+        self.folder = Path(tempfile.mkdtemp(prefix="reader-results-"))
+        self.workers = [context.Process(target=_serve, args=(fn, self.chunks, self.tasks, self.queue,
+                                                             self.folder), daemon=True)
                         for _ in range(min(count, len(self.chunks)))]
         for w in self.workers:
             w.start()
@@ -144,7 +149,8 @@ class _Forked:
             ready: dict[int, list[Any]] = {}
             for n in range(len(self.chunks)):
                 while n not in ready:
-                    got, value = _next(self.queue, self.workers)
+                    got, carried = _next(self.queue, self.workers)
+                    value = carried.value()
                     if isinstance(value, _Failure):
                         raise value.error
                     ready[got] = value
@@ -162,6 +168,32 @@ class _Forked:
             self.tasks.close()
             self.queue.close()
         self.workers = []
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+SPILL = 1 << 15
+"""A chunk's results of more pickled bytes than this come back through a file in the caller's
+folder, not the queue: the worker then ends (or goes on) as soon as they are written, instead of
+waiting, with all its memory, until the caller reads them (a message over a pipe's 64 KB waits for
+its reader: the search index's part made beside the pages held about 390 MB for most of a build)."""
+
+
+class _Carried:
+    """A chunk's results as a worker sends them: pickled, in the message or in a file."""
+
+    def __init__(self, value: Any, folder: Path, n: int):
+        data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        self.data, self.path = data, None if len(data) <= SPILL else folder / f"{os.getpid()}-{n}"
+        if self.path is not None:
+            self.path.write_bytes(data)
+            self.data = b""
+
+    def value(self) -> Any:
+        if self.path is None:
+            return pickle.loads(self.data)
+        data = self.path.read_bytes()
+        self.path.unlink()
+        return pickle.loads(data)
 
 
 class _Failure:
@@ -171,18 +203,19 @@ class _Failure:
         self.error = error
 
 
-def _serve(fn: Callable[[Any], Any], chunks: Sequence[Sequence[Any]], tasks: Any, results: Any) -> None:
+def _serve(fn: Callable[[Any], Any], chunks: Sequence[Sequence[Any]], tasks: Any, results: Any,
+           folder: Path) -> None:
     """A forked worker: the chunks named on `tasks` (all of them when None), each one's results
-    put on `results`."""
+    put on `results` (`_Carried`: a large one through a file in `folder`)."""
     todo = iter(range(len(chunks))) if tasks is None else iter(tasks.get, None)
     for n in todo:
         try:
-            results.put((n, [fn(item) for item in chunks[n]]))
+            results.put((n, _Carried([fn(item) for item in chunks[n]], folder, n)))
         except BaseException as e:  # noqa: BLE001  (carried back and raised there)
             try:
-                results.put((n, _Failure(e)))
+                results.put((n, _Carried(_Failure(e), folder, n)))
             except Exception:  # not picklable: its text
-                results.put((n, _Failure(RuntimeError(traceback.format_exc()))))
+                results.put((n, _Carried(_Failure(RuntimeError(traceback.format_exc())), folder, n)))
             return
     results.close()
     results.join_thread()

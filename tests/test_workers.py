@@ -59,6 +59,30 @@ def _start_and_close() -> None:
     assert multiprocessing.active_children() == []
 
 
+def test_a_large_result_frees_its_worker_before_it_is_asked_for():
+    alone(_large_result)
+
+
+def _large_result() -> None:
+    """A result over `SPILL` bytes comes back through a file: the worker ends once it is written
+    (through the queue alone, it would wait, holding its memory, until the caller read it)."""
+    import multiprocessing
+    import time
+
+    from reader.workers import SPILL
+
+    big = Workers(2).beside(lambda: (os.getpid(), "x" * (3 * SPILL)))
+    for _ in range(600):  # until the worker has ended, a minute at most
+        if not multiprocessing.active_children():
+            break
+        time.sleep(0.1)
+    assert multiprocessing.active_children() == []
+    pid, text = big()
+    assert pid != os.getpid() and text == "x" * (3 * SPILL)
+    small = Workers(2).map(lambda n: "y" * n, [10, 20, 30])  # small ones come in the message
+    assert small == ["y" * 10, "y" * 20, "y" * 30]
+
+
 def _fails(n: int) -> int:
     if n == 7:
         raise ValueError(f"item {n}")
