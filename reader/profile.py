@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -112,8 +112,8 @@ class Profile:
                  "MB: this process's resident memory at the stage's end (total: its peak)",
                  f"  {'stage':<12} {'wall':>8} {'cpu':>8} {'tasks cpu':>10} {'ended cpu':>10} {'MB':>6}"]
         total = StageTime("total", *(sum(getattr(s, k) for s in stages)
-                                     for k in ("wall", "cpu", "workers_cpu", "ended_cpu")),
-                          _peak_mb())
+                                     for k in ("wall", "cpu", "workers_cpu", "ended_cpu")))
+        total = replace(total, resident=_peak_mb())
         lines += [f"  {s.stage:<12} {s.wall:>8.2f} {s.cpu:>8.2f} {s.workers_cpu:>10.2f} "
                   f"{s.ended_cpu:>10.2f} {s.resident:>6.0f}" for s in [*stages, total]]
         lines += _task_lines(tasks)
