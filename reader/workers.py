@@ -183,10 +183,10 @@ class _Carried:
 
     def __init__(self, value: Any, folder: Path, n: int):
         data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
-        self.data, self.path = data, None if len(data) <= SPILL else folder / f"{os.getpid()}-{n}"
+        self.path = folder / f"{os.getpid()}-{n}" if len(data) > SPILL else None
         if self.path is not None:
             self.path.write_bytes(data)
-            self.data = b""
+        self.data = data if self.path is None else b""
 
     def value(self) -> Any:
         if self.path is None:
