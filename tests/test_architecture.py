@@ -194,13 +194,15 @@ def imported(path: Path) -> set[str]:
     return out
 
 
-def test_the_recipe_reaches_the_page_kinds_through_the_registry_alone():
-    """generate.py imports no kind's package and nothing of the labs: what a kind adds to the build
-    besides its pages is a function the registry calls (render/recipe/registry.py)."""
+@pytest.mark.parametrize("module", ["generate.py", "world.py"])
+def test_the_recipe_reaches_the_page_kinds_through_the_registry_alone(module):
+    """The recipe (generate.py) and the world it gathers (world.py) import no kind's package and
+    nothing of the labs: what a kind adds to the build besides its pages is a function the registry
+    calls (render/recipe/registry.py)."""
     from reader.render.recipe.registry import KINDS
 
     packages = {type(kind).__module__.rsplit(".", 1)[0] for kind in KINDS.values()}
     assert "reader.render.lab" in packages and "reader.render.source" in packages
-    found = imported(ROOT / "reader" / "render" / "recipe" / "generate.py")
+    found = imported(ROOT / "reader" / "render" / "recipe" / module)
     assert {m for m in found for p in (*packages, "reader.labs") if m == p or m.startswith(f"{p}.")} == set()
     assert "reader.render.recipe.registry" in found

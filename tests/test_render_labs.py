@@ -209,13 +209,13 @@ def test_a_labs_references_are_read_back_across_an_edit_of_its_docstrings_words(
     from dataclasses import replace
 
     from reader.labs import code_of
-    from reader.render.recipe.world import _lab_refs
+    from reader.render.lab.build import lab_refs
 
     root = project(tmp_path)
     toy = load_labs(root)[0]
     index = index_from_sources({"pkg/core.py": CORE})
     cache = Cache(tmp_path / "cache")
-    first = _lab_refs(index, [toy], cache, "world")
+    first = lab_refs([toy], index, cache, "world")
     assert first["toy"] and first["toy"] == index.references_in(toy.text, toy.path)
     reworded = replace(toy, text=toy.text.replace("It *teaches* nothing", "It *teaches* little"))
     assert reworded.text != toy.text and code_of(reworded.text) == code_of(toy.text)
@@ -224,5 +224,5 @@ def test_a_labs_references_are_read_back_across_an_edit_of_its_docstrings_words(
         raise AssertionError("a lab's references resolved again for its docstring's words")
 
     monkeypatch.setattr(index, "references_in", resolved)
-    assert _lab_refs(index, [reworded], cache, "world") == first
+    assert lab_refs([reworded], index, cache, "world") == first
 

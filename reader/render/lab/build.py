@@ -4,18 +4,18 @@ notebooks started, and what the site reports of them (the labs that failed, the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reader.cache import Cache
 from reader.corpus import Corpus
 from reader.errors import InputError, LabError
 from reader.extract import Index
-from reader.extract.index import SCAN
-from reader.labs import ArtifactRun, LabArtifacts, LabInfo, lab_failure, unknown_exercises
+from reader.extract.index import REFS, SCAN
+from reader.labs import ArtifactRun, LabArtifacts, LabInfo, code_of, lab_failure, unknown_exercises
 from reader.labs.colab import ColabSource, colab_build_note
 from reader.labs.notebook import start_shipped
-from reader.model import module_of
+from reader.model import Reference, module_of
 from reader.providers import Provider, how, pickled, provide
 from reader.render.kind import Labs
 from reader.workers import Workers
@@ -94,3 +94,33 @@ def _exercised(inputs: Exercised) -> frozenset[tuple[str, str]]:
 EXERCISES: Provider[Exercised, frozenset[tuple[str, str]]] = Provider(
     "exercises", Exercised, _exercised, pickled(frozenset), (SCAN,))
 """The labs' exercises that name a definition of the pins."""
+
+
+@dataclass(frozen=True)
+class LabRefs:
+    """What a lab's references into the corpus read: the world (the pinned blobs), the lab's name,
+    path and code without its docstring's words (`code_of`: its lines kept: a docstring holds no
+    reference); the producer's way to them: the lab's text and the corpus's index."""
+
+    world: str
+    name: str
+    path: str
+    code: str
+    text: str = how("")
+    index: Index | None = how()
+
+
+def _references(inputs: LabRefs) -> list[Reference]:
+    assert inputs.index is not None
+    return inputs.index.references_in(inputs.text, inputs.path)
+
+
+LAB_REFS: Provider[LabRefs, list[Reference]] = Provider("lab-refs", LabRefs, _references, pickled(list),
+                                                        (SCAN, REFS))
+"""A lab's references into the corpus (resolving them reads many modules: 0.13 s of a docstring's edit)."""
+
+
+def lab_refs(labs: Iterable[LabInfo], index: Index, cache: Cache | None, world: str) -> dict[str, list[Reference]]:
+    """Each lab's references into the corpus (`LAB_REFS`), which its page reads."""
+    return {lab.name: provide(LAB_REFS, LabRefs(world, lab.name, lab.path, code_of(lab.text), lab.text, index), cache)
+            for lab in labs}

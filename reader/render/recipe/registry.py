@@ -23,6 +23,7 @@ from reader.render.lab.build import (
     CurrentLabs,
     lab_failures,
     lab_notes,
+    lab_refs,
     opened_labs,
     start_notebooks,
 )
@@ -34,7 +35,7 @@ from reader.render.source.blame import blame_assets
 from reader.render.source.kind import SOURCE
 from reader.render.track.navigation import Written
 
-__all__ = ["APART", "COUNTED", "KINDS", "CurrentLabs", "IrPages", "kinds_for", "opened_labs", "outlined",
+__all__ = ["APART", "COUNTED", "KINDS", "CurrentLabs", "IrPages", "kinds_for", "lab_refs", "opened_labs", "outlined",
            "site_failures", "site_files", "site_warnings", "start_notebooks", "waiting"]
 
 KINDS: dict[str, PageKind[Any, Any]] = {kind.name: kind for kind in (

@@ -19,12 +19,10 @@ from reader.corpus import Corpus
 from reader.editions import LineHistory, Past
 from reader.extract import Index
 from reader.extract.fact import Facts
-from reader.extract.index import REFS, SCAN
 from reader.extract.providers import load_facts, load_rules
 from reader.extract.rulehistory import RuleHistory
 from reader.extract.ruletable import RuleTable
-from reader.labs import LabInfo, code_of
-from reader.model import Reference, SourceFile, module_of
+from reader.model import SourceFile, module_of
 from reader.progress import unsaid
 from reader.providers import Provider, how, key, pickled, provide
 from reader.render.common.docs import Docs, source_resolver
@@ -77,7 +75,7 @@ def gather(corpus: Corpus, track: Track, cache: Cache | None, files: Sequence[So
     for views in notes.values():
         for n in views:
             on_file[n.path].append(n)
-    lab_refs = _lab_refs(index, labs, cache, world)
+    lab_refs = registry.lab_refs(labs, index, cache, world)
     docs = Docs(index, corpus, files)
     facts = partial(load_facts, corpus, index, run.workers)
     figures = Figures(FigureInputs(corpus, lambda: prose.load_facts()), cache, world)
@@ -157,37 +155,6 @@ def figures_in(texts: Iterable[str]) -> list[str]:
     """The names of the figures `texts` cite, once each."""
     return list(dict.fromkeys(p.target for text in texts if "figure" in text
                               for p in parse(text)[0] if p.kind == "figure"))
-
-
-@dataclass(frozen=True)
-class LabRefs:
-    """What a lab's references into the corpus read: the world (the pinned blobs), the lab's name,
-    path and code without its docstring's words (`code_of`: its lines kept: a docstring holds no
-    reference); the producer's way to them: the lab's text and the corpus's index."""
-
-    world: str
-    name: str
-    path: str
-    code: str
-    text: str = how("")
-    index: Index | None = how()
-
-
-def _references(inputs: LabRefs) -> list[Reference]:
-    assert inputs.index is not None
-    return inputs.index.references_in(inputs.text, inputs.path)
-
-
-LAB_REFS: Provider[LabRefs, list[Reference]] = Provider("lab-refs", LabRefs, _references, pickled(list),
-                                                        (SCAN, REFS))
-"""A lab's references into the corpus (resolving them reads many modules: 0.13 s of a docstring's edit)."""
-
-
-def _lab_refs(index: Index, labs: Sequence[LabInfo], cache: Cache | None,
-              world: str) -> dict[str, list[Reference]]:
-    """Each lab's references into the corpus (`LAB_REFS`)."""
-    return {lab.name: provide(LAB_REFS, LabRefs(world, lab.name, lab.path, code_of(lab.text), lab.text, index), cache)
-            for lab in labs}
 
 
 @dataclass(frozen=True)
