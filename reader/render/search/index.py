@@ -490,24 +490,36 @@ def _code_assets(files: Sequence[SourceFile], entries: Sequence[Sequence[SearchE
 def _file_words(files: Sequence[SourceFile], context: frozenset[str]
                 ) -> tuple[list[list[str | int]], dict[str, str | int], list[tuple[str, object]]]:
     """The files table, each word's postings (`CodeLines.words`) and the `lines/` and `tri/`
-    pieces (key, data) of `files` (a `context` file's words are not indexed, its lines are)."""
+    pieces (key, data) of `files` (a `context` file's words are not indexed, its lines are); each
+    line's words are found once, for both."""
     postings: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)  # word -> (file id, its lines)
     pieces: list[tuple[str, object]] = []
     triples = _Triples()
     table: list[list[str | int]] = []
+    findall = _WORD.findall
     for fid, f in enumerate(files):
         lines = split_lines(f.text)
-        table.append([f.path, len(lines), 0] if f.path in context else [f.path, len(lines)])
-        if f.path not in context:
-            for w, at in _lines_of_words(lines).items():
-                postings[w].append((fid, at))
+        indexed = f.path not in context
+        table.append([f.path, len(lines)] if indexed else [f.path, len(lines), 0])
+        at: dict[str, list[int]] = defaultdict(list)  # word -> the lines holding it (1-based)
         for k in range(0, len(lines), CHUNK):
-            pieces.append((f"lines/{fid}/{k // CHUNK}", lines[k:k + CHUNK]))
-            triples.add(lines[k:k + CHUNK])
+            piece = lines[k:k + CHUNK]
+            pieces.append((f"lines/{fid}/{k // CHUNK}", piece))
+            seen: set[str] = set()  # the piece's words, as the triples find them
+            for n, line in enumerate(piece, k + 1):
+                found = set(findall(line.lower()))
+                seen |= found
+                if indexed:
+                    # an ASCII line lowercased first has the same words (a letter stays a letter in place)
+                    for w in found if line.isascii() else words(line):
+                        at[w].append(n)
+            triples.add(seen)
+        for w, lines_of in at.items():
+            postings[w].append((fid, lines_of))
     words_: dict[str, str | int] = {}
-    for w, found in sorted(postings.items()):
-        count = sum(len(at) for _, at in found)
-        words_[w] = _postings(found) if count <= COMMON else count
+    for w, posted in sorted(postings.items()):
+        count = sum(len(lines_of) for _, lines_of in posted)
+        words_[w] = _postings(posted) if count <= COMMON else count
     return table, words_, pieces + triples.pieces()
 
 
@@ -519,15 +531,13 @@ class _Triples:
         self.count = 0
         self._of_word: dict[str, tuple[str, ...]] = {}
 
-    def add(self, lines: Sequence[str]) -> None:
-        """The next piece of lines."""
-        found: set[str] = set()
-        for w in set(_WORD.findall("\n".join(lines).lower())):
-            triples = self._of_word.get(w)
-            if triples is None:
-                triples = self._of_word[w] = tuple({w[i:i + 3] for i in range(len(w) - 2)})
-            found.update(triples)
-        for t in found:
+    def add(self, words_: set[str]) -> None:
+        """The next piece of lines, by its words (lowercase)."""
+        of_word = self._of_word
+        for w in words_:
+            if w not in of_word:
+                of_word[w] = tuple({w[i:i + 3] for i in range(len(w) - 2)})
+        for t in set().union(*[of_word[w] for w in words_]):
             self.pieces_of[t].append(self.count)
         self.count += 1
 
@@ -563,16 +573,6 @@ def _shards(words_: Mapping[str, str | int], entries: Sequence[Sequence[SearchEn
         if found:
             shards[prefix(name)].setdefault("q", {})[dotted] = found[0]
     return shards
-
-
-def _lines_of_words(lines: Sequence[str]) -> dict[str, list[int]]:
-    """Each word of `lines` (`words`) and the lines holding it (1-based, ascending)."""
-    found: dict[str, list[int]] = defaultdict(list)
-    for n, line in enumerate(lines, 1):
-        # an ASCII line lowercased first has the same words (a letter stays a letter in place)
-        for w in set(_WORD.findall(line.lower())) if line.isascii() else words(line):
-            found[w].append(n)
-    return found
 
 
 def _postings(found: Sequence[tuple[int, Sequence[int]]]) -> str:
