@@ -13,7 +13,8 @@ import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
-from reader import __version__
+from reader import __version__, classcode
+from reader.cache import default_root
 from reader.commands import COMMANDS
 from reader.errors import InputError, Location, ReaderError
 from reader.progress import Lines, reporting
@@ -54,6 +55,14 @@ hundred allocations and rescans everything alive, which doubled a cold check's C
 
 def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(*GC_THRESHOLD)
+    keep_class_code = classcode.install(default_root() / "class-code")
+    try:
+        return _run(argv)
+    finally:
+        keep_class_code()
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     try:
