@@ -216,6 +216,38 @@ def test_editing_a_note_renders_only_the_pages_that_show_it(small):
     assert "The spec, edited." not in (site / "source/pkg/call.py.html").read_text()
 
 
+SECOND = """title: "A second look"
+slug: second
+phase: 1
+kind: article
+order: 2
+summary: "The same file again."
+reads:
+  - path: pkg/core.py
+notes:
+  - id: second-blockspec
+    symbol: BlockSpec
+    body: Seen again.
+"""
+
+
+def test_a_note_edit_leaves_another_article_on_the_same_file_alone(small):
+    """An article's margins show its own notes: another article's note on a file it shows is no
+    input of its page, which is read back from the cache, the same bytes."""
+    (small.root / "annotations" / "second.yaml").write_text(SECOND)
+    track = small.root / "track.yaml"
+    track.write_text(track.read_text().replace("        slug: tour\n", "        slug: tour\n"
+                                               "      - article: \"A second look\"\n        slug: second\n"))
+    build_site(small.root, jobs=1)
+    second = (small.root / "site/articles/second.html").read_bytes()
+    tour = small.root / "annotations" / "tour.yaml"
+    tour.write_text(tour.read_text().replace("body: The spec.", "body: The spec, edited."))
+    report = build_site(small.root, jobs=1)
+    assert report.count("article") == (1, 1)  # the tour, not the second look
+    assert "The spec, edited." in (small.root / "site/articles/tour.html").read_text()
+    assert (small.root / "site/articles/second.html").read_bytes() == second
+
+
 def test_editing_an_articles_prose_patches_its_page_without_mkdocs(small):
     tour = small.root / "annotations" / "tour.yaml"
     tour.write_text(tour.read_text().replace("See [[pkg/core.py::BlockSpec]]", "First see [[pkg/core.py::BlockSpec]]"))

@@ -18,13 +18,6 @@ Lowered = tuple[TitledPage, ...]
 """The canonical kernels' pages whose kernel a file holds."""
 
 
-class FileNotes(NamedTuple):
-    """A file an article shows, with every article's notes on it."""
-
-    path: str
-    notes: tuple[NoteView, ...]
-
-
 class FileKernels(NamedTuple):
     """A file an article shows that holds a canonical kernel, with the kernel's pages."""
 
@@ -38,8 +31,6 @@ class ArticleInputs:
     notes: tuple[NoteView, ...]
     commit: str
     """The commit of the pin its first read file is in ('' when it reads none)."""
-    files: tuple[FileNotes, ...]
-    """Each file it shows, with every article's notes on it (its margins show them)."""
     lowered: tuple[FileKernels, ...] = ()
     """The files it shows that hold a canonical kernel, with the kernel's pages."""
 
@@ -62,12 +53,12 @@ class ArticleKind:
         shown = sorted({r.path for r in a.reads} | {n.path for n in notes})
         pin = world.corpus.pin_of(a.reads[0].path) if a.reads else None
         lowered = tuple(FileKernels(p, ir.kernels[p]) for p in shown if p in ir.kernels) if ir.reads_kernel(a) else ()
-        return ArticleInputs(a, notes, world.corpus.pins[pin].commit if pin else "",
-                             tuple(FileNotes(p, tuple(content.on_file.get(p, ()))) for p in shown), lowered)
+        # its margins show its own notes alone: another article's note on a file it shows is no input
+        return ArticleInputs(a, notes, world.corpus.pins[pin].commit if pin else "", lowered)
 
     def render(self, world: World, inputs: ArticleInputs) -> Page:
         links = {n: TitledPage(lab_page(n), lab.heading) for n, lab in world.labs.by_name.items()}
-        docs = _Shown(world.docs, dict(inputs.files), dict(inputs.lowered))
+        docs = _Shown(world.docs, dict(inputs.lowered))
         doc = article_doc(inputs.article, inputs.notes, docs, world.index, links, inputs.commit,
                           label(world.corpus.pins))
         return render_article(doc, world.cache, world.prose)
@@ -77,15 +68,13 @@ class ArticleKind:
 
 
 class _Shown(Mapping[str, SourceDoc]):
-    """The pinned files' docs with the notes and kernels' pages an article's inputs give them."""
+    """The pinned files' docs with the kernels' pages an article's inputs give them."""
 
-    def __init__(self, docs: Mapping[str, SourceDoc], notes: Mapping[str, tuple[NoteView, ...]],
-                 lowered: Mapping[str, Lowered]):
-        self.docs, self.notes, self.lowered = docs, notes, lowered
+    def __init__(self, docs: Mapping[str, SourceDoc], lowered: Mapping[str, Lowered]):
+        self.docs, self.lowered = docs, lowered
 
     def __getitem__(self, path: str) -> SourceDoc:
         doc = self.docs[path]
-        doc = replace(doc, notes=self.notes[path]) if path in self.notes else doc
         return replace(doc, lowered=self.lowered[path]) if path in self.lowered else doc
 
     def __iter__(self) -> Iterator[str]:
