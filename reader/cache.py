@@ -24,7 +24,8 @@ def blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def _json(data: bytes | None) -> Any | None:
+def json_data(data: bytes | None) -> Any | None:
+    """The JSON value of a file's bytes (None: no file, or not JSON)."""
     if data is None:
         return None
     try:
@@ -244,7 +245,7 @@ class Cache:
         atomic_write(Path(self._places(rel)[0]), data, durable=False)
 
     def get_json(self, kind: str, key: str) -> Any | None:
-        return _json(self._read(self._derived_path(kind, key)))
+        return json_data(self._read(self._derived_path(kind, key)))
 
     def put_json(self, kind: str, key: str, value: Any) -> None:
         self._write(self._derived_path(kind, key), json.dumps(value, separators=(",", ":")).encode())
@@ -256,12 +257,15 @@ class Cache:
         """A pickled result of reader's own classes (the code version in the path keeps them current)."""
         return _unpickled(self._read(self._derived_path(kind, key)))
 
-    def get_frozen(self, kind: str, key: str) -> Any | None:
+    def get_frozen(self, kind: str, key: str, read: Callable[[bytes | None], Any] | None = None,
+                   lasting: bool = False) -> Any | None:
         """`get_object` for a result nothing changes once made (a rendered page), read back from
         this process's memory while its file is the one read then (the same inode, size and
         time): a long-lived process (`reader serve`) builds again and again, and unpickling every
-        page again cost each of its builds 0.15-0.3 s."""
-        for place in self._places(self._derived_path(kind, key)):
+        page again cost each of its builds 0.15-0.3 s. `read` makes the value of the file's bytes
+        (default: unpickled; a JSON result's: its form's load); `lasting`: a result kept across code
+        versions."""
+        for place in self._places(self._kept_path(kind, key) if lasting else self._derived_path(kind, key)):
             try:
                 st = os.stat(place)
             except FileNotFoundError:
@@ -270,7 +274,7 @@ class Cache:
             known = _FROZEN.get(place)
             if known is not None and known[0] == stamp:
                 return known[1]
-            value = _unpickled(_read_file(place))
+            value = (read or _unpickled)(_read_file(place))
             if value is not None:
                 if len(_FROZEN) >= FROZEN_MAX:
                     _FROZEN.clear()
@@ -284,7 +288,7 @@ class Cache:
     def get_kept_json(self, kind: str, key: str) -> Any | None:
         """A result whose key names everything it depends on, reader's code included where it
         matters: it is kept when reader's code changes (the lab artifacts: a jax run each)."""
-        return _json(self._read(self._kept_path(kind, key)))
+        return json_data(self._read(self._kept_path(kind, key)))
 
     def has_kept(self, kind: str, key: str) -> bool:
         return any(os.path.isfile(place) for place in self._places(self._kept_path(kind, key)))

@@ -16,9 +16,10 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
+from functools import partial
 from typing import Any, Protocol, cast
 
-from reader.cache import Cache
+from reader.cache import Cache, json_data
 from reader.errors import BuildError, Location
 
 HOW = {"how": True}
@@ -72,14 +73,15 @@ def pickled[T](type_: type[T], frozen: bool = False) -> Form[T]:
 
 
 def as_json[T](type_: type, dump: Callable[[T], Any] | None = None,
-               load: Callable[[Any], T] | None = None) -> Form[T]:
+               load: Callable[[Any], T] | None = None, frozen: bool = False) -> Form[T]:
     """A result kept as JSON: `dump` makes the data (default: the result is data), `load` the
-    result from data that is a `type_` (default: the data itself)."""
+    result from data that is a `type_` (default: the data itself); `frozen`: the loaded result
+    held in the process's memory while its file is unchanged (it must never be changed)."""
     def loaded(data: Any) -> T | None:
         if not isinstance(data, type_):
             return None
         return load(data) if load is not None else cast(T, data)
-    return Form(loaded, dump or (lambda value: value))
+    return Form(loaded, dump or (lambda value: value), frozen)
 
 
 PROVIDERS: dict[str, Provider[Any, Any]] = {}
@@ -186,10 +188,17 @@ def kept[T](provider: Provider[Any, T], inputs: Any, cache: Cache | None) -> T |
     if cache is None:
         return None
     k, form = key(provider, inputs), provider.form
+    if form.frozen and form.dump is not None:  # the loaded value is what the memory holds
+        return cache.get_frozen(provider.kind, k, partial(_loaded_json, form), provider.lasting)
     if form.dump is None:
         found = cache.get_frozen(provider.kind, k) if form.frozen else cache.get_object(provider.kind, k)
     else:
         found = (cache.get_kept_json if provider.lasting else cache.get_json)(provider.kind, k)
+    return None if found is None else form.load(found)
+
+
+def _loaded_json[T](form: Form[T], data: bytes | None) -> T | None:
+    found = json_data(data)
     return None if found is None else form.load(found)
 
 

@@ -285,6 +285,28 @@ def test_an_input_known_by_its_address_is_refused():
         key(provider, Opaque(object()))
 
 
+def _spelled(inputs: Texts) -> list[str]:
+    return list(inputs.text)
+
+
+@pytest.mark.parametrize("lasting", [False, True])
+def test_a_frozen_json_result_is_loaded_once_while_its_file_is_the_same(tmp_path: Path, lasting: bool):
+    """A JSON result marked `frozen` (a lab's artifacts: `reader serve` builds again and again) is
+    read back from memory, loaded, while its file is the one read; from the file once it changed."""
+    PROVIDERS.pop("test-frozen-json", None)
+    loads: list[object] = []
+    form = as_json(list, load=lambda data: loads.append(data) or tuple(data), frozen=True)
+    provider = Provider("test-frozen-json", Texts, _spelled, form, lasting=lasting)
+    cache = Cache(tmp_path)
+    made = provide(provider, Texts("ab"), cache)
+    first = kept(provider, Texts("ab"), cache)
+    assert made == ["a", "b"] and first == ("a", "b") and kept(provider, Texts("ab"), cache) is first
+    assert len(loads) == 1
+    providers.keep(provider, Texts("ab"), ["c"], cache)  # a new file
+    assert kept(provider, Texts("ab"), cache) == ("c",) and len(loads) == 2
+    assert kept(provider, Texts("xy"), cache) is None
+
+
 def test_a_kind_has_one_provider():
     assert "scan" in PROVIDERS
     with pytest.raises(BuildError, match="two providers of kind 'scan'"):
