@@ -56,10 +56,10 @@ hundred allocations and rescans everything alive, which doubled a cold check's C
 def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(*GC_THRESHOLD)
     keep_class_code = classcode.install(default_root() / "class-code")
-    try:
-        return _run(argv)
-    finally:
+    code = _run(argv)
+    if code == 0:  # a command that failed leaves the cache as it found it
         keep_class_code()
+    return code
 
 
 def _run(argv: list[str] | None) -> int:
