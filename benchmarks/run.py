@@ -319,7 +319,7 @@ def build(tmp: Path) -> None:
     row("first rebuild after that cold build", after.seconds, pycco.seconds, "s", "pycco",
         "renders no page, <= 2 s", after.seconds <= 2 and _rendered(after.stdout) == 0)
     note(f"{_steps(after.stdout)}; CPU {after.cpu:.2f} s")
-    rebuild = lambda: run(_reader(clone, "build", "--site", str(site)), _env(cache, clone), cwd=clone)  # noqa: E731
+    rebuild = partial(run, _reader(clone, "build", "--site", str(site)), _env(cache, clone), cwd=clone)
     warm = _warm(rebuild)
     row("warm rebuild, nothing changed", warm.seconds, pycco.seconds, "s", "pycco", "<= 2 s",
         warm.seconds <= 2)
@@ -475,7 +475,8 @@ def _edit_docstring(project: Path) -> None:
 def serve_saved(project: Path, site: Path, cache: Path, build_one: Run) -> None:
     """`reader serve` on the warm site: from a note's save to the served article showing it
     (polled over http every 20 ms; the median of `WARM` saves), against `reader build` after the
-    same edit; and the CPU the server spent on each. A browser shows it at most one poll later (200 ms: reader/serve_http.py)."""
+    same edit; and the CPU the server spent on each. A browser shows it at most one poll later
+    (200 ms: reader/serve_http.py)."""
     proc = subprocess.Popen(_reader(project, "serve", "--port", "0", "--site", str(site)), cwd=project,
                             env={**os.environ, **_env(cache, project)}, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
