@@ -117,3 +117,22 @@ def test_the_author_notes_are_one_counted_line_and_verbose_lists_them(fetched, t
     verbose = reader(small, "build", "--verbose", "--site", str(tmp_path / "notes")).stdout.splitlines()
     assert "  note: lab lab_one links nowhere yet" in verbose and "(pages " in verbose[0]
     assert any(line.startswith("  Material for MkDocs 9.") and "end of life" in line for line in verbose)
+    assert not any("other version" in line for line in out + verbose)  # one version in the cache
+
+
+def test_a_build_that_removed_another_codes_results_says_why_it_made_everything_again(fetched, tmp_path):
+    """A build after a change of reader's code makes everything again: even without --verbose it
+    says so, in one line, once it has removed the results the other code made."""
+    small, _ = fetched
+    small = small.copy(tmp_path)
+    older = small.cache / "derived" / "0123456789abcdef" / "highlight" / "ab" / "abcd"
+    older.parent.mkdir(parents=True)
+    older.write_text("made by another version of reader's code")
+    done = reader(small, "build", "--site", str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    assert ("  removed the cached results of 1 other version of reader's code: results are kept by "
+            "the code that made them, so a build after a change of reader makes them again") \
+        in done.stdout.splitlines()
+    assert not (small.cache / "derived" / "0123456789abcdef").exists()
+    again = reader(small, "build", "--site", str(tmp_path / "site"))
+    assert "other version" not in again.stdout

@@ -73,10 +73,10 @@ def run(args: argparse.Namespace) -> int:
     notes = author_notes(report)
     for line in report.coverage if args.coverage else ():
         print(f"  lowered {line}")
+    if report.pruned:  # why this build made everything again
+        print(f"  {pruned_line(len(report.pruned))}")
     if args.verbose:
         print(f"  {report.caching()}")
-        if report.pruned:
-            print(f"  removed the cached results of {len(report.pruned)} older reader version(s)")
         for note in notes:
             print(f"  {note}")
     elif notes:
@@ -90,6 +90,14 @@ def run(args: argparse.Namespace) -> int:
               f"{', '.join(str(f.location) for f in report.failures)}")
         return max(f.exit_code for f in report.failures)
     return 0
+
+
+def pruned_line(versions: int) -> str:
+    """Why a build after a change of reader's code made everything again: its results are kept by
+    the code that made them, and those of `versions` other versions were removed."""
+    other = "version" if versions == 1 else "versions"
+    return (f"removed the cached results of {versions} other {other} of reader's code: results "
+            "are kept by the code that made them, so a build after a change of reader makes them again")
 
 
 NOWHERE = " links nowhere yet"
