@@ -428,7 +428,7 @@ def _warm(rebuild: Callable[[], Run], edit: Callable[[], object] | None = None) 
         if edit is not None:
             edit()
         runs.append(rebuild())
-    note(f"{WARM} runs: " + " / ".join(f"{r.seconds:.2f}" for r in runs) + " s")
+    note(f"{WARM} runs: {_spread(runs)}")
     return _median(runs)
 
 
